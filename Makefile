@@ -1,0 +1,42 @@
+# prec quick start:
+#   make demo    install what is missing, build, run prec-opt on the example
+#   make check   install what is missing, build, run every test suite
+# Both are idempotent: a second run only rebuilds what changed.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+MLIR_DIR ?= /usr/lib/llvm-22/lib/cmake/mlir
+PREC_OPT := $(BUILD_DIR)/bin/prec-opt
+
+# Passes that exist run on the example, in pipeline order.
+DEMO_PIPELINE ?= --prec-infer-precision --canonicalize
+
+.PHONY: all deps configure build demo check clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DLLVM_ENABLE_ASSERTIONS=ON \
+	  -DMLIR_DIR=$(MLIR_DIR) \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	$(PREC_OPT) $(DEMO_PIPELINE) examples/fsdp_step.mlir
+
+check: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target check-prec
+
+clean:
+	rm -rf $(BUILD_DIR)

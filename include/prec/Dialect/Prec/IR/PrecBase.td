@@ -1,0 +1,92 @@
+//===- PrecBase.td - prec dialect, enums and base classes --*- tablegen -*-===//
+//
+// The prec dialect: collective-communication graphs whose precision is part
+// of the program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_DIALECT_PREC_IR_PRECBASE_TD
+#define PREC_DIALECT_PREC_IR_PRECBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def Prec_Dialect : Dialect {
+  let name = "prec";
+  let cppNamespace = "::mlir::prec";
+  let summary = "Collective communication with precision as part of the program";
+  let description = [{
+    The `prec` dialect describes the collectives of a distributed training
+    step (all-gather, reduce-scatter, all-reduce, all-to-all), the casts,
+    quantizations and local reductions around them, and fused optimizer
+    updates, such that every value says in which dtype it travels
+    (`forward_dtype`), accumulates (`acc_dtype`) and in which dtype its
+    gradient flows (`backward_dtype`).
+
+    An annotation is a contract: a lowering may be more precise than the
+    annotation, never less. See `docs/Prec.md` for the precision contract,
+    default rules and the SPMD semantics of collectives.
+
+    Collectives name a process grid declared with upstream's `shard.grid`
+    and a list of its axes, exactly like `shard` collectives do.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasCanonicalizer = 0;
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Prec_ReductionKind : I32EnumAttr<"ReductionKind",
+    "reduction applied across ranks or across tensor dimensions", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Avg", 1, "avg">,
+  I32EnumAttrCase<"Max", 2, "max">,
+  I32EnumAttrCase<"Min", 3, "min">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
+def Prec_RoundingMode : I32EnumAttr<"RoundingMode",
+    "rounding used when a value is narrowed to a smaller float type", [
+  I32EnumAttrCase<"NearestEven", 0, "nearest_even">,
+  I32EnumAttrCase<"Stochastic", 1, "stochastic">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
+def Prec_ScalingKind : I32EnumAttr<"ScalingKind",
+    "how the scale of a low-precision (fp8) tensor is chosen", [
+  I32EnumAttrCase<"Dynamic", 0, "dynamic">,
+  I32EnumAttrCase<"Delayed", 1, "delayed">,
+  I32EnumAttrCase<"Block", 2, "block">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Prec_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Prec_FloatScalarOrTensor : AnyTypeOf<[AnyFloat, RankedTensorOf<[AnyFloat]>]>;
+def Prec_FloatTypeAttr : TypeAttrOf<AnyFloat>;
+
+def Prec_GridAxesAttr : DenseArrayAttrBase<"DenseI16ArrayAttr", "int16_t", "i16">;
+def Prec_DimListAttr : DenseArrayAttrBase<"DenseI64ArrayAttr", "int64_t", "i64">;
+
+class Prec_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Prec_Dialect, mnemonic, traits>;
+
+#endif // PREC_DIALECT_PREC_IR_PRECBASE_TD

@@ -1,0 +1,46 @@
+//===- PrecOps.h - prec operations ------------------------------*- C++ -*-===//
+
+#ifndef PREC_DIALECT_PREC_IR_PRECOPS_H
+#define PREC_DIALECT_PREC_IR_PRECOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "prec/Dialect/Prec/IR/PrecAttrs.h"
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
+
+#include "prec/Dialect/Prec/IR/PrecInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "prec/Dialect/Prec/IR/PrecOps.h.inc"
+
+namespace mlir::prec {
+
+/// Whether every finite value, infinity and NaN of `narrow` is exactly
+/// representable in `wide` (e.g. f32 contains bf16 and f16, but bf16 and f16
+/// do not contain each other).
+bool floatTypeContains(FloatType wide, FloatType narrow);
+
+/// The accumulation dtype used when none is annotated: f64 for f64 inputs,
+/// f32 for everything narrower (PyTorch's rule).
+FloatType getDefaultAccumulationType(FloatType forwardType);
+
+/// Whether `type` is an fp8-or-narrower element type that needs a scale
+/// (f8E8M0FNU, a scale-only type, excluded).
+bool isScaledLowPrecisionType(Type type);
+
+/// The ranks a collective reduces or gathers over: the product of the grid
+/// sizes of its axes (all axes when none are listed), or
+/// ShapedType::kDynamic when one of them is not static.
+int64_t getCollectiveGroupSize(shard::GridOp grid, ArrayRef<int16_t> axes);
+
+} // namespace mlir::prec
+
+#endif // PREC_DIALECT_PREC_IR_PRECOPS_H

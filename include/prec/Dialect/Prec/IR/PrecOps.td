@@ -1,0 +1,446 @@
+//===- PrecOps.td - prec operations -------------------------*- tablegen -*-===//
+
+#ifndef PREC_DIALECT_PREC_IR_PRECOPS_TD
+#define PREC_DIALECT_PREC_IR_PRECOPS_TD
+
+include "prec/Dialect/Prec/IR/PrecBase.td"
+include "prec/Dialect/Prec/IR/PrecAttrs.td"
+include "prec/Dialect/Prec/IR/PrecInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+def Prec_CastOp : Prec_Op<"cast", [Pure]> {
+  let summary = "elementwise float cast with its own gradient dtype";
+  let description = [{
+    Converts every element of `input` to the element type of `result`,
+    rounding with `rounding` (`nearest_even` by default, `stochastic` on
+    request) when the result type is narrower. Conversions to fp8 types
+    saturate to the largest finite value.
+
+    `backward_dtype` is the dtype the *gradient* is cast to on its way back
+    (default: the input's element type). The forward cast and the gradient
+    cast are separate choices, as with a custom `autograd.Function` in
+    PyTorch; for example, compute in bf16 but return f32 gradients to an f32
+    master weight, or round gradients to bf16 while the forward stays f32.
+
+    Folding is exact only: a cast to the same type without a different
+    `backward_dtype` vanishes; `A -> B -> C` becomes `A -> C` when `B`
+    represents every value of `A` and of `C` (so neither direction rounds
+    twice), e.g. `bf16 -> f32 -> bf16` is the identity while
+    `f32 -> bf16 -> f32` is kept.
+
+    ```mlir
+    %w16 = prec.cast %w backward_dtype = f32 : tensor<128x512xf32> to tensor<128x512xbf16>
+    %g8  = prec.cast %g rounding = <stochastic> : tensor<4096xf32> to tensor<4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatScalarOrTensor:$input,
+    OptionalAttr<Prec_FloatTypeAttr>:$backward_dtype,
+    DefaultValuedAttr<Prec_RoundingModeAttr,
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding
+  );
+  let results = (outs Prec_FloatScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $input (`backward_dtype` `=` $backward_dtype^)? (`rounding` `=` $rounding^)?
+    attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The dtype of the gradient: `backward_dtype`, or the input element type.
+    ::mlir::Type getEffectiveBackwardDtype();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Local reduction
+//===----------------------------------------------------------------------===//
+
+def Prec_ReduceOp : Prec_Op<"reduce", [Pure]> {
+  let summary = "local reduction over tensor dimensions with an accumulation dtype";
+  let description = [{
+    Reduces `input` over the dimensions `dims` on this rank:
+
+    ```
+    acc = reduce over dims of ext(x, acc_dtype)
+    out = cast(acc, result element type)
+    ```
+
+    `reduction` is `sum` (default), `avg`, `max` or `min`; `acc_dtype`
+    defaults to f32 for f32 and narrower inputs, f64 for f64. The result has
+    the input's shape with `dims` removed. The gradient of a `sum` is the
+    output gradient broadcast over `dims` and cast to the input type.
+
+    ```mlir
+    %loss = prec.reduce %err dims = [0, 1] reduction = <avg> acc_dtype = f32
+              : tensor<32x512xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$input,
+    Prec_DimListAttr:$dims,
+    DefaultValuedAttr<Prec_ReductionKindAttr,
+                      "::mlir::prec::ReductionKind::Sum">:$reduction,
+    OptionalAttr<Prec_FloatTypeAttr>:$acc_dtype
+  );
+  let results = (outs Prec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims (`reduction` `=` $reduction^)?
+    (`acc_dtype` `=` $acc_dtype^)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
+    : Prec_Op<mnemonic, !listconcat(traits, [
+        Pure,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        Prec_CollectiveOpInterface])> {
+  dag commonArgs = (ins
+    Prec_FloatTensor:$input,
+    FlatSymbolRefAttr:$grid,
+    DefaultValuedAttr<Prec_GridAxesAttr, "{}">:$grid_axes,
+    OptionalAttr<Prec_FloatTypeAttr>:$forward_dtype,
+    OptionalAttr<Prec_FloatTypeAttr>:$backward_dtype,
+    DefaultValuedAttr<Prec_RoundingModeAttr,
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding,
+    OptionalAttr<Prec_ScalingAttr>:$scaling
+  );
+  dag reductionArgs = (ins
+    DefaultValuedAttr<Prec_ReductionKindAttr,
+                      "::mlir::prec::ReductionKind::Sum">:$reduction,
+    OptionalAttr<Prec_FloatTypeAttr>:$acc_dtype
+  );
+  let results = (outs Prec_FloatTensor:$result);
+  let hasVerifier = 1;
+  // The dtype clauses every collective prints after its own operands.
+  string dtypeClauses = [{
+    (`forward_dtype` `=` $forward_dtype^)?
+    (`backward_dtype` `=` $backward_dtype^)?
+    (`rounding` `=` $rounding^)? (`scaling` `=` $scaling^)?
+  }];
+}
+
+def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
+                                             [SameOperandsAndResultRank]> {
+  let summary = "all-gather whose wire dtype and gradient dtype are explicit";
+  let description = [{
+    Concatenates the `input` slices of all ranks of the group along
+    `gather_axis`, in group order, and replicates the result on every rank
+    of the group. The group is the set of ranks of `grid` that differ only
+    in their coordinates on `grid_axes` (all axes when omitted), ordered by
+    those coordinates, last axis fastest. The gathered dimension of the
+    result is `group size` times the input's.
+
+    ```
+    input per rank:   r0: [a]   r1: [b]   r2: [c]   r3: [d]
+    result on every rank:   [a b c d]     (along gather_axis)
+    ```
+
+    Precision: each element is rounded once to `forward_dtype` (default: the
+    input element type) and travels in it; the result holds the wire values
+    converted to the result element type. `backward_dtype` is the wire dtype
+    of the gradient: the gradient of an all-gather is a reduce-scatter with
+    `forward_dtype = backward_dtype` and reduction `grad_reduction` (`avg` by
+    default: data-parallel losses are means over the local batch, as in
+    FSDP). A `forward_dtype` of fp8 requires a `scaling` mode.
+
+    ```mlir
+    shard.grid @dp(shape = 8)
+    // FSDP: gather f32 shards as bf16, reduce their gradients in f32.
+    %w = prec.all_gather %w_shard on @dp gather_axis = 0
+           forward_dtype = bf16 backward_dtype = f32
+           : tensor<128x512xf32> -> tensor<1024x512xbf16>
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins
+    I64Attr:$gather_axis,
+    DefaultValuedAttr<Prec_ReductionKindAttr,
+                      "::mlir::prec::ReductionKind::Avg">:$grad_reduction
+  ));
+  let assemblyFormat = [{
+    $input `on` $grid (`grid_axes` `=` $grid_axes^)? `gather_axis` `=` $gather_axis
+  }] # dtypeClauses # [{
+    (`grad_reduction` `=` $grad_reduction^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
+                                                 [SameOperandsAndResultRank]> {
+  let summary = "reduce-scatter with explicit wire and accumulation dtypes";
+  let description = [{
+    Reduces the `input` tensors of all ranks of the group elementwise and
+    leaves on rank `i` of the group the `i`-th of `group size` equal slices
+    along `scatter_axis`.
+
+    ```
+    input per rank:   r0: [a0 a1]   r1: [b0 b1]
+    result:           r0: [a0+b0]   r1: [a1+b1]
+    ```
+
+    Precision (the contract):
+
+    ```
+    wire = cast(x, forward_dtype)                 // rounded once, on this rank
+    acc  = sum over ranks of ext(wire, acc_dtype)  // partial sums stay acc_dtype
+    out  = cast(acc / divisor, result type)
+    ```
+
+    `forward_dtype` defaults to the input element type, `acc_dtype` to f32
+    (f64 for f64 inputs); `acc_dtype` must represent every `forward_dtype`
+    value. A lowering that re-rounds partial sums to the wire dtype at every
+    hop (a ring in the wire dtype) honours the contract only when
+    `acc_dtype == forward_dtype`. `reduction = avg` divides by the group
+    size. `backward_dtype` is the wire dtype of the gradient, an all-gather.
+
+    ```mlir
+    %g = prec.reduce_scatter %gw on @dp scatter_axis = 0 reduction = <avg>
+           forward_dtype = bf16 acc_dtype = f32
+           : tensor<1024x512xf32> -> tensor<128x512xf32>
+    ```
+  }];
+  let arguments = !con(commonArgs, reductionArgs, (ins I64Attr:$scatter_axis));
+  let extraClassDeclaration = [{ bool isReduction() { return true; } }];
+  let assemblyFormat = [{
+    $input `on` $grid (`grid_axes` `=` $grid_axes^)? `scatter_axis` `=` $scatter_axis
+    (`reduction` `=` $reduction^)?
+  }] # dtypeClauses # [{
+    (`acc_dtype` `=` $acc_dtype^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
+                                             [SameOperandsAndResultShape]> {
+  let summary = "all-reduce with explicit wire and accumulation dtypes";
+  let description = [{
+    Reduces the `input` tensors of all ranks of the group elementwise and
+    replicates the result on every rank of the group. Precision follows the
+    same contract as `prec.reduce_scatter`: inputs rounded once to
+    `forward_dtype`, partial sums kept in `acc_dtype`, the result cast once.
+    The gradient of an all-reduce is an all-reduce of the gradient, with
+    `backward_dtype` on the wire.
+
+    ```mlir
+    shard.grid @hsdp(shape = 4x8)
+    // HSDP: average the gradient shards over the replicate axis.
+    %g = prec.all_reduce %gs on @hsdp grid_axes = [0] reduction = <avg>
+           acc_dtype = f32 : tensor<128x512xf32> -> tensor<128x512xf32>
+    ```
+  }];
+  let arguments = !con(commonArgs, reductionArgs);
+  let extraClassDeclaration = [{ bool isReduction() { return true; } }];
+  let assemblyFormat = [{
+    $input `on` $grid (`grid_axes` `=` $grid_axes^)? (`reduction` `=` $reduction^)?
+  }] # dtypeClauses # [{
+    (`acc_dtype` `=` $acc_dtype^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Prec_AllToAllOp : Prec_CollectiveOpBase<"all_to_all",
+                                            [SameOperandsAndResultRank]> {
+  let summary = "all-to-all exchange with an explicit wire dtype";
+  let description = [{
+    Splits `input` into `group size` equal chunks along `split_axis`, sends
+    chunk `j` to rank `j` of the group, and concatenates the chunks received
+    from ranks `0 .. N-1` along `concat_axis`.
+
+    ```
+    input:   r0: [a0 a1]   r1: [b0 b1]          (split_axis = concat_axis = 0)
+    result:  r0: [a0 b0]   r1: [a1 b1]
+    ```
+
+    Each element is rounded once to `forward_dtype`; the gradient is the
+    inverse all-to-all with `backward_dtype` on the wire.
+
+    ```mlir
+    %t = prec.all_to_all %x on @ep split_axis = 0 concat_axis = 1
+           forward_dtype = bf16 : tensor<64x16xf32> -> tensor<8x128xbf16>
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins I64Attr:$split_axis,
+                                        I64Attr:$concat_axis));
+  let assemblyFormat = [{
+    $input `on` $grid (`grid_axes` `=` $grid_axes^)?
+    `split_axis` `=` $split_axis `concat_axis` `=` $concat_axis
+  }] # dtypeClauses # [{
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+class Prec_QuantizationOpBase<string mnemonic, list<Trait> traits = []>
+    : Prec_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+}
+
+def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
+  let summary = "scale and round a tensor to a low-precision (fp8) type";
+  let description = [{
+    `result = saturate(round(input / scale))`: the real value of a quantized
+    element is `q * scale`. Values beyond the largest finite value of the
+    result type saturate to it.
+
+    The scale is an SSA value so that how it is computed stays visible and
+    optimizable: for `dynamic` and `delayed` scaling it is a rank-0 tensor
+    (one scale per tensor); for `block` scaling it has the input's shape with
+    the innermost dimension divided by `block_size`, and element type
+    `scale_dtype`.
+
+    ```mlir
+    %q = prec.quantize %w scale %s scaling = <dynamic>
+           : tensor<1024x512xf32>, tensor<f32> -> tensor<1024x512xf8E4M3FN>
+    %m = prec.quantize %x scale %bs
+           scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
+           : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$input,
+    Prec_FloatTensor:$scale,
+    Prec_ScalingAttr:$scaling,
+    DefaultValuedAttr<Prec_RoundingModeAttr,
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding
+  );
+  let results = (outs Prec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` $scale `scaling` `=` $scaling (`rounding` `=` $rounding^)?
+    attr-dict `:` type($input) `,` type($scale) `->` type($result)
+  }];
+}
+
+def Prec_DequantizeOp : Prec_QuantizationOpBase<"dequantize"> {
+  let summary = "expand a low-precision (fp8) tensor with its scale";
+  let description = [{
+    `result = ext(input) * scale`, computed in the result element type. The
+    scale follows the same shape rules as in `prec.quantize`.
+
+    ```mlir
+    %w = prec.dequantize %q scale %s scaling = <dynamic>
+           : tensor<1024x512xf8E4M3FN>, tensor<f32> -> tensor<1024x512xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$input,
+    Prec_FloatTensor:$scale,
+    Prec_ScalingAttr:$scaling
+  );
+  let results = (outs Prec_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` $scale `scaling` `=` $scaling
+    attr-dict `:` type($input) `,` type($scale) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fused optimizer updates
+//===----------------------------------------------------------------------===//
+
+class Prec_OptimizerOpBase<string mnemonic, list<Trait> traits = []>
+    : Prec_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+}
+
+def Prec_SGDOp : Prec_OptimizerOpBase<"sgd", [
+    AllTypesMatch<["param", "new_param"]>]> {
+  let summary = "fused SGD step on an f32 master shard";
+  let description = [{
+    One kernel: reads the (low-precision) gradient, updates the master
+    shard and optionally writes the next step's low-precision shard.
+
+    ```
+    g         = ext(grad, master dtype) + weight_decay * param
+    new_param = param - lr * g
+    shard     = cast(new_param, shard dtype)      // optional result
+    ```
+
+    `lr` is an f32 scalar operand so that schedules need no recompilation.
+    The master must represent every gradient value (f32 master, bf16 grad).
+
+    ```mlir
+    %p, %p16 = prec.sgd %param, %grad, %lr weight_decay = 1.0e-02
+                 : tensor<128x512xf32>, tensor<128x512xbf16> -> tensor<128x512xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$param,
+    Prec_FloatTensor:$grad,
+    F32:$lr,
+    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay
+  );
+  let results = (outs
+    Prec_FloatTensor:$new_param,
+    Optional<Prec_FloatTensor>:$shard
+  );
+  let assemblyFormat = [{
+    $param `,` $grad `,` $lr (`weight_decay` `=` $weight_decay^)? attr-dict
+    `:` type($param) `,` type($grad) (`->` type($shard)^)?
+  }];
+}
+
+def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
+    AllTypesMatch<["param", "exp_avg", "exp_avg_sq",
+                   "new_param", "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = "fused AdamW step on an f32 master shard and f32 state";
+  let description = [{
+    One kernel, as `torch.optim.AdamW` (decoupled weight decay):
+
+    ```
+    g     = ext(grad, master dtype)
+    m'    = beta1 * m + (1 - beta1) * g
+    v'    = beta2 * v + (1 - beta2) * g * g
+    p'    = p * (1 - lr * weight_decay)
+            - lr * (m' / (1 - beta1^step)) / (sqrt(v' / (1 - beta2^step)) + eps)
+    shard = cast(p', shard dtype)                 // optional result
+    ```
+
+    `lr` and `step` (counted from 1) are f32 scalar operands. Master and
+    state share one type, which must represent every gradient value.
+
+    ```mlir
+    %p, %m, %v, %p16 = prec.adamw %param, %grad, %m0, %v0, %lr, %step
+        : tensor<128x512xf32>, tensor<128x512xbf16> -> tensor<128x512xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$param,
+    Prec_FloatTensor:$grad,
+    Prec_FloatTensor:$exp_avg,
+    Prec_FloatTensor:$exp_avg_sq,
+    F32:$lr,
+    F32:$step,
+    DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+    DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+    DefaultValuedAttr<F64Attr, "1.0e-08">:$eps,
+    DefaultValuedAttr<F64Attr, "1.0e-02">:$weight_decay
+  );
+  let results = (outs
+    Prec_FloatTensor:$new_param,
+    Prec_FloatTensor:$new_exp_avg,
+    Prec_FloatTensor:$new_exp_avg_sq,
+    Optional<Prec_FloatTensor>:$shard
+  );
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step
+    (`beta1` `=` $beta1^)? (`beta2` `=` $beta2^)? (`eps` `=` $eps^)?
+    (`weight_decay` `=` $weight_decay^)? attr-dict
+    `:` type($param) `,` type($grad) (`->` type($shard)^)?
+  }];
+}
+
+#endif // PREC_DIALECT_PREC_IR_PRECOPS_TD

@@ -1,0 +1,18 @@
+//===- Passes.h - prec transformation passes --------------------*- C++ -*-===//
+
+#ifndef PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
+#define PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::prec {
+
+#define GEN_PASS_DECL
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+
+} // namespace mlir::prec
+
+#endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_H

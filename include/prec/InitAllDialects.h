@@ -1,0 +1,25 @@
+//===- InitAllDialects.h - register prec's dialects -------------*- C++ -*-===//
+//
+// The one registration point of prec's dialects: prec-opt, prec-lsp-server,
+// the mlir-opt plugin and the C API all call it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_INITALLDIALECTS_H
+#define PREC_INITALLDIALECTS_H
+
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
+
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::prec {
+
+/// Registers the prec dialect and the upstream dialects prec IR refers to.
+inline void registerPrecDialects(DialectRegistry &registry) {
+  registry.insert<PrecDialect, shard::ShardDialect>();
+}
+
+} // namespace mlir::prec
+
+#endif // PREC_INITALLDIALECTS_H

@@ -1,0 +1,444 @@
+//===- PrecOps.cpp - prec operations --------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::prec;
+
+#include "prec/Dialect/Prec/IR/PrecInterfaces.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the verifiers and the passes
+//===----------------------------------------------------------------------===//
+
+bool mlir::prec::floatTypeContains(FloatType wide, FloatType narrow) {
+  return wide == narrow || llvm::APFloat::isRepresentableBy(
+                               narrow.getFloatSemantics(),
+                               wide.getFloatSemantics());
+}
+
+FloatType mlir::prec::getDefaultAccumulationType(FloatType forwardType) {
+  if (forwardType.getWidth() > 32)
+    return forwardType;
+  return Float32Type::get(forwardType.getContext());
+}
+
+bool mlir::prec::isScaledLowPrecisionType(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  return floatType && floatType.getWidth() <= 8 &&
+         !isa<Float8E8M0FNUType>(floatType);
+}
+
+int64_t mlir::prec::getCollectiveGroupSize(shard::GridOp grid,
+                                           ArrayRef<int16_t> axes) {
+  ArrayRef<int64_t> shape = grid.getShape();
+  int64_t size = 1;
+  auto multiply = [&](int64_t extent) {
+    if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(size))
+      size = ShapedType::kDynamic;
+    else
+      size *= extent;
+  };
+  if (axes.empty())
+    llvm::for_each(shape, multiply);
+  for (int16_t axis : axes)
+    multiply(shape[axis]);
+  return size;
+}
+
+/// Shapes are written as in tensor types, `?` for dynamic extents.
+static std::string formatExtent(int64_t extent) {
+  return ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+Type CastOp::getEffectiveBackwardDtype() {
+  if (std::optional<Type> dtype = getBackwardDtype())
+    return *dtype;
+  return getElementTypeOrSelf(getInput().getType());
+}
+
+LogicalResult CastOp::verify() {
+  Type inputType = getInput().getType(), resultType = getType();
+  auto inputShaped = dyn_cast<ShapedType>(inputType);
+  auto resultShaped = dyn_cast<ShapedType>(resultType);
+  if (static_cast<bool>(inputShaped) != static_cast<bool>(resultShaped) ||
+      (inputShaped && failed(verifyCompatibleShape(inputShaped.getShape(),
+                                                   resultShaped.getShape()))))
+    return emitOpError("expected input and result of the same shape, got ")
+           << inputType << " and " << resultType;
+  return success();
+}
+
+/// A cast whose gradient is cast back to its own input type, i.e. one that
+/// says nothing about the backward pass beyond the forward types.
+static bool hasDefaultBackwardDtype(CastOp cast) {
+  return cast.getEffectiveBackwardDtype() ==
+         getElementTypeOrSelf(cast.getInput().getType());
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (!hasDefaultBackwardDtype(*this))
+    return {};
+  if (getInput().getType() == getType())
+    return getInput();
+
+  // A -> B -> C is A -> C when B holds every value of A and of C: the first
+  // cast is exact forwards and the gradient's C -> B is exact backwards, so
+  // each direction still rounds exactly once.
+  auto producer = getInput().getDefiningOp<CastOp>();
+  if (!producer || !hasDefaultBackwardDtype(producer))
+    return {};
+  auto source = cast<FloatType>(getElementTypeOrSelf(producer.getInput()));
+  auto middle = cast<FloatType>(getElementTypeOrSelf(producer.getType()));
+  auto target = cast<FloatType>(getElementTypeOrSelf(getType()));
+  if (!floatTypeContains(middle, source) || !floatTypeContains(middle, target))
+    return {};
+  if (producer.getInput().getType() == getType())
+    return producer.getInput();
+  getInputMutable().assign(producer.getInput());
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+/// Verifies that `dims` are distinct dimensions of a tensor of rank `rank`.
+static LogicalResult verifyDimList(Operation *op, StringRef name,
+                                   ArrayRef<int64_t> dims, int64_t rank) {
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t dim : dims) {
+    if (dim < 0 || dim >= rank)
+      return op->emitOpError("expected ")
+             << name << " in [0, " << rank << "), got " << dim;
+    if (!seen.insert(dim).second)
+      return op->emitOpError("expected distinct ")
+             << name << ", got " << dim << " twice";
+  }
+  return success();
+}
+
+/// Verifies that `acc` can accumulate values of `input` without rounding them
+/// first.
+static LogicalResult verifyAccumulationType(Operation *op, Type acc,
+                                            Type input, StringRef inputName) {
+  if (floatTypeContains(cast<FloatType>(acc), cast<FloatType>(input)))
+    return success();
+  return op->emitOpError("expected acc_dtype that represents every value of ")
+         << inputName << " " << input << ", got " << acc;
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType inputType = getInput().getType();
+  if (failed(verifyDimList(*this, "dims", getDims(), inputType.getRank())))
+    return failure();
+  SmallVector<int64_t> expectedShape;
+  for (auto [dim, extent] : llvm::enumerate(inputType.getShape()))
+    if (!llvm::is_contained(getDims(), static_cast<int64_t>(dim)))
+      expectedShape.push_back(extent);
+  if (failed(verifyCompatibleShape(expectedShape, getType().getShape())))
+    return emitOpError("expected result shape [")
+           << llvm::map_range(expectedShape, formatExtent)
+           << "] (input shape without dims), got " << getType();
+  if (std::optional<Type> acc = getAccDtype())
+    return verifyAccumulationType(*this, *acc, inputType.getElementType(),
+                                  "the input type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Checks of a collective that need no grid: axes, dtypes, scaling.
+static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
+  Operation *operation = op.getOperation();
+  llvm::SmallSet<int16_t, 4> seen;
+  for (int16_t axis : op.getGridAxes()) {
+    if (axis < 0)
+      return operation->emitOpError("expected non-negative grid axes, got ")
+             << axis;
+    if (!seen.insert(axis).second)
+      return operation->emitOpError("expected distinct grid axes, got ")
+             << axis << " twice";
+  }
+
+  Type forward = op.getEffectiveForwardDtype();
+  if (TypeAttr acc = op.getAccDtypeAttr())
+    if (failed(verifyAccumulationType(operation, acc.getValue(), forward,
+                                      "forward_dtype")))
+      return failure();
+
+  auto scaling = operation->getAttrOfType<ScalingAttr>("scaling");
+  TypeAttr backward = op.getBackwardDtypeAttr();
+  for (Type wire : {forward, backward ? backward.getValue() : Type()})
+    if (wire && isScaledLowPrecisionType(wire) && !scaling)
+      return operation->emitOpError("expected a scaling mode for the ")
+             << wire << " wire dtype: an fp8 collective needs scales";
+  if (scaling && !isScaledLowPrecisionType(forward) &&
+      !(backward && isScaledLowPrecisionType(backward.getValue())))
+    return operation->emitOpError("scaling given but neither forward_dtype ")
+           << forward << " nor backward_dtype is an fp8 type";
+  return success();
+}
+
+/// Verifies that the dimensions of input and result agree, except
+/// `exceptDims`, which the collective resizes.
+static LogicalResult verifySameExtentsExcept(CollectiveOpInterface op,
+                                             ArrayRef<int64_t> exceptDims) {
+  ArrayRef<int64_t> inputShape = op.getInput().getType().getShape();
+  ArrayRef<int64_t> resultShape = op.getResult().getType().getShape();
+  for (auto [dim, extents] :
+       llvm::enumerate(llvm::zip_equal(inputShape, resultShape))) {
+    auto [in, out] = extents;
+    if (llvm::is_contained(exceptDims, static_cast<int64_t>(dim)) ||
+        ShapedType::isDynamic(in) || ShapedType::isDynamic(out) || in == out)
+      continue;
+    return op->emitOpError("expected result dimension ")
+           << dim << " to equal the input's (" << in << "), got " << out;
+  }
+  return success();
+}
+
+/// Resolves the grid of a collective and checks its axes against it.
+static FailureOr<shard::GridOp>
+verifyGridUse(CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
+  FlatSymbolRefAttr gridName = op.getGridAttr();
+  Operation *symbol = symbolTable.lookupNearestSymbolFrom(op, gridName);
+  if (!symbol)
+    return op->emitOpError("expected grid ")
+           << gridName << " to name a 'shard.grid', found no such symbol";
+  auto grid = dyn_cast<shard::GridOp>(symbol);
+  if (!grid)
+    return op->emitOpError("expected grid ")
+           << gridName << " to name a 'shard.grid', found '"
+           << symbol->getName() << "'";
+  for (int16_t axis : op.getGridAxes())
+    if (axis >= grid.getRank())
+      return op->emitOpError("expected grid axes of ")
+             << gridName << " in [0, " << grid.getRank() << "), got " << axis;
+  return grid;
+}
+
+/// Verifies `large == small * groupSize`, where a dynamic extent on either
+/// side (or a dynamic group) defers the check to run time.
+static LogicalResult verifyScaledExtent(CollectiveOpInterface op,
+                                        StringRef which, int64_t dim,
+                                        int64_t small, int64_t large,
+                                        int64_t groupSize) {
+  if (ShapedType::isDynamic(small) || ShapedType::isDynamic(large) ||
+      ShapedType::isDynamic(groupSize) || large == small * groupSize)
+    return success();
+  return op->emitOpError("expected ")
+         << which << " dimension " << dim << " to be " << small * groupSize
+         << " (" << small << " x group size " << groupSize << "), got "
+         << large;
+}
+
+/// The group size of a collective whose grid use was verified.
+static FailureOr<int64_t> verifiedGroupSize(CollectiveOpInterface op,
+                                            SymbolTableCollection &tables) {
+  FailureOr<shard::GridOp> grid = verifyGridUse(op, tables);
+  if (failed(grid))
+    return failure();
+  return getCollectiveGroupSize(*grid, op.getGridAxes());
+}
+
+static LogicalResult verifyAxisInRange(Operation *op, StringRef name,
+                                       int64_t axis, int64_t rank) {
+  if (axis >= 0 && axis < rank)
+    return success();
+  return op->emitOpError("expected ")
+         << name << " in [0, " << rank << "), got " << axis;
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyCollectiveLocally(*this)) ||
+      failed(verifyAxisInRange(*this, "gather_axis", static_cast<int64_t>(getGatherAxis()),
+                               getInput().getType().getRank())))
+    return failure();
+  return verifySameExtentsExcept(*this, {static_cast<int64_t>(getGatherAxis())});
+}
+
+LogicalResult
+AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize = verifiedGroupSize(*this, symbolTable);
+  if (failed(groupSize))
+    return failure();
+  int64_t axis = static_cast<int64_t>(getGatherAxis());
+  return verifyScaledExtent(*this, "result", axis,
+                            getInput().getType().getDimSize(axis),
+                            getType().getDimSize(axis), *groupSize);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyCollectiveLocally(*this)) ||
+      failed(verifyAxisInRange(*this, "scatter_axis", static_cast<int64_t>(getScatterAxis()),
+                               getInput().getType().getRank())))
+    return failure();
+  return verifySameExtentsExcept(*this, {static_cast<int64_t>(getScatterAxis())});
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize = verifiedGroupSize(*this, symbolTable);
+  if (failed(groupSize))
+    return failure();
+  int64_t axis = static_cast<int64_t>(getScatterAxis());
+  return verifyScaledExtent(*this, "input", axis, getType().getDimSize(axis),
+                            getInput().getType().getDimSize(axis),
+                            *groupSize);
+}
+
+LogicalResult AllReduceOp::verify() { return verifyCollectiveLocally(*this); }
+
+LogicalResult
+AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGridUse(*this, symbolTable);
+}
+
+LogicalResult AllToAllOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (failed(verifyCollectiveLocally(*this)) ||
+      failed(verifyAxisInRange(*this, "split_axis", static_cast<int64_t>(getSplitAxis()), rank)) ||
+      failed(verifyAxisInRange(*this, "concat_axis", static_cast<int64_t>(getConcatAxis()), rank)))
+    return failure();
+  return verifySameExtentsExcept(*this, {static_cast<int64_t>(getSplitAxis()), static_cast<int64_t>(getConcatAxis())});
+}
+
+LogicalResult
+AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize = verifiedGroupSize(*this, symbolTable);
+  if (failed(groupSize))
+    return failure();
+  int64_t split = static_cast<int64_t>(getSplitAxis()), concat = static_cast<int64_t>(getConcatAxis());
+  RankedTensorType inputType = getInput().getType(), resultType = getType();
+  if (split == concat) {
+    int64_t in = inputType.getDimSize(split), out = resultType.getDimSize(split);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out) || in == out)
+      return success();
+    return emitOpError("expected result dimension ")
+           << split << " to equal the input's (" << in << "), got " << out;
+  }
+  if (failed(verifyScaledExtent(*this, "input", split,
+                                resultType.getDimSize(split),
+                                inputType.getDimSize(split), *groupSize)))
+    return failure();
+  return verifyScaledExtent(*this, "result", concat,
+                            inputType.getDimSize(concat),
+                            resultType.getDimSize(concat), *groupSize);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Verifies the scale operand against the scaling mode: rank-0 for per-tensor
+/// scaling; one scale per block of the innermost dimension for block scaling.
+static LogicalResult verifyScale(Operation *op, RankedTensorType dataType,
+                                 RankedTensorType scaleType,
+                                 ScalingAttr scaling) {
+  if (scaling.getKind() != ScalingKind::Block) {
+    if (scaleType.getRank() != 0)
+      return op->emitOpError("expected a rank-0 scale for ")
+             << stringifyScalingKind(scaling.getKind())
+             << " scaling, got " << scaleType;
+    return success();
+  }
+  if (dataType.getRank() == 0)
+    return op->emitOpError("block scaling needs a tensor of rank >= 1");
+  if (Type scaleDtype = scaling.getScaleDtype();
+      scaleDtype && scaleType.getElementType() != scaleDtype)
+    return op->emitOpError("expected scale element type ")
+           << scaleDtype << " (the scale_dtype), got "
+           << scaleType.getElementType();
+  int64_t blockSize = scaling.getBlockSize();
+  int64_t inner = dataType.getShape().back();
+  if (!ShapedType::isDynamic(inner) && inner % blockSize != 0)
+    return op->emitOpError("expected innermost dimension (")
+           << inner << ") to be a multiple of block_size " << blockSize;
+  SmallVector<int64_t> expected(dataType.getShape());
+  if (!ShapedType::isDynamic(inner))
+    expected.back() = inner / blockSize;
+  if (failed(verifyCompatibleShape(expected, scaleType.getShape())))
+    return op->emitOpError("expected scale shape [")
+           << llvm::map_range(expected, formatExtent)
+           << "] (one scale per block of " << blockSize << "), got "
+           << scaleType;
+  return success();
+}
+
+/// Shared by quantize and dequantize: `low` is the low-precision side.
+static LogicalResult verifyQuantization(Operation *op, RankedTensorType wide,
+                                        RankedTensorType low,
+                                        RankedTensorType scale,
+                                        ScalingAttr scaling) {
+  if (!isScaledLowPrecisionType(low.getElementType()))
+    return op->emitOpError("expected an fp8 (or narrower) quantized type, got ")
+           << low.getElementType();
+  if (failed(verifyCompatibleShape(wide.getShape(), low.getShape())))
+    return op->emitOpError("expected input and result of the same shape, got ")
+           << op->getOperand(0).getType() << " and "
+           << op->getResult(0).getType();
+  return verifyScale(op, wide, scale, scaling);
+}
+
+LogicalResult QuantizeOp::verify() {
+  return verifyQuantization(*this, getInput().getType(), getType(),
+                            getScale().getType(), getScaling());
+}
+
+LogicalResult DequantizeOp::verify() {
+  return verifyQuantization(*this, getType(), getInput().getType(),
+                            getScale().getType(), getScaling());
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyOptimizer(Operation *op, RankedTensorType param,
+                                     RankedTensorType grad,
+                                     TypedValue<RankedTensorType> shard) {
+  if (failed(verifyCompatibleShape(param.getShape(), grad.getShape())))
+    return op->emitOpError("expected grad of the param's shape, got param ")
+           << param << " and grad " << grad;
+  if (!floatTypeContains(cast<FloatType>(param.getElementType()),
+                         cast<FloatType>(grad.getElementType())))
+    return op->emitOpError("expected a master dtype that represents every ")
+           << "grad value, got master " << param.getElementType()
+           << " and grad " << grad.getElementType();
+  if (shard &&
+      failed(verifyCompatibleShape(param.getShape(), shard.getType().getShape())))
+    return op->emitOpError("expected shard of the param's shape, got param ")
+           << param << " and shard " << shard.getType();
+  return success();
+}
+
+LogicalResult SGDOp::verify() {
+  return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
+                         getShard());
+}
+
+LogicalResult AdamWOp::verify() {
+  if (getBeta1().convertToDouble() < 0.0 || getBeta1().convertToDouble() >= 1.0 ||
+      getBeta2().convertToDouble() < 0.0 || getBeta2().convertToDouble() >= 1.0)
+    return emitOpError("expected beta1 and beta2 in [0, 1), got ")
+           << getBeta1().convertToDouble() << " and "
+           << getBeta2().convertToDouble();
+  return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
+                         getShard());
+}

@@ -1,0 +1,469 @@
+// RUN: prec-opt %s -split-input-file -verify-diagnostics
+
+shard.grid @dp(shape = 8)
+func.func @gather_grid_missing(%x: tensor<8xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{expected grid @nowhere to name a 'shard.grid', found no such symbol}}
+  %0 = prec.all_gather %x on @nowhere gather_axis = 0 : tensor<8xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @not_a_grid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grid @not_a_grid to name a 'shard.grid', found 'func.func'}}
+  %0 = prec.all_reduce %x on @not_a_grid : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @axis_out_of_range(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grid axes of @dp in [0, 1), got 1}}
+  %0 = prec.all_reduce %x on @dp grid_axes = [1] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hsdp(shape = 4x8)
+func.func @negative_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected non-negative grid axes, got -1}}
+  %0 = prec.all_reduce %x on @hsdp grid_axes = [-1] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hsdp(shape = 4x8)
+func.func @duplicate_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected distinct grid axes, got 0 twice}}
+  %0 = prec.all_reduce %x on @hsdp grid_axes = [0, 0] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @gather_wrong_size(%x: tensor<8x4xf32>) -> tensor<32x4xf32> {
+  // expected-error @+1 {{expected result dimension 0 to be 64 (8 x group size 8), got 32}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<32x4xf32>
+  return %0 : tensor<32x4xf32>
+}
+
+// -----
+
+shard.grid @hsdp(shape = 4x8)
+func.func @gather_wrong_size_on_axis(%x: tensor<8x4xf32>) -> tensor<64x4xf32> {
+  // The group of axis 0 has 4 ranks, not 8.
+  // expected-error @+1 {{expected result dimension 0 to be 32 (8 x group size 4), got 64}}
+  %0 = prec.all_gather %x on @hsdp grid_axes = [0] gather_axis = 0 : tensor<8x4xf32> -> tensor<64x4xf32>
+  return %0 : tensor<64x4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @gather_other_dim(%x: tensor<8x4xf32>) -> tensor<64x5xf32> {
+  // expected-error @+1 {{expected result dimension 1 to equal the input's (4), got 5}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<64x5xf32>
+  return %0 : tensor<64x5xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @gather_axis_out_of_range(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{expected gather_axis in [0, 2), got 2}}
+  %0 = prec.all_gather %x on @dp gather_axis = 2 : tensor<8x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @gather_rank(%x: tensor<8x4xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{result type has different rank than operands}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @integer_elements(%x: tensor<8xi32>) -> tensor<64xi32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<8xi32> -> tensor<64xi32>
+  return %0 : tensor<64xi32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @integer_forward_dtype(%x: tensor<8xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{attribute 'forward_dtype' failed to satisfy constraint: type attribute of floating-point}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = i8 : tensor<8xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @scatter_wrong_size(%x: tensor<64x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{expected input dimension 0 to be 32 (4 x group size 8), got 64}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 : tensor<64x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @scatter_axis_out_of_range(%x: tensor<64xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected scatter_axis in [0, 1), got -1}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = -1 : tensor<64xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @scatter_other_dim(%x: tensor<64x4xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{expected result dimension 1 to equal the input's (4), got 2}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 : tensor<64x4xf32> -> tensor<8x2xf32>
+  return %0 : tensor<8x2xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @acc_narrower_than_forward(%x: tensor<64xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected acc_dtype that represents every value of forward_dtype 'bf16', got 'f8E4M3FN'}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f8E4M3FN
+         : tensor<64xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @acc_f16_for_bf16(%x: tensor<64xf32>) -> tensor<8xf32> {
+  // f16 has bf16's width but not its exponent range.
+  // expected-error @+1 {{expected acc_dtype that represents every value of forward_dtype 'bf16', got 'f16'}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f16
+         : tensor<64xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @acc_default_forward(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // Without forward_dtype the wire carries the input type, f32.
+  // expected-error @+1 {{expected acc_dtype that represents every value of forward_dtype 'f32', got 'bf16'}}
+  %0 = prec.all_reduce %x on @dp acc_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @fp8_without_scaling(%x: tensor<8xf32>) -> tensor<64xf8E4M3FN> {
+  // expected-error @+1 {{expected a scaling mode for the 'f8E4M3FN' wire dtype: an fp8 collective needs scales}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         : tensor<8xf32> -> tensor<64xf8E4M3FN>
+  return %0 : tensor<64xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @fp8_gradient_without_scaling(%x: tensor<8xf32>) -> tensor<64xbf16> {
+  // expected-error @+1 {{expected a scaling mode for the 'f8E5M2' wire dtype: an fp8 collective needs scales}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f8E5M2
+         : tensor<8xf32> -> tensor<64xbf16>
+  return %0 : tensor<64xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @scaling_without_fp8(%x: tensor<8xf32>) -> tensor<64xbf16> {
+  // expected-error @+1 {{scaling given but neither forward_dtype 'bf16' nor backward_dtype is an fp8 type}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 scaling = <dynamic>
+         : tensor<8xf32> -> tensor<64xbf16>
+  return %0 : tensor<64xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_reduce_shape(%x: tensor<8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{requires the same shape for all operands and results}}
+  %0 = prec.all_reduce %x on @dp : tensor<8xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_split(%x: tensor<64x16xf32>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{expected input dimension 0 to be 128 (16 x group size 8), got 64}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 1 : tensor<64x16xf32> -> tensor<16x128xf32>
+  return %0 : tensor<16x128xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_concat(%x: tensor<64x16xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{expected result dimension 1 to be 128 (16 x group size 8), got 64}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 1 : tensor<64x16xf32> -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_same_axis(%x: tensor<64x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{expected result dimension 0 to equal the input's (64), got 8}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0 : tensor<64x16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_concat_axis_out_of_range(%x: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{expected concat_axis in [0, 2), got 3}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 3 : tensor<64x16xf32> -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_split_axis_out_of_range(%x: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{expected split_axis in [0, 2), got 5}}
+  %0 = prec.all_to_all %x on @dp split_axis = 5 concat_axis = 0 : tensor<64x16xf32> -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<8xf32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{expected input and result of the same shape, got 'tensor<8xf32>' and 'tensor<4xbf16>'}}
+  %0 = prec.cast %x : tensor<8xf32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @cast_scalar_to_tensor(%x: f32) -> tensor<1xbf16> {
+  // expected-error @+1 {{expected input and result of the same shape, got 'f32' and 'tensor<1xbf16>'}}
+  %0 = prec.cast %x : f32 to tensor<1xbf16>
+  return %0 : tensor<1xbf16>
+}
+
+// -----
+
+func.func @cast_integer(%x: tensor<8xi32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{operand #0 must be floating-point or ranked tensor of floating-point values}}
+  %0 = prec.cast %x : tensor<8xi32> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+func.func @reduce_dim_out_of_range(%x: tensor<8x4xbf16>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected dims in [0, 2), got 2}}
+  %0 = prec.reduce %x dims = [2] : tensor<8x4xbf16> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @reduce_dim_twice(%x: tensor<8x4xbf16>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected distinct dims, got 1 twice}}
+  %0 = prec.reduce %x dims = [1, 1] : tensor<8x4xbf16> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @reduce_result_shape(%x: tensor<8x4xbf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected result shape [8] (input shape without dims), got 'tensor<4xf32>'}}
+  %0 = prec.reduce %x dims = [1] : tensor<8x4xbf16> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_acc(%x: tensor<8x4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected acc_dtype that represents every value of the input type 'f32', got 'bf16'}}
+  %0 = prec.reduce %x dims = [1] acc_dtype = bf16 : tensor<8x4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @quantize_to_bf16(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected an fp8 (or narrower) quantized type, got 'bf16'}}
+  %0 = prec.quantize %x scale %s scaling = <dynamic> : tensor<8xf32>, tensor<f32> -> tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+func.func @quantize_to_scale_type(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf8E8M0FNU> {
+  // expected-error @+1 {{expected an fp8 (or narrower) quantized type, got 'f8E8M0FNU'}}
+  %0 = prec.quantize %x scale %s scaling = <dynamic> : tensor<8xf32>, tensor<f32> -> tensor<8xf8E8M0FNU>
+  return %0 : tensor<8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @quantize_shape(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{expected input and result of the same shape, got 'tensor<8xf32>' and 'tensor<4xf8E4M3FN>'}}
+  %0 = prec.quantize %x scale %s scaling = <dynamic> : tensor<8xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+func.func @quantize_tensor_scale(%x: tensor<8xf32>, %s: tensor<8xf32>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{expected a rank-0 scale for delayed scaling, got 'tensor<8xf32>'}}
+  %0 = prec.quantize %x scale %s scaling = <delayed, history = 4> : tensor<8xf32>, tensor<8xf32> -> tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+func.func @block_scale_rank0(%x: tensor<f32>, %s: tensor<f32>) -> tensor<f8E4M3FN> {
+  // expected-error @+1 {{block scaling needs a tensor of rank >= 1}}
+  %0 = prec.quantize %x scale %s scaling = <block, block_size = 32> : tensor<f32>, tensor<f32> -> tensor<f8E4M3FN>
+  return %0 : tensor<f8E4M3FN>
+}
+
+// -----
+
+func.func @block_scale_dtype(%x: tensor<64xf32>, %s: tensor<2xf32>) -> tensor<64xf8E4M3FN> {
+  // expected-error @+1 {{expected scale element type 'f8E8M0FNU' (the scale_dtype), got 'f32'}}
+  %0 = prec.quantize %x scale %s scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
+         : tensor<64xf32>, tensor<2xf32> -> tensor<64xf8E4M3FN>
+  return %0 : tensor<64xf8E4M3FN>
+}
+
+// -----
+
+func.func @block_not_multiple(%x: tensor<48xf32>, %s: tensor<2xf32>) -> tensor<48xf8E4M3FN> {
+  // expected-error @+1 {{expected innermost dimension (48) to be a multiple of block_size 32}}
+  %0 = prec.quantize %x scale %s scaling = <block, block_size = 32> : tensor<48xf32>, tensor<2xf32> -> tensor<48xf8E4M3FN>
+  return %0 : tensor<48xf8E4M3FN>
+}
+
+// -----
+
+func.func @block_scale_shape(%x: tensor<4x64xf32>, %s: tensor<4x4xf32>) -> tensor<4x64xf8E4M3FN> {
+  // expected-error @+1 {{expected scale shape [4, 2] (one scale per block of 32), got 'tensor<4x4xf32>'}}
+  %0 = prec.quantize %x scale %s scaling = <block, block_size = 32> : tensor<4x64xf32>, tensor<4x4xf32> -> tensor<4x64xf8E4M3FN>
+  return %0 : tensor<4x64xf8E4M3FN>
+}
+
+// -----
+
+func.func @dequantize_from_bf16(%x: tensor<8xbf16>, %s: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected an fp8 (or narrower) quantized type, got 'bf16'}}
+  %0 = prec.dequantize %x scale %s scaling = <dynamic> : tensor<8xbf16>, tensor<f32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sgd_grad_shape(%p: tensor<8xf32>, %g: tensor<4xbf16>, %lr: f32) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grad of the param's shape, got param 'tensor<8xf32>' and grad 'tensor<4xbf16>'}}
+  %0 = prec.sgd %p, %g, %lr : tensor<8xf32>, tensor<4xbf16>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sgd_master_narrower(%p: tensor<8xbf16>, %g: tensor<8xf32>, %lr: f32) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected a master dtype that represents every grad value, got master 'bf16' and grad 'f32'}}
+  %0 = prec.sgd %p, %g, %lr : tensor<8xbf16>, tensor<8xf32>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+func.func @sgd_shard_shape(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32) -> tensor<4xbf16> {
+  // expected-error @+1 {{expected shard of the param's shape, got param 'tensor<8xf32>' and shard 'tensor<4xbf16>'}}
+  %0:2 = prec.sgd %p, %g, %lr : tensor<8xf32>, tensor<8xbf16> -> tensor<4xbf16>
+  return %0#1 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @adamw_beta(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{expected beta1 and beta2 in [0, 1), got 1.000000e+00 and 9.990000e-01}}
+  %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step beta1 = 1.0 : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @adamw_state_type(%p: tensor<8xf32>, %g: tensor<8xbf16>, %m: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{use of value '%m' expects different type than prior uses: 'tensor<8xf32>' vs 'tensor<8xbf16>'}}
+  %0:3 = prec.adamw %p, %g, %m, %p, %lr, %step : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @adamw_generic_state_type(%p: tensor<8xf32>, %g: tensor<8xbf16>, %m: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{failed to verify that all of {param, exp_avg, exp_avg_sq, new_param, new_exp_avg, new_exp_avg_sq} have same type}}
+  %0:3 = "prec.adamw"(%p, %g, %m, %p, %lr, %step) <{beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.01 : f64}>
+    : (tensor<8xf32>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xf32>, f32, f32) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected delayed scaling with a history of at least 1 step, got 0}}
+func.func private @delayed_without_history() attributes {s = #prec.scaling<delayed>}
+
+// -----
+
+// expected-error @+1 {{history is only meaningful for delayed scaling}}
+func.func private @history_on_dynamic() attributes {s = #prec.scaling<dynamic, history = 3>}
+
+// -----
+
+// expected-error @+1 {{expected block scaling with a block_size of at least 1, got 0}}
+func.func private @block_without_size() attributes {s = #prec.scaling<block>}
+
+// -----
+
+// expected-error @+1 {{block_size and scale_dtype are only meaningful for block scaling}}
+func.func private @block_size_on_delayed() attributes {s = #prec.scaling<delayed, history = 2, block_size = 32>}
+
+// -----
+
+// expected-error @+1 {{expected a float scale_dtype, got 'i8'}}
+func.func private @integer_scale_dtype() attributes {s = #prec.scaling<block, block_size = 32, scale_dtype = i8>}
+
+// -----
+
+// expected-error @+1 {{expected scaling kind 'dynamic', 'delayed' or 'block', got 'static'}}
+func.func private @unknown_scaling() attributes {s = #prec.scaling<static>}
+
+// -----
+
+// expected-error @+1 {{expected 'history', 'block_size' or 'scale_dtype', got 'size'}}
+func.func private @unknown_scaling_key() attributes {s = #prec.scaling<block, size = 32>}
+
+// -----
+
+// expected-error @+2 {{invalid kind of type specified}}
+// expected-error @+1 {{failed to parse Prec_PolicyAttr parameter 'param' which is to be a `::mlir::FloatType`}}
+func.func private @policy_integer() attributes {p = #prec.policy<param = i32>}

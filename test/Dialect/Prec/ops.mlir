@@ -1,0 +1,119 @@
+// RUN: prec-opt %s | prec-opt | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --mlir-print-op-generic | prec-opt | FileCheck %s --enable-var-scope
+
+shard.grid @dp(shape = 8)
+shard.grid @hsdp(shape = 4x8)
+shard.grid @dyn(shape = ?x4)
+
+// CHECK-LABEL: func @collectives
+// CHECK-SAME: (%[[W:.*]]: tensor<128x512xf32>, %[[G:.*]]: tensor<1024x512xf32>, %[[X:.*]]: tensor<64x16xf32>)
+func.func @collectives(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
+                       %x: tensor<64x16xf32>) {
+  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f32 : tensor<128x512xf32> -> tensor<1024x512xbf16>
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
+         : tensor<128x512xf32> -> tensor<1024x512xbf16>
+  // Defaults are elided: all grid axes, nearest-even rounding, avg gradient.
+  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 : tensor<128x512xf32> -> tensor<1024x512xf32>
+  %1 = prec.all_gather %w on @dp grid_axes = [] gather_axis = 0 rounding = <nearest_even>
+         grad_reduction = <avg> : tensor<128x512xf32> -> tensor<1024x512xf32>
+  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 1 grad_reduction = <sum> : tensor<128x512xf32> -> tensor<128x4096xf32>
+  %2 = prec.all_gather %w on @dp gather_axis = 1 grad_reduction = <sum>
+         : tensor<128x512xf32> -> tensor<128x4096xf32>
+  // CHECK: prec.reduce_scatter %[[G]] on @dp scatter_axis = 0 reduction = <avg> forward_dtype = bf16 acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+  %3 = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
+         forward_dtype = bf16 acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+  // CHECK: prec.reduce_scatter %[[G]] on @hsdp grid_axes = [1] scatter_axis = 0 : tensor<1024x512xf32> -> tensor<128x512xf32>
+  %4 = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 0
+         : tensor<1024x512xf32> -> tensor<128x512xf32>
+  // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic> acc_dtype = f64 : tensor<128x512xf32> -> tensor<128x512xf32>
+  %5 = prec.all_reduce %w on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic>
+         acc_dtype = f64 : tensor<128x512xf32> -> tensor<128x512xf32>
+  // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [1, 0] reduction = <min> : tensor<128x512xf32> -> tensor<128x512xf16>
+  %6 = prec.all_reduce %w on @hsdp grid_axes = [1, 0] reduction = <min>
+         : tensor<128x512xf32> -> tensor<128x512xf16>
+  // CHECK: prec.all_to_all %[[X]] on @dp split_axis = 0 concat_axis = 1 forward_dtype = bf16 backward_dtype = f32 : tensor<64x16xf32> -> tensor<8x128xbf16>
+  %7 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 1 forward_dtype = bf16
+         backward_dtype = f32 : tensor<64x16xf32> -> tensor<8x128xbf16>
+  // CHECK: prec.all_to_all %[[X]] on @dp split_axis = 0 concat_axis = 0 : tensor<64x16xf32> -> tensor<64x16xf32>
+  %8 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0
+         : tensor<64x16xf32> -> tensor<64x16xf32>
+  // fp8 on the wire needs a scaling mode.
+  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = f32 scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xf8E4M3FN>
+  %9 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = f32
+         scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xf8E4M3FN>
+  // CHECK: prec.reduce_scatter %[[G]] on @dp scatter_axis = 0 forward_dtype = f8E5M2 scaling = <delayed, history = 16> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+  %10 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E5M2
+          scaling = <delayed, history = 16> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+  return
+}
+
+// Dynamic grid sizes and dynamic dimensions defer the shape checks.
+// CHECK-LABEL: func @dynamic
+func.func @dynamic(%w: tensor<?x512xf32>, %v: tensor<128x512xf32>) {
+  // CHECK: prec.all_gather %{{.*}} on @dyn grid_axes = [0] gather_axis = 0 : tensor<128x512xf32> -> tensor<?x512xf32>
+  %0 = prec.all_gather %v on @dyn grid_axes = [0] gather_axis = 0
+         : tensor<128x512xf32> -> tensor<?x512xf32>
+  // CHECK: prec.all_gather %{{.*}} on @dyn grid_axes = [0] gather_axis = 0 : tensor<128x512xf32> -> tensor<4096x512xf32>
+  %1 = prec.all_gather %v on @dyn grid_axes = [0] gather_axis = 0
+         : tensor<128x512xf32> -> tensor<4096x512xf32>
+  // CHECK: prec.reduce_scatter %{{.*}} on @dp scatter_axis = 0 : tensor<?x512xf32> -> tensor<16x512xf32>
+  %2 = prec.reduce_scatter %w on @dp scatter_axis = 0 : tensor<?x512xf32> -> tensor<16x512xf32>
+  return
+}
+
+// CHECK-LABEL: func @casts_and_reductions
+func.func @casts_and_reductions(%w: tensor<128x512xf32>, %x: tensor<64x128xbf16>, %s: f32) {
+  // CHECK: prec.cast %{{.*}} backward_dtype = bf16 rounding = <stochastic> : tensor<128x512xf32> to tensor<128x512xbf16>
+  %0 = prec.cast %w backward_dtype = bf16 rounding = <stochastic>
+         : tensor<128x512xf32> to tensor<128x512xbf16>
+  // CHECK: prec.cast %{{.*}} : f32 to f8E4M3FN
+  %1 = prec.cast %s : f32 to f8E4M3FN
+  // CHECK: prec.reduce %{{.*}} dims = [0, 1] reduction = <avg> acc_dtype = f32 : tensor<64x128xbf16> -> tensor<f32>
+  %2 = prec.reduce %x dims = [0, 1] reduction = <avg> acc_dtype = f32
+         : tensor<64x128xbf16> -> tensor<f32>
+  // CHECK: prec.reduce %{{.*}} dims = [1] : tensor<64x128xbf16> -> tensor<64xbf16>
+  %3 = prec.reduce %x dims = [1] : tensor<64x128xbf16> -> tensor<64xbf16>
+  return
+}
+
+// CHECK-LABEL: func @quantization
+func.func @quantization(%w: tensor<128x512xf32>, %s: tensor<f32>, %x: tensor<64x128xbf16>,
+                        %bs: tensor<64x4xf8E8M0FNU>) {
+  // CHECK: %[[Q:.*]] = prec.quantize %{{.*}} scale %{{.*}} scaling = <dynamic> : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
+  %q = prec.quantize %w scale %s scaling = <dynamic>
+         : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
+  // CHECK: prec.quantize %{{.*}} scale %{{.*}} scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU> rounding = <stochastic> : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+  %m = prec.quantize %x scale %bs scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
+         rounding = <stochastic>
+         : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+  // CHECK: prec.dequantize %[[Q]] scale %{{.*}} scaling = <dynamic> : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
+  %d = prec.dequantize %q scale %s scaling = <dynamic>
+         : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
+  return
+}
+
+// CHECK-LABEL: func @optimizers
+func.func @optimizers(%p: tensor<128xf32>, %g: tensor<128xbf16>, %m: tensor<128xf32>,
+                      %v: tensor<128xf32>, %lr: f32, %step: f32) {
+  // CHECK: prec.sgd %{{.*}}, %{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xbf16>
+  %0 = prec.sgd %p, %g, %lr : tensor<128xf32>, tensor<128xbf16>
+  // CHECK: %{{.*}}, %{{.*}} = prec.sgd %{{.*}}, %{{.*}}, %{{.*}} weight_decay = 1.000000e-02 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  %1:2 = prec.sgd %p, %g, %lr weight_decay = 1.0e-02
+           : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = prec.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xbf16>
+  %2:3 = prec.adamw %p, %g, %m, %v, %lr, %step : tensor<128xf32>, tensor<128xbf16>
+  // CHECK: prec.adamw {{.*}} beta1 = 8.000000e-01 beta2 = {{.*}} eps = {{.*}} weight_decay = 0.000000e+00 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  %3:4 = prec.adamw %p, %g, %m, %v, %lr, %step beta1 = 0.8 beta2 = 0.95 eps = 1.0e-06
+           weight_decay = 0.0 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  return
+}
+
+// CHECK-LABEL: func @attributes
+// CHECK-SAME: other = [#prec.policy<reduce = f32>, #prec.reduction<sum>, #prec.rounding<stochastic>, #prec.scaling<block, block_size = 32>]
+// CHECK-SAME: prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>
+func.func @attributes() attributes {
+    prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>,
+    other = [#prec.policy<reduce = f32>, #prec.reduction<sum>, #prec.rounding<stochastic>,
+             #prec.scaling<block, block_size = 32>]} {
+  return
+}
