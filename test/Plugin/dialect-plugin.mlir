@@ -2,7 +2,7 @@
 // named in --pass-pipeline.
 // Debian's mlir-opt loads prec as a dialect plugin and as a pass plugin.
 // RUN: mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so | FileCheck %s --check-prefix=ROUNDTRIP
-// RUN: mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so --load-pass-plugin=%prec_lib/PrecPlugin.so --pass-pipeline="builtin.module(prec-infer-precision)" | FileCheck %s --check-prefix=PASS
+// RUN: mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so --load-pass-plugin=%prec_lib/PrecPlugin.so --pass-pipeline="builtin.module(func.func(prec-infer-precision))" | FileCheck %s --check-prefix=PASS
 // Without the plugin the dialect is unknown.
 // RUN: not mlir-opt %s 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
 

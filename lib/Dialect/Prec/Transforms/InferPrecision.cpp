@@ -3,7 +3,6 @@
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
-#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECINFERPRECISION

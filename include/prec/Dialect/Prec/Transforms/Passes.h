@@ -3,6 +3,7 @@
 #ifndef PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
 #define PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::prec {

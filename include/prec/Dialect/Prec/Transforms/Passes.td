@@ -5,7 +5,8 @@
 
 include "mlir/Pass/PassBase.td"
 
-def PrecInferPrecision : Pass<"prec-infer-precision"> {
+def PrecInferPrecision
+    : Pass<"prec-infer-precision", "mlir::func::FuncOp"> {
   let summary = "make every dtype of every prec op explicit";
   let description = [{
     Resolves the default rules of the precision contract into explicit
