@@ -1,0 +1,461 @@
+//===- MpiBackend.cpp - One process per rank over MPI ---------------------===//
+//
+// Only nonblocking point-to-point calls, polled against the communicator's
+// deadline, so that a dead or stalled rank produces PRECRT_ERROR_TIMEOUT
+// instead of a hang; MPI errors are returned (MPI_ERRORS_RETURN), never
+// aborted on. Every collective starts with an exchange of CallDescriptors.
+// Reductions run the same ring as the local backend (chunk c is reduced from
+// rank c + 1 around to rank c, rounding to the dtype at each step), so both
+// backends give the same bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Backends.h"
+#include "core/Communicator.h"
+#include "core/Error.h"
+#include "core/Reduce.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <sched.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace precrt {
+namespace {
+
+enum MessageTag : int {
+  kCollectiveHeaderTag = 101,
+  kCollectiveDataTag = 102,
+  kSendHeaderTag = 103,
+  kExpectedHeaderTag = 104,
+  kPointToPointDataTag = 105,
+};
+
+/// MPI counts are ints: larger messages travel in pieces of this size.
+constexpr size_t kMaxMessageBytes = size_t(1) << 30;
+
+std::string mpiErrorText(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return "MPI error " + std::to_string(code);
+  return std::string(text, length);
+}
+
+/// Requests in flight with the rank each one talks to, for messages.
+class RequestSet {
+public:
+  void send(const void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
+    post(peer, [&](const char *piece, int length, MPI_Request *request) {
+      return MPI_Isend(piece, length, MPI_BYTE, peer, tag, comm, request);
+    }, static_cast<const char *>(data), bytes);
+  }
+  void recv(void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
+    post(peer, [&](const char *piece, int length, MPI_Request *request) {
+      return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE, peer, tag,
+                       comm, request);
+    }, static_cast<const char *>(data), bytes);
+  }
+
+  /// Polls until every request completes, an MPI call fails, or the deadline
+  /// passes. Cancels what is left on failure.
+  precrt_status_t wait(Clock::time_point deadline, const std::string &what) {
+    if (postError_ != MPI_SUCCESS)
+      return abandon(PRECRT_ERROR_BACKEND,
+                     what + ": " + mpiErrorText(postError_));
+    std::vector<int> completed(requests_.size());
+    size_t remaining = requests_.size();
+    for (int polls = 0; remaining > 0; ++polls) {
+      int count = 0;
+      int rc = MPI_Testsome(int(requests_.size()), requests_.data(), &count,
+                            completed.data(), MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS)
+        return abandon(PRECRT_ERROR_BACKEND, what + ": " + mpiErrorText(rc));
+      if (count == MPI_UNDEFINED)
+        break;
+      remaining -= count;
+      if (remaining == 0)
+        break;
+      if (Clock::now() >= deadline) {
+        std::string missing;
+        for (size_t i = 0; i < requests_.size(); ++i) {
+          if (requests_[i] == MPI_REQUEST_NULL)
+            continue;
+          std::string peer = "rank " + std::to_string(peers_[i]);
+          if (missing.find(peer) == std::string::npos)
+            missing += (missing.empty() ? "" : ", ") + peer;
+        }
+        return abandon(PRECRT_ERROR_TIMEOUT,
+                       what + " timed out waiting for " + missing);
+      }
+      // Spin briefly for latency, then yield the core: ranks often share
+      // cores with each other.
+      if (polls < 64)
+        continue;
+      if (polls < 1024)
+        sched_yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    requests_.clear();
+    peers_.clear();
+    return PRECRT_SUCCESS;
+  }
+
+  ~RequestSet() { cancelPending(); }
+
+private:
+  template <typename Post>
+  void post(int peer, Post postPiece, const char *data, size_t bytes) {
+    size_t offset = 0;
+    do {
+      size_t length = std::min(bytes - offset, kMaxMessageBytes);
+      MPI_Request request = MPI_REQUEST_NULL;
+      int rc = postPiece(data + offset, int(length), &request);
+      if (rc != MPI_SUCCESS && postError_ == MPI_SUCCESS)
+        postError_ = rc;
+      requests_.push_back(request);
+      peers_.push_back(peer);
+      offset += length;
+    } while (offset < bytes);
+  }
+
+  void cancelPending() {
+    for (MPI_Request &request : requests_) {
+      if (request == MPI_REQUEST_NULL)
+        continue;
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+    }
+    requests_.clear();
+    peers_.clear();
+  }
+
+  precrt_status_t abandon(precrt_status_t status, const std::string &message) {
+    cancelPending();
+    return fail(status, "%s", message.c_str());
+  }
+
+  std::vector<MPI_Request> requests_;
+  std::vector<int> peers_;
+  int postError_ = MPI_SUCCESS;
+};
+
+class MpiCommunicator final : public Communicator {
+public:
+  MpiCommunicator(MPI_Comm comm, int rank, int size, int64_t timeoutMs)
+      : Communicator(PRECRT_BACKEND_MPI, rank, size, timeoutMs), comm_(comm) {}
+
+  ~MpiCommunicator() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Comm_free(&comm_);
+  }
+
+protected:
+  precrt_status_t runCollective(const CollectiveCall &call) override;
+  precrt_status_t runPointToPoint(const PointToPointCall &call,
+                                  const CallDescriptor &sendHeader,
+                                  const CallDescriptor &recvHeader) override;
+  precrt_status_t createGroup(const GridGroup &membership,
+                              std::unique_ptr<Communicator> *result) override;
+
+private:
+  precrt_status_t finish(RequestSet &requests, Clock::time_point deadline,
+                         const std::string &what) {
+    precrt_status_t status = requests.wait(deadline, what);
+    if (status == PRECRT_ERROR_TIMEOUT || status == PRECRT_ERROR_BACKEND)
+      markBroken(lastErrorMessage());
+    return status;
+  }
+
+  precrt_status_t ringReduce(const CollectiveCall &call, size_t chunkElements,
+                             bool equalChunks, Clock::time_point deadline,
+                             const std::string &what, void *out);
+
+  MPI_Comm comm_;
+  std::vector<char> partial_, incoming_;
+};
+
+precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
+  const std::string what = describeCall(call.descriptor);
+  const auto deadline = this->deadline();
+  const int n = size(), me = rank();
+
+  std::vector<CallDescriptor> descriptors(n);
+  descriptors[me] = call.descriptor;
+  {
+    RequestSet requests;
+    for (int peer = 0; peer < n; ++peer) {
+      if (peer == me)
+        continue;
+      requests.send(&call.descriptor, sizeof(CallDescriptor), peer,
+                    kCollectiveHeaderTag, comm_);
+      requests.recv(&descriptors[peer], sizeof(CallDescriptor), peer,
+                    kCollectiveHeaderTag, comm_);
+    }
+    if (precrt_status_t status = finish(requests, deadline, what))
+      return status;
+  }
+  if (precrt_status_t status = checkAgreement(descriptors.data(), n, me))
+    return status;
+  if (call.agreementOnly)
+    return PRECRT_SUCCESS;
+
+  const size_t bytes = byteSize(call.dtype(), call.count());
+  const char *send = static_cast<const char *>(call.send);
+  char *recv = static_cast<char *>(call.recv);
+  auto copyLocal = [](void *dst, const void *src, size_t length) {
+    if (dst != src && length)
+      std::memcpy(dst, src, length);
+  };
+  RequestSet requests;
+  switch (call.op()) {
+  case CollectiveOp::Barrier:
+  case CollectiveOp::GridSplit:
+  case CollectiveOp::PointToPoint:
+    return PRECRT_SUCCESS;
+  case CollectiveOp::AllGather:
+    for (int peer = 0; peer < n; ++peer) {
+      if (peer == me || !bytes)
+        continue;
+      requests.send(send, bytes, peer, kCollectiveDataTag, comm_);
+      requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
+    }
+    copyLocal(recv + me * bytes, send, bytes);
+    return finish(requests, deadline, what);
+  case CollectiveOp::AllToAll:
+    for (int peer = 0; peer < n; ++peer) {
+      if (peer == me || !bytes)
+        continue;
+      requests.send(send + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
+      requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
+    }
+    copyLocal(recv + me * bytes, send + me * bytes, bytes);
+    return finish(requests, deadline, what);
+  case CollectiveOp::Broadcast: {
+    int root = call.descriptor.root;
+    if (bytes && me == root) {
+      for (int peer = 0; peer < n; ++peer)
+        if (peer != me)
+          requests.send(send, bytes, peer, kCollectiveDataTag, comm_);
+      copyLocal(recv, send, bytes);
+    } else if (bytes) {
+      requests.recv(recv, bytes, root, kCollectiveDataTag, comm_);
+    }
+    return finish(requests, deadline, what);
+  }
+  case CollectiveOp::ReduceScatter:
+    return ringReduce(call, call.count(), /*equalChunks=*/true, deadline, what,
+                      recv);
+  case CollectiveOp::AllReduce: {
+    size_t elementSize = precrtDtypeSize(call.dtype());
+    auto [begin, end] = chunkRange(call.count(), n, me);
+    if (precrt_status_t status = ringReduce(call, 0, /*equalChunks=*/false,
+                                            deadline, what,
+                                            recv + begin * elementSize))
+      return status;
+    (void)end;
+    // Gather the reduced chunks: every rank owns one.
+    for (int peer = 0; peer < n; ++peer) {
+      if (peer == me)
+        continue;
+      auto [mineBegin, mineEnd] = chunkRange(call.count(), n, me);
+      auto [peerBegin, peerEnd] = chunkRange(call.count(), n, peer);
+      if (mineEnd > mineBegin)
+        requests.send(recv + mineBegin * elementSize,
+                      (mineEnd - mineBegin) * elementSize, peer,
+                      kCollectiveDataTag, comm_);
+      if (peerEnd > peerBegin)
+        requests.recv(recv + peerBegin * elementSize,
+                      (peerEnd - peerBegin) * elementSize, peer,
+                      kCollectiveDataTag, comm_);
+    }
+    return finish(requests, deadline, what);
+  }
+  }
+  return PRECRT_SUCCESS;
+}
+
+/// Ring reduce-scatter. With equalChunks, chunk c is elements
+/// [c * chunkElements, (c + 1) * chunkElements) of the send buffer (reduce
+/// scatter); otherwise chunkRange(count, n, c) (all_reduce). At step s rank r
+/// passes the partial of chunk r - 1 - s to its right neighbour and adds its
+/// own elements to the partial of chunk r - 2 - s from its left; after n - 1
+/// steps it holds chunk r, reduced in the order r + 1, r + 2, ..., r.
+precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
+                                            size_t chunkElements,
+                                            bool equalChunks,
+                                            Clock::time_point deadline,
+                                            const std::string &what,
+                                            void *out) {
+  const int n = size(), me = rank();
+  const precrt_dtype_t dtype = call.dtype();
+  const size_t elementSize = precrtDtypeSize(dtype);
+  auto chunk = [&](int index) -> std::pair<size_t, size_t> {
+    index = ((index % n) + n) % n;
+    if (equalChunks)
+      return {index * chunkElements, (index + 1) * chunkElements};
+    return chunkRange(call.count(), n, index);
+  };
+  const char *send = static_cast<const char *>(call.send);
+  auto ownElements = [&](int index) { return send + chunk(index).first * elementSize; };
+  auto chunkBytes = [&](int index) {
+    auto [begin, end] = chunk(index);
+    return (end - begin) * elementSize;
+  };
+
+  size_t largest = 0;
+  for (int index = 0; index < n; ++index)
+    largest = std::max(largest, chunkBytes(index));
+  partial_.resize(largest);
+  incoming_.resize(largest);
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+
+  if (n > 1)
+    std::memcpy(partial_.data(), ownElements(me - 1), chunkBytes(me - 1));
+  for (int step = 0; step < n - 1; ++step) {
+    int sendIndex = me - 1 - step, recvIndex = me - 2 - step;
+    RequestSet requests;
+    if (chunkBytes(sendIndex))
+      requests.send(partial_.data(), chunkBytes(sendIndex), right,
+                    kCollectiveDataTag, comm_);
+    if (chunkBytes(recvIndex))
+      requests.recv(incoming_.data(), chunkBytes(recvIndex), left,
+                    kCollectiveDataTag, comm_);
+    if (precrt_status_t status = finish(requests, deadline, what))
+      return status;
+    size_t elements = chunkBytes(recvIndex) / elementSize;
+    accumulate(incoming_.data(), ownElements(recvIndex), elements, dtype,
+               call.reduction());
+    std::swap(partial_, incoming_);
+  }
+  size_t elements = chunkBytes(me) / elementSize;
+  if (n == 1)
+    std::memcpy(partial_.data(), ownElements(me), chunkBytes(me));
+  if (call.reduction() == PRECRT_REDUCTION_AVG)
+    divideInPlace(partial_.data(), elements, dtype, n);
+  if (elements)
+    std::memmove(out, partial_.data(), chunkBytes(me));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t
+MpiCommunicator::runPointToPoint(const PointToPointCall &call,
+                                 const CallDescriptor &sendHeader,
+                                 const CallDescriptor &recvHeader) {
+  const auto deadline = this->deadline();
+  const std::string what = "send/recv";
+  CallDescriptor peerExpects, peerSends;
+  {
+    // Both ends exchange what they intend, so both detect a disagreement.
+    RequestSet requests;
+    if (call.sendPeer >= 0) {
+      requests.send(&sendHeader, sizeof(CallDescriptor), call.sendPeer,
+                    kSendHeaderTag, comm_);
+      requests.recv(&peerExpects, sizeof(CallDescriptor), call.sendPeer,
+                    kExpectedHeaderTag, comm_);
+    }
+    if (call.recvPeer >= 0) {
+      requests.send(&recvHeader, sizeof(CallDescriptor), call.recvPeer,
+                    kExpectedHeaderTag, comm_);
+      requests.recv(&peerSends, sizeof(CallDescriptor), call.recvPeer,
+                    kSendHeaderTag, comm_);
+    }
+    if (precrt_status_t status = finish(requests, deadline, what))
+      return status;
+  }
+  if (call.recvPeer >= 0) {
+    if (precrt_status_t status =
+            checkPairAgreement(peerSends, recvHeader, call.recvPeer, rank()))
+      return status;
+  }
+  if (call.sendPeer >= 0) {
+    if (precrt_status_t status =
+            checkPairAgreement(sendHeader, peerExpects, rank(), call.sendPeer))
+      return status;
+  }
+  if (call.agreementOnly)
+    return PRECRT_SUCCESS;
+  size_t elementSize = precrtDtypeSize(call.dtype);
+  RequestSet requests;
+  if (call.sendPeer >= 0 && call.sendCount)
+    requests.send(call.send, call.sendCount * elementSize, call.sendPeer,
+                  kPointToPointDataTag, comm_);
+  if (call.recvPeer >= 0 && call.recvCount)
+    requests.recv(call.recv, call.recvCount * elementSize, call.recvPeer,
+                  kPointToPointDataTag, comm_);
+  return finish(requests, deadline, what);
+}
+
+precrt_status_t
+MpiCommunicator::createGroup(const GridGroup &membership,
+                             std::unique_ptr<Communicator> *result) {
+  // Every rank has just agreed on the split, so this blocking call cannot
+  // wait for a rank that is not coming (short of one dying right now).
+  MPI_Comm groupComm = MPI_COMM_NULL;
+  int rc = MPI_Comm_split(comm_, int(membership.color), membership.rankInGroup,
+                          &groupComm);
+  if (rc != MPI_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND, "MPI_Comm_split: %s",
+                mpiErrorText(rc).c_str());
+  MPI_Comm_set_errhandler(groupComm, MPI_ERRORS_RETURN);
+  *result = std::make_unique<MpiCommunicator>(
+      groupComm, membership.rankInGroup, int(membership.members.size()),
+      timeoutMs());
+  return PRECRT_SUCCESS;
+}
+
+bool initializedMpiHere = false;
+
+} // namespace
+
+precrt_status_t createMpiWorld(int64_t timeoutMs,
+                               std::unique_ptr<Communicator> *world) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return fail(PRECRT_ERROR_UNAVAILABLE,
+                "MPI was already finalized in this process and cannot start "
+                "again");
+  if (!initialized) {
+    int provided = 0;
+    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS)
+      return fail(PRECRT_ERROR_BACKEND, "MPI_Init_thread failed: %s",
+                  mpiErrorText(rc).c_str());
+    initializedMpiHere = true;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  if (rc != MPI_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND, "MPI_Comm_dup failed: %s",
+                mpiErrorText(rc).c_str());
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  *world = std::make_unique<MpiCommunicator>(comm, rank, size, timeoutMs);
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t finalizeMpi() {
+  if (!initializedMpiHere)
+    return PRECRT_SUCCESS;
+  initializedMpiHere = false;
+  int rc = MPI_Finalize();
+  if (rc != MPI_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND, "MPI_Finalize failed: %s",
+                mpiErrorText(rc).c_str());
+  return PRECRT_SUCCESS;
+}
+
+} // namespace precrt

@@ -1,0 +1,22 @@
+//===- MpiUnavailable.cpp - The MPI backend of a build without MPI --------===//
+//
+// Compiled instead of MpiBackend.cpp when CMake found no MPI: selecting the
+// mpi backend (or NCCL over MPI) then fails with a clear status.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Backends.h"
+#include "core/Communicator.h"
+#include "core/Error.h"
+
+namespace precrt {
+
+precrt_status_t createMpiWorld(int64_t, std::unique_ptr<Communicator> *) {
+  return fail(PRECRT_ERROR_UNAVAILABLE,
+              "this precrt was built without MPI (no MPI found at configure "
+              "time); rebuild with an MPI installation for the mpi backend");
+}
+
+precrt_status_t finalizeMpi() { return PRECRT_SUCCESS; }
+
+} // namespace precrt

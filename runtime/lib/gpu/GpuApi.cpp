@@ -1,0 +1,369 @@
+//===- GpuApi.cpp - precrt/gpu.h over the dynamically loaded driver -------===//
+
+#include "precrt/gpu.h"
+
+#include "core/Error.h"
+#include "gpu/CudaDriver.h"
+#include "gpu/GpuContext.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace precrt;
+using namespace precrt::cuda;
+
+namespace precrt {
+namespace cuda {
+namespace {
+thread_local int threadDevice = 0;
+} // namespace
+
+int currentDevice() { return threadDevice; }
+void setCurrentDevice(int device) { threadDevice = device; }
+
+precrt_status_t ScopedContext::enter() {
+  api_ = driver();
+  if (!api_)
+    return PRECRT_ERROR_UNAVAILABLE;
+  // Primary contexts are retained once per device and kept for the process.
+  static std::mutex mutex;
+  static std::vector<CUcontext> primaryContexts;
+  CUcontext context = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    int device = threadDevice;
+    if (device < 0)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT, "GPU device %d", device);
+    if (size_t(device) >= primaryContexts.size())
+      primaryContexts.resize(device + 1, nullptr);
+    if (!primaryContexts[device]) {
+      CUdevice handle;
+      CUresult result = api_->cuDeviceGet(&handle, device);
+      if (result != CUDA_SUCCESS)
+        return driverFailure(*api_, result, "cuDeviceGet");
+      result = api_->cuDevicePrimaryCtxRetain(&primaryContexts[device], handle);
+      if (result != CUDA_SUCCESS)
+        return driverFailure(*api_, result, "cuDevicePrimaryCtxRetain");
+    }
+    context = primaryContexts[device];
+  }
+  CUresult result = api_->cuCtxPushCurrent(context);
+  if (result != CUDA_SUCCESS)
+    return driverFailure(*api_, result, "cuCtxPushCurrent");
+  pushed_ = true;
+  return PRECRT_SUCCESS;
+}
+
+ScopedContext::~ScopedContext() {
+  if (pushed_)
+    api_->cuCtxPopCurrent(nullptr);
+}
+
+} // namespace cuda
+} // namespace precrt
+
+namespace {
+
+#define PRECRT_ENTER_CONTEXT(scope)                                            \
+  ScopedContext scope;                                                         \
+  if (precrt_status_t entered = scope.enter(); entered != PRECRT_SUCCESS)      \
+    return entered;
+
+#define PRECRT_CUDA_CALL(scope, call)                                          \
+  if (CUresult result = scope.api().call; result != CUDA_SUCCESS)              \
+    return driverFailure(scope.api(), result, #call);
+
+precrt_status_t requireOutput(const void *output, const char *what) {
+  if (!output)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: null result pointer",
+                what);
+  return PRECRT_SUCCESS;
+}
+
+CUdeviceptr devicePointer(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
+
+} // namespace
+
+extern "C" {
+
+precrt_status_t precrtGpuAvailable(void) {
+  return driver() ? PRECRT_SUCCESS : PRECRT_ERROR_UNAVAILABLE;
+}
+
+precrt_status_t precrtGpuGetDeviceCount(int32_t *count) {
+  if (precrt_status_t status = requireOutput(count, "precrtGpuGetDeviceCount"))
+    return status;
+  const DriverApi *api = driver();
+  if (!api)
+    return PRECRT_ERROR_UNAVAILABLE;
+  int devices = 0;
+  if (CUresult result = api->cuDeviceGetCount(&devices); result != CUDA_SUCCESS)
+    return driverFailure(*api, result, "cuDeviceGetCount");
+  *count = devices;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuSetDevice(int32_t device) {
+  if (device < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtGpuSetDevice: device %d",
+                device);
+  setCurrentDevice(device);
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMalloc(void **ptr, size_t bytes) {
+  if (precrt_status_t status = requireOutput(ptr, "precrtGpuMalloc"))
+    return status;
+  *ptr = nullptr;
+  if (bytes == 0)
+    return PRECRT_SUCCESS;
+  PRECRT_ENTER_CONTEXT(scope);
+  CUdeviceptr device = 0;
+  PRECRT_CUDA_CALL(scope, cuMemAlloc(&device, bytes));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(device));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMallocManaged(void **ptr, size_t bytes) {
+  if (precrt_status_t status = requireOutput(ptr, "precrtGpuMallocManaged"))
+    return status;
+  *ptr = nullptr;
+  if (bytes == 0)
+    return PRECRT_SUCCESS;
+  PRECRT_ENTER_CONTEXT(scope);
+  CUdeviceptr device = 0;
+  PRECRT_CUDA_CALL(scope,
+                   cuMemAllocManaged(&device, bytes, CU_MEM_ATTACH_GLOBAL));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(device));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuFree(void *ptr) {
+  if (!ptr)
+    return PRECRT_SUCCESS;
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemFree(devicePointer(ptr)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                     void *stream) {
+  if (bytes && (!dst || !src))
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtGpuMemcpyAsync: null buffer");
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemcpyAsync(devicePointer(dst), devicePointer(src),
+                                        bytes, static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMemset32Async(void *dst, uint32_t value, size_t count,
+                                       void *stream) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemsetD32Async(devicePointer(dst), value, count,
+                                           static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMemset16Async(void *dst, uint16_t value, size_t count,
+                                       void *stream) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemsetD16Async(devicePointer(dst), value, count,
+                                           static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuHostRegister(void *ptr, size_t bytes) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemHostRegister(ptr, bytes, 0));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuHostUnregister(void *ptr) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemHostUnregister(ptr));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuStreamCreate(void **stream) {
+  if (precrt_status_t status = requireOutput(stream, "precrtGpuStreamCreate"))
+    return status;
+  *stream = nullptr;
+  PRECRT_ENTER_CONTEXT(scope);
+  CUstream created = nullptr;
+  PRECRT_CUDA_CALL(scope, cuStreamCreate(&created, CU_STREAM_NON_BLOCKING));
+  *stream = created;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuStreamDestroy(void *stream) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuStreamDestroy(static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuStreamSynchronize(void *stream) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuStreamSynchronize(static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuStreamWaitEvent(void *stream, void *event) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuStreamWaitEvent(static_cast<CUstream>(stream),
+                                            static_cast<CUevent>(event), 0));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuEventCreate(void **event) {
+  if (precrt_status_t status = requireOutput(event, "precrtGpuEventCreate"))
+    return status;
+  *event = nullptr;
+  PRECRT_ENTER_CONTEXT(scope);
+  CUevent created = nullptr;
+  PRECRT_CUDA_CALL(scope, cuEventCreate(&created, CU_EVENT_DISABLE_TIMING));
+  *event = created;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuEventDestroy(void *event) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuEventDestroy(static_cast<CUevent>(event)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuEventRecord(void *event, void *stream) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuEventRecord(static_cast<CUevent>(event),
+                                        static_cast<CUstream>(stream)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuEventSynchronize(void *event) {
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuEventSynchronize(static_cast<CUevent>(event)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuModuleLoad(const void *image, void **module) {
+  if (precrt_status_t status = requireOutput(module, "precrtGpuModuleLoad"))
+    return status;
+  *module = nullptr;
+  if (!image)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtGpuModuleLoad: no image");
+  PRECRT_ENTER_CONTEXT(scope);
+  CUmodule loaded = nullptr;
+  PRECRT_CUDA_CALL(scope, cuModuleLoadData(&loaded, image));
+  *module = loaded;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuModuleLoadJIT(const char *ptx, int32_t opt_level,
+                                       void **module) {
+  if (precrt_status_t status = requireOutput(module, "precrtGpuModuleLoadJIT"))
+    return status;
+  *module = nullptr;
+  if (!ptx)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtGpuModuleLoadJIT: no PTX");
+  PRECRT_ENTER_CONTEXT(scope);
+  char log[4096] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
+                    reinterpret_cast<void *>(static_cast<intptr_t>(opt_level))};
+  CUmodule loaded = nullptr;
+  CUresult result =
+      scope.api().cuModuleLoadDataEx(&loaded, ptx, 3, options, values);
+  if (result != CUDA_SUCCESS) {
+    driverFailure(scope.api(), result, "cuModuleLoadDataEx");
+    return fail(PRECRT_ERROR_BACKEND, "%s; JIT log: %s", lastErrorMessage(),
+                log);
+  }
+  *module = loaded;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuModuleUnload(void *module) {
+  const DriverApi *api = driver();
+  if (!api)
+    return PRECRT_ERROR_UNAVAILABLE;
+  CUresult result = api->cuModuleUnload(static_cast<CUmodule>(module));
+  // At process exit the primary context may already be gone; nothing leaks.
+  if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED)
+    return driverFailure(*api, result, "cuModuleUnload");
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuModuleGetFunction(void *module, const char *name,
+                                           void **function) {
+  if (precrt_status_t status =
+          requireOutput(function, "precrtGpuModuleGetFunction"))
+    return status;
+  *function = nullptr;
+  if (!name)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtGpuModuleGetFunction: no name");
+  PRECRT_ENTER_CONTEXT(scope);
+  CUfunction found = nullptr;
+  CUresult result = scope.api().cuModuleGetFunction(
+      &found, static_cast<CUmodule>(module), name);
+  if (result != CUDA_SUCCESS) {
+    driverFailure(scope.api(), result, "cuModuleGetFunction");
+    return fail(PRECRT_ERROR_BACKEND, "%s (kernel '%s')", lastErrorMessage(),
+                name);
+  }
+  *function = found;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuLaunchKernel(void *function, int64_t grid_x,
+                                      int64_t grid_y, int64_t grid_z,
+                                      int64_t block_x, int64_t block_y,
+                                      int64_t block_z,
+                                      int32_t dynamic_shared_bytes,
+                                      void *stream, void **params,
+                                      void **extra) {
+  for (int64_t extent : {grid_x, grid_y, grid_z, block_x, block_y, block_z})
+    if (extent <= 0 || extent > int64_t(UINT32_MAX))
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "precrtGpuLaunchKernel: grid/block extent %lld out of range",
+                  static_cast<long long>(extent));
+  if (dynamic_shared_bytes < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtGpuLaunchKernel: negative shared memory size");
+  PRECRT_ENTER_CONTEXT(scope);
+  auto kernel = static_cast<CUfunction>(function);
+  if (dynamic_shared_bytes > 0) {
+    // Above 48 KiB a kernel must opt in to more dynamic shared memory.
+    CUdevice device;
+    int optInLimit = 0;
+    PRECRT_CUDA_CALL(scope, cuDeviceGet(&device, currentDevice()));
+    PRECRT_CUDA_CALL(scope, cuDeviceGetAttribute(
+                                &optInLimit,
+                                CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                device));
+    if (dynamic_shared_bytes > optInLimit)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "precrtGpuLaunchKernel: %d bytes of shared memory requested, "
+                  "the device allows %d",
+                  dynamic_shared_bytes, optInLimit);
+    PRECRT_CUDA_CALL(scope, cuFuncSetAttribute(
+                                kernel,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                dynamic_shared_bytes));
+  }
+  PRECRT_CUDA_CALL(scope,
+                   cuLaunchKernel(kernel, unsigned(grid_x), unsigned(grid_y),
+                                  unsigned(grid_z), unsigned(block_x),
+                                  unsigned(block_y), unsigned(block_z),
+                                  unsigned(dynamic_shared_bytes),
+                                  static_cast<CUstream>(stream), params, extra));
+  return PRECRT_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,277 @@
+//===- FailureTest.cpp - Disagreements, timeouts and dead ranks -----------===//
+//
+// Failures must be values on every rank, never hangs: ranks that disagree
+// learn it together, a stalled rank makes the others time out, and a rank
+// that exits makes the others fail without waiting for the timeout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+using namespace precrt_test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool messageContains(const char *text) {
+  return std::string(precrtGetLastErrorMessage()).find(text) !=
+         std::string::npos;
+}
+
+TEST(Mismatch, CountDtypeOpAndReductionFailOnEveryRank) {
+  const int n = 4;
+  std::vector<float> send(64, 1.0f), recv(64 * n);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 20000);
+              std::vector<float> mine(send), out(recv.size());
+              // Count.
+              EXPECT_EQ(precrtAllReduce(world, mine.data(), out.data(),
+                                        rank == 2 ? 17 : 16, PRECRT_DTYPE_F32,
+                                        PRECRT_REDUCTION_SUM),
+                        PRECRT_ERROR_MISMATCH);
+              EXPECT_TRUE(messageContains("rank 2 called all_reduce"))
+                  << precrtGetLastErrorMessage();
+              EXPECT_TRUE(messageContains("count=17"));
+              // Dtype.
+              EXPECT_EQ(precrtAllGather(world, mine.data(), out.data(), 8,
+                                        rank == 1 ? PRECRT_DTYPE_BF16
+                                                  : PRECRT_DTYPE_F32),
+                        PRECRT_ERROR_MISMATCH);
+              EXPECT_TRUE(messageContains("dtype=bf16"));
+              // Op.
+              precrt_status_t status =
+                  rank == 3 ? precrtAllGather(world, mine.data(), out.data(), 8,
+                                              PRECRT_DTYPE_F32)
+                            : precrtAllReduce(world, mine.data(), out.data(), 8,
+                                              PRECRT_DTYPE_F32,
+                                              PRECRT_REDUCTION_SUM);
+              EXPECT_EQ(status, PRECRT_ERROR_MISMATCH);
+              EXPECT_TRUE(messageContains("rank 3 called all_gather"));
+              // Reduction.
+              EXPECT_EQ(precrtReduceScatter(world, mine.data(), out.data(), 4,
+                                            PRECRT_DTYPE_F32,
+                                            rank == 0 ? PRECRT_REDUCTION_MAX
+                                                      : PRECRT_REDUCTION_SUM),
+                        PRECRT_ERROR_MISMATCH);
+              // Root.
+              EXPECT_EQ(precrtBroadcast(world, mine.data(), out.data(), 4,
+                                        PRECRT_DTYPE_F32, rank == 1 ? 1 : 0),
+                        PRECRT_ERROR_MISMATCH);
+              // A mismatch leaves the communicator usable.
+              EXPECT_EQ(precrtAllReduce(world, mine.data(), out.data(), 16,
+                                        PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM),
+                        PRECRT_SUCCESS)
+                  << precrtGetLastErrorMessage();
+              EXPECT_EQ(out[0], float(n));
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(Mismatch, InvalidArgumentsOnOneRankFailTheOthersAtOnce) {
+  const int n = 3;
+  auto start = Clock::now();
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 60000);
+              std::vector<float> data(8, 1.0f), out(8);
+              precrt_status_t status = precrtAllReduce(
+                  world, rank == 1 ? nullptr : data.data(), out.data(), 8,
+                  PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
+              if (rank == 1) {
+                EXPECT_EQ(status, PRECRT_ERROR_INVALID_ARGUMENT);
+                EXPECT_TRUE(messageContains("null send buffer"));
+              } else {
+                EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
+                EXPECT_TRUE(messageContains("rank 1 passed invalid arguments"));
+              }
+              // Reducing bytes is a local error, reported the same way.
+              status = precrtAllReduce(world, data.data(), out.data(), 8,
+                                       rank == 0 ? PRECRT_DTYPE_BYTES
+                                                 : PRECRT_DTYPE_F32,
+                                       PRECRT_REDUCTION_SUM);
+              EXPECT_EQ(status, rank == 0 ? PRECRT_ERROR_INVALID_ARGUMENT
+                                          : PRECRT_ERROR_PEER_FAILED);
+            }),
+            PRECRT_SUCCESS);
+  EXPECT_LT(secondsSince(start), 10.0) << "must not wait for the timeout";
+}
+
+TEST(Mismatch, SendRecvCountsDisagree) {
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 20000);
+              std::vector<float> data(8, 1.0f);
+              precrt_status_t status =
+                  rank == 0 ? precrtSend(world, data.data(), 8, PRECRT_DTYPE_F32, 1)
+                            : precrtRecv(world, data.data(), 4, PRECRT_DTYPE_F32, 0);
+              EXPECT_EQ(status, PRECRT_ERROR_MISMATCH);
+              EXPECT_TRUE(messageContains("rank 0 sends message #0 of 8 x f32"))
+                  << precrtGetLastErrorMessage();
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(Timeout, StalledRankMakesOthersFailWithinTheTimeout) {
+  const int n = 4;
+  const int64_t timeoutMs = 200;
+  std::vector<precrt_status_t> statuses(n);
+  std::vector<double> elapsed(n);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, timeoutMs);
+              std::vector<float> data(8, 1.0f), out(8);
+              if (rank == 3)
+                std::this_thread::sleep_for(std::chrono::milliseconds(800));
+              auto start = Clock::now();
+              statuses[rank] =
+                  precrtAllReduce(world, data.data(), out.data(), 8,
+                                  PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
+              elapsed[rank] = secondsSince(start);
+              if (rank != 3) {
+                EXPECT_TRUE(messageContains("timed out waiting for rank 3"))
+                    << precrtGetLastErrorMessage();
+              } else {
+                EXPECT_TRUE(messageContains("timed out"))
+                    << precrtGetLastErrorMessage();
+              }
+              // The communicator stays broken afterwards.
+              EXPECT_EQ(precrtBarrier(world), PRECRT_ERROR_PEER_FAILED);
+            }),
+            PRECRT_SUCCESS);
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_EQ(statuses[rank], PRECRT_ERROR_TIMEOUT) << rank;
+    EXPECT_GE(elapsed[rank], 0.9 * timeoutMs / 1000.0);
+    EXPECT_LT(elapsed[rank], 5.0);
+  }
+  EXPECT_EQ(statuses[3], PRECRT_ERROR_PEER_FAILED);
+}
+
+TEST(Timeout, EnvironmentAndApiDefaults) {
+  ASSERT_EQ(setenv("PRECRT_TIMEOUT_MS", "150", 1), 0);
+  EXPECT_EQ(precrtGetDefaultTimeoutMs(), 150);
+  EXPECT_EQ(precrtSetDefaultTimeoutMs(250), PRECRT_SUCCESS);
+  EXPECT_EQ(precrtGetDefaultTimeoutMs(), 250);
+  EXPECT_EQ(precrtSetDefaultTimeoutMs(-1), PRECRT_ERROR_INVALID_ARGUMENT);
+  // precrtRun takes the default in force when it starts: 250 ms.
+  double waited = 0;
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+              if (rank == 1)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+              auto start = Clock::now();
+              EXPECT_EQ(precrtBarrier(world), rank == 0
+                                                  ? PRECRT_ERROR_TIMEOUT
+                                                  : PRECRT_ERROR_PEER_FAILED);
+              if (rank == 0)
+                waited = secondsSince(start);
+            }),
+            PRECRT_SUCCESS);
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 1.2);
+  EXPECT_EQ(precrtSetDefaultTimeoutMs(0), PRECRT_SUCCESS); // back to the env
+  EXPECT_EQ(precrtGetDefaultTimeoutMs(), 150);
+  ASSERT_EQ(setenv("PRECRT_TIMEOUT_MS", "soon", 1), 0);
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_LOCAL;
+  options.num_local_ranks = 2;
+  EXPECT_EQ(precrtRun(&options, [](precrt_comm_t, void *) { return 0; }, nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(messageContains("PRECRT_TIMEOUT_MS='soon'"));
+  ASSERT_EQ(unsetenv("PRECRT_TIMEOUT_MS"), 0);
+  EXPECT_EQ(precrtGetDefaultTimeoutMs(), 300000);
+}
+
+TEST(DeadRank, ExitedRankFailsOthersWithoutWaitingForTimeout) {
+  const int n = 4;
+  auto start = Clock::now();
+  std::vector<precrt_status_t> statuses(n, PRECRT_SUCCESS);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 60000);
+              std::vector<float> data(1 << 12, 1.0f), out(data.size());
+              EXPECT_EQ(precrtAllReduce(world, data.data(), out.data(),
+                                        data.size(), PRECRT_DTYPE_F32,
+                                        PRECRT_REDUCTION_SUM),
+                        PRECRT_SUCCESS);
+              if (rank == 2)
+                return; // dies after the first collective
+              statuses[rank] =
+                  precrtAllReduce(world, data.data(), out.data(), data.size(),
+                                  PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
+              EXPECT_TRUE(messageContains("rank 2 exited"))
+                  << precrtGetLastErrorMessage();
+            }),
+            PRECRT_SUCCESS);
+  for (int rank : {0, 1, 3})
+    EXPECT_EQ(statuses[rank], PRECRT_ERROR_PEER_FAILED) << rank;
+  EXPECT_LT(secondsSince(start), 10.0);
+}
+
+TEST(DeadRank, ReceiverWaitingForExitedSender) {
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 60000);
+              if (rank == 0)
+                return;
+              float value = 0;
+              EXPECT_EQ(precrtRecv(world, &value, 1, PRECRT_DTYPE_F32, 0),
+                        PRECRT_ERROR_PEER_FAILED);
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(Run, FailingRankIsReported) {
+  precrt_status_t status = precrtLocalRun(
+      3,
+      [](precrt_comm_t world, void *) {
+        int32_t rank;
+        precrtCommRank(world, &rank);
+        return rank == 1 ? int(PRECRT_ERROR_BACKEND) : 0;
+      },
+      nullptr);
+  EXPECT_EQ(status, PRECRT_ERROR_BACKEND);
+  EXPECT_TRUE(messageContains("rank 1 failed"));
+  EXPECT_EQ(precrtLocalRun(0, [](precrt_comm_t, void *) { return 0; }, nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(Api, VersionNamesAndBadArguments) {
+  EXPECT_EQ(precrtGetApiVersion(), PRECRT_API_VERSION);
+  EXPECT_STREQ(precrtDtypeName(PRECRT_DTYPE_F8E4M3FN), "f8E4M3FN");
+  EXPECT_EQ(precrtDtypeName(precrt_dtype_t(99)), nullptr);
+  EXPECT_EQ(precrtDtypeSize(PRECRT_DTYPE_BF16), 2u);
+  EXPECT_STREQ(precrtStatusName(PRECRT_ERROR_TIMEOUT), "PRECRT_ERROR_TIMEOUT");
+  float x = 0;
+  EXPECT_EQ(precrtAllReduce(nullptr, &x, &x, 1, PRECRT_DTYPE_F32,
+                            PRECRT_REDUCTION_SUM),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(messageContains("null communicator"));
+  EXPECT_EQ(precrtGetWorld(), nullptr);
+  precrt_comm_t world = nullptr;
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_LOCAL;
+  EXPECT_EQ(precrtInit(&options, &world), PRECRT_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(setenv("PRECRT_BACKEND", "carrier-pigeon", 1), 0);
+  EXPECT_EQ(precrtRun(nullptr, [](precrt_comm_t, void *) { return 0; }, nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(messageContains("carrier-pigeon"));
+  ASSERT_EQ(unsetenv("PRECRT_BACKEND"), 0);
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t comm, int) {
+              EXPECT_EQ(precrtGetWorld(), comm);
+              int32_t size = 0;
+              EXPECT_EQ(precrtCommSize(comm, &size), PRECRT_SUCCESS);
+              EXPECT_EQ(size, 2);
+              EXPECT_EQ(precrtCommSetStream(comm, &size),
+                        PRECRT_ERROR_INVALID_ARGUMENT);
+              EXPECT_EQ(precrtSendRecv(comm, &x, 1, 5, &x, 1, 0,
+                                       PRECRT_DTYPE_F32),
+                        PRECRT_ERROR_INVALID_ARGUMENT);
+            }),
+            PRECRT_SUCCESS);
+}
+
+} // namespace

@@ -1,0 +1,109 @@
+//===- GpuUnavailableTest.cpp - CUDA and NCCL missing or present ----------===//
+//
+// Without a CUDA driver (as on the CI machines) the GPU entry points and the
+// NCCL backend must answer PRECRT_ERROR_UNAVAILABLE with a message naming
+// what is missing, never crash. Where a driver and a GPU answer, the same
+// tests run a round trip through device memory instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "precrt/gpu.h"
+#include "precrt/mgpu.h"
+#include "precrt/precrt.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool gpuPresent() {
+  int32_t devices = 0;
+  return precrtGpuAvailable() == PRECRT_SUCCESS &&
+         precrtGpuGetDeviceCount(&devices) == PRECRT_SUCCESS && devices > 0;
+}
+
+std::string lastError() { return precrtGetLastErrorMessage(); }
+
+TEST(GpuUnavailable, DriverEntryPointsReportTheMissingDriver) {
+  if (gpuPresent())
+    GTEST_SKIP() << "a CUDA driver and GPU are present";
+  EXPECT_EQ(precrtGpuAvailable(), PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_NE(lastError().find("libcuda.so.1"), std::string::npos) << lastError();
+  void *ptr = reinterpret_cast<void *>(0x1);
+  EXPECT_EQ(precrtGpuMalloc(&ptr, 64), PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_EQ(ptr, nullptr);
+  void *stream = nullptr;
+  EXPECT_EQ(precrtGpuStreamCreate(&stream), PRECRT_ERROR_UNAVAILABLE);
+  int32_t count = -1;
+  EXPECT_EQ(precrtGpuGetDeviceCount(&count), PRECRT_ERROR_UNAVAILABLE);
+  // The mgpu* entry points of MLIR's lowering return null and say why.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mgpuStreamCreate(), nullptr);
+  EXPECT_EQ(mgpuMemAlloc(64, nullptr, false), nullptr);
+  EXPECT_EQ(mgpuModuleLoad(nullptr, 0), nullptr);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("mgpuStreamCreate failed: CUDA driver unavailable"),
+            std::string::npos)
+      << printed;
+}
+
+TEST(GpuUnavailable, OverriddenDriverPathIsNamed) {
+  if (gpuPresent())
+    GTEST_SKIP() << "a CUDA driver and GPU are present";
+  // The driver is loaded once per process; the message names the library
+  // that was tried.
+  EXPECT_EQ(precrtGpuAvailable(), PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_NE(lastError().find("cannot load"), std::string::npos) << lastError();
+}
+
+TEST(NcclUnavailable, BackendReportsUnavailable) {
+  if (gpuPresent())
+    GTEST_SKIP() << "a CUDA driver and GPU are present";
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_NCCL;
+  options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
+  options.num_local_ranks = 2;
+  int calls = 0;
+  EXPECT_EQ(precrtRun(
+                &options,
+                [](precrt_comm_t, void *data) {
+                  ++*static_cast<int *>(data);
+                  return 0;
+                },
+                &calls),
+            PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_EQ(calls, 0);
+  EXPECT_NE(lastError().find("unavailable"), std::string::npos) << lastError();
+
+  precrt_comm_t world = nullptr;
+  options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_MPI;
+  EXPECT_EQ(precrtInit(&options, &world), PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_EQ(world, nullptr);
+  EXPECT_NE(lastError().find("unavailable"), std::string::npos) << lastError();
+
+  ASSERT_EQ(setenv("PRECRT_BACKEND", "nccl", 1), 0);
+  EXPECT_EQ(precrtInit(nullptr, &world), PRECRT_ERROR_UNAVAILABLE);
+  ASSERT_EQ(unsetenv("PRECRT_BACKEND"), 0);
+}
+
+TEST(GpuPresent, DeviceMemoryRoundTrip) {
+  if (!gpuPresent())
+    GTEST_SKIP() << "no CUDA driver or GPU: " << lastError();
+  std::vector<uint32_t> host(1024, 0), back(1024, 1);
+  void *stream = mgpuStreamCreate();
+  ASSERT_NE(stream, nullptr);
+  void *device = mgpuMemAlloc(host.size() * 4, stream, false);
+  ASSERT_NE(device, nullptr);
+  mgpuMemset32(device, 0xdeadbeef, host.size(), stream);
+  mgpuMemcpy(back.data(), device, back.size() * 4, stream);
+  mgpuStreamSynchronize(stream);
+  for (uint32_t value : back)
+    EXPECT_EQ(value, 0xdeadbeefu);
+  mgpuMemFree(device, stream);
+  mgpuStreamDestroy(stream);
+}
+
+} // namespace

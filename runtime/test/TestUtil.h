@@ -1,0 +1,185 @@
+//===- TestUtil.h - Shared helpers of the precrt tests ----------*- C++ -*-===//
+//
+// Inputs drawn on each dtype's grid, a float64 reference, and the error
+// bound a reduction may show against it.
+//
+// Tolerance of a reduction over n ranks in a dtype with unit roundoff u
+// (2^-53 f64, 2^-24 f32, 2^-11 f16, 2^-8 bf16, 2^-4 f8E4M3FN, 2^-3 f8E5M2):
+// the ring rounds after each of its n-1 additions (and once more for avg's
+// division), each rounding off by at most u times the partial result (or half
+// a subnormal step), so
+//   |got - exact| <= (n + 1) * u * sum_r |x_r| + (n + 1) * subnormalStep / 2.
+// max and min round nothing and must match exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PRECRT_TEST_TESTUTIL_H
+#define PRECRT_TEST_TESTUTIL_H
+
+#include "precrt/numerics.h"
+#include "precrt/precrt.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace precrt_test {
+
+inline const std::vector<precrt_dtype_t> &floatingDtypes() {
+  static const std::vector<precrt_dtype_t> dtypes = {
+      PRECRT_DTYPE_F64,  PRECRT_DTYPE_F32,      PRECRT_DTYPE_F16,
+      PRECRT_DTYPE_BF16, PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F8E5M2};
+  return dtypes;
+}
+
+inline const std::vector<precrt_dtype_t> &allDtypes() {
+  static const std::vector<precrt_dtype_t> dtypes = {
+      PRECRT_DTYPE_F64,      PRECRT_DTYPE_F32,    PRECRT_DTYPE_F16,
+      PRECRT_DTYPE_BF16,     PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F8E5M2,
+      PRECRT_DTYPE_BYTES};
+  return dtypes;
+}
+
+inline const char *reductionName(precrt_reduction_t reduction) {
+  static const char *const names[] = {"sum", "avg", "max", "min"};
+  return names[reduction];
+}
+
+/// Element i of a typed byte buffer as a double (exact).
+inline double valueAt(const std::vector<uint8_t> &buffer, precrt_dtype_t dtype,
+                      size_t i) {
+  using namespace precrt::numerics;
+  switch (dtype) {
+  case PRECRT_DTYPE_F64: {
+    double v;
+    std::memcpy(&v, &buffer[i * 8], 8);
+    return v;
+  }
+  case PRECRT_DTYPE_F32: {
+    float v;
+    std::memcpy(&v, &buffer[i * 4], 4);
+    return v;
+  }
+  case PRECRT_DTYPE_F16:
+  case PRECRT_DTYPE_BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, &buffer[i * 2], 2);
+    return decode(bits, *narrowFormatOf(dtype));
+  }
+  case PRECRT_DTYPE_F8E4M3FN:
+  case PRECRT_DTYPE_F8E5M2:
+    return decode(buffer[i], *narrowFormatOf(dtype));
+  case PRECRT_DTYPE_BYTES:
+    return buffer[i];
+  }
+  return NAN;
+}
+
+/// `count` elements of `dtype`, uniform in [-2, 2] rounded to the dtype
+/// (random bytes for PRECRT_DTYPE_BYTES), reproducible from `seed`.
+inline std::vector<uint8_t> randomBuffer(precrt_dtype_t dtype, size_t count,
+                                         uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  std::vector<uint8_t> buffer(count * precrtDtypeSize(dtype));
+  if (dtype == PRECRT_DTYPE_BYTES) {
+    for (uint8_t &byte : buffer)
+      byte = static_cast<uint8_t>(generator());
+    return buffer;
+  }
+  if (dtype == PRECRT_DTYPE_F64) {
+    for (size_t i = 0; i < count; ++i) {
+      double v = uniform(generator);
+      std::memcpy(&buffer[i * 8], &v, 8);
+    }
+    return buffer;
+  }
+  std::vector<float> wide(count);
+  for (float &v : wide)
+    v = static_cast<float>(uniform(generator));
+  precrtConvert(wide.data(), PRECRT_DTYPE_F32, buffer.data(), dtype, count);
+  return buffer;
+}
+
+inline double unitRoundoff(precrt_dtype_t dtype) {
+  switch (dtype) {
+  case PRECRT_DTYPE_F64:
+    return std::ldexp(1.0, -53);
+  case PRECRT_DTYPE_F32:
+    return std::ldexp(1.0, -24);
+  default: {
+    const auto *format = precrt::numerics::narrowFormatOf(dtype);
+    return format ? std::ldexp(1.0, -(format->mantissaBits + 1)) : 0.0;
+  }
+  }
+}
+
+inline double subnormalStep(precrt_dtype_t dtype) {
+  switch (dtype) {
+  case PRECRT_DTYPE_F64:
+    return std::ldexp(1.0, -1074);
+  case PRECRT_DTYPE_F32:
+    return std::ldexp(1.0, -149);
+  default: {
+    const auto *format = precrt::numerics::narrowFormatOf(dtype);
+    return format ? std::ldexp(1.0, format->minNormalExponent() -
+                                        format->mantissaBits)
+                  : 0.0;
+  }
+  }
+}
+
+/// Exact reduction of element i over `inputs` (one buffer per rank) and the
+/// tolerance the runtime's result may deviate by.
+struct Expected {
+  double value;
+  double tolerance;
+};
+
+inline Expected expectedReduction(const std::vector<std::vector<uint8_t>> &inputs,
+                                  precrt_dtype_t dtype,
+                                  precrt_reduction_t reduction, size_t i) {
+  int n = static_cast<int>(inputs.size());
+  double sum = 0, magnitude = 0;
+  double extreme = valueAt(inputs[0], dtype, i);
+  for (int rank = 0; rank < n; ++rank) {
+    double v = valueAt(inputs[rank], dtype, i);
+    sum += v;
+    magnitude += std::fabs(v);
+    extreme = reduction == PRECRT_REDUCTION_MAX ? std::fmax(extreme, v)
+                                                : std::fmin(extreme, v);
+  }
+  if (reduction == PRECRT_REDUCTION_MAX || reduction == PRECRT_REDUCTION_MIN)
+    return {extreme, 0.0};
+  double tolerance = (n + 1) * (unitRoundoff(dtype) * magnitude +
+                                subnormalStep(dtype) / 2);
+  if (reduction == PRECRT_REDUCTION_AVG)
+    return {sum / n, tolerance / n};
+  return {sum, tolerance};
+}
+
+/// Runs `body(comm, rank)` on `n` local ranks; fails the test if the run
+/// itself fails.
+inline precrt_status_t runLocal(int n,
+                                const std::function<void(precrt_comm_t, int)> &body) {
+  struct Context {
+    const std::function<void(precrt_comm_t, int)> *body;
+  } context{&body};
+  return precrtLocalRun(
+      n,
+      [](precrt_comm_t world, void *data) {
+        int32_t rank = -1;
+        precrtCommRank(world, &rank);
+        (*static_cast<Context *>(data)->body)(world, rank);
+        return 0;
+      },
+      &context);
+}
+
+} // namespace precrt_test
+
+#endif // PRECRT_TEST_TESTUTIL_H
