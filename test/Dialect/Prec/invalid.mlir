@@ -467,3 +467,23 @@ func.func private @unknown_scaling_key() attributes {s = #prec.scaling<block, si
 // expected-error @+2 {{invalid kind of type specified}}
 // expected-error @+1 {{failed to parse Prec_PolicyAttr parameter 'param' which is to be a `::mlir::FloatType`}}
 func.func private @policy_integer() attributes {p = #prec.policy<param = i32>}
+
+// -----
+
+// expected-error @+1 {{expected 'prec.policy' to be a #prec.policy, got 3 : i64}}
+func.func private @policy_not_a_policy() attributes {prec.policy = 3}
+
+// -----
+
+// expected-error @+1 {{unknown prec attribute 'prec.polcy' on an operation}}
+func.func private @misspelled_policy() attributes {prec.polcy = #prec.policy<param = bf16>}
+
+// -----
+
+// expected-error @+1 {{expected 'prec.grad_dtype' of argument 0 to be a float type, got i32}}
+func.func private @grad_dtype_integer(tensor<8xf32> {prec.grad_dtype = i32})
+
+// -----
+
+// expected-error @+1 {{unknown prec attribute 'prec.grad_type' on an argument}}
+func.func private @misspelled_grad_dtype(tensor<8xf32> {prec.grad_type = f32})

@@ -16,3 +16,35 @@ void PrecDialect::initialize() {
       >();
   registerAttributes();
 }
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  if (attribute.getName() == kPolicyAttrName) {
+    if (!isa<PolicyAttr>(attribute.getValue()))
+      return op->emitError("expected '")
+             << kPolicyAttrName << "' to be a #prec.policy, got "
+             << attribute.getValue();
+    return success();
+  }
+  return op->emitError("unknown prec attribute '")
+         << attribute.getName().getValue() << "' on an operation";
+}
+
+LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  if (attribute.getName() != kGradDtypeAttrName)
+    return op->emitError("unknown prec attribute '")
+           << attribute.getName().getValue() << "' on an argument";
+  auto dtype = dyn_cast<TypeAttr>(attribute.getValue());
+  if (!dtype || !isa<FloatType>(dtype.getValue()))
+    return op->emitError("expected '")
+           << kGradDtypeAttrName << "' of argument " << argIndex
+           << " to be a float type, got " << attribute.getValue();
+  return success();
+}

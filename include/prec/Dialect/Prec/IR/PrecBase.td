@@ -34,10 +34,15 @@ def Prec_Dialect : Dialect {
     and a list of its axes, exactly like `shard` collectives do.
   }];
   let useDefaultAttributePrinterParser = 1;
-  let hasCanonicalizer = 0;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::shard::ShardDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();
+
+    /// Discardable attributes prec gives meaning to.
+    static constexpr ::llvm::StringLiteral kPolicyAttrName = "prec.policy";
+    static constexpr ::llvm::StringLiteral kGradDtypeAttrName = "prec.grad_dtype";
   }];
 }
 

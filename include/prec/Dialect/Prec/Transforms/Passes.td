@@ -34,4 +34,47 @@ def PrecInferPrecision
   }];
 }
 
+def PrecApplyPolicy : Pass<"prec-apply-policy", "mlir::ModuleOp"> {
+  let summary = "turn FSDP-style mixed-precision policies into op attributes";
+  let description = [{
+    A `prec.policy = #prec.policy<param = P, reduce = R, output = O>` on a
+    function, or on the module for every function without its own, mirrors
+    FSDP2's `MixedPrecisionPolicy`:
+
+    - `param`: the `forward_dtype` of every `prec.all_gather` (parameters
+      are gathered and computed in `param_dtype`);
+    - `reduce`: the `backward_dtype` of every `prec.all_gather` (its gradient
+      is reduce-scattered in `reduce_dtype`) and the `forward_dtype` of every
+      `prec.reduce_scatter` and `prec.all_reduce`;
+    - `output`: floating-point results of the function are cast to it with a
+      `prec.cast` before returning (the function type changes, so the
+      function must not be called from within the module).
+
+    An attribute already on an op always wins over the policy; the policy
+    stays on the function as documentation and the pass is idempotent.
+    Accumulation follows the contract's default (f32 for narrower wire
+    dtypes), which is at least as precise as FSDP2's reduction in
+    `reduce_dtype`. An fp8 `param` or `reduce` dtype on a collective without
+    a scaling mode is rejected, naming the op.
+
+    Before:
+    ```mlir
+    func.func @step(%w: tensor<8x4xf32>) -> tensor<32x4xf32>
+        attributes {prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>} {
+      %0 = prec.all_gather %w on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<32x4xbf16>
+      %1 = prec.cast %0 : tensor<32x4xbf16> to tensor<32x4xbf16>
+      ...
+    ```
+    After:
+    ```mlir
+      %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
+             backward_dtype = f32 : tensor<8x4xf32> -> tensor<32x4xbf16>
+      ...
+      %r = prec.cast %y : tensor<32x4xbf16> to tensor<32x4xf32>
+      return %r : tensor<32x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::prec::PrecDialect"];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD
