@@ -27,19 +27,9 @@ using namespace precrt::numerics;
 
 namespace {
 
-PRECRT_VECTOR_CLONES
-void encodeBF16(const float *__restrict src, uint16_t *__restrict dst,
-                size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &src[i], sizeof(bits));
-    // Adding 0x7FFF plus the kept lsb rounds to nearest even; a carry moves
-    // into the exponent and past the largest finite value lands on infinity.
-    uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
-    bool isNaN = (bits & 0x7FFFFFFFu) > 0x7F800000u;
-    dst[i] = static_cast<uint16_t>(isNaN ? kBF16.canonicalNaNBits : rounded);
-  }
-}
+/// Elements converted per step of stochastic rounding: random words and the
+/// block stay in the first-level cache.
+constexpr size_t kStochasticBlock = 1024;
 
 template <const NarrowFormat &Format, typename Narrow>
 PRECRT_VECTOR_CLONES void encodeGeneric(const float *__restrict src,
@@ -81,19 +71,74 @@ void decodeByTable(const Narrow *__restrict src, float *__restrict dst,
     dst[i] = table[src[i]];
 }
 
+/// Words [first, first + count) of the Philox stream keyed by `seed`: the
+/// blocks are computed side by side (one vector lane per block), then
+/// unpacked in stream order.
+PRECRT_VECTOR_CLONES
+void philoxWords(uint64_t seed, uint64_t first, size_t count,
+                 uint32_t *__restrict words) {
+  constexpr size_t kMaxBlocks = kStochasticBlock / 4 + 2;
+  uint32_t c0[kMaxBlocks], c1[kMaxBlocks], c2[kMaxBlocks], c3[kMaxBlocks];
+  uint64_t firstBlock = first / 4;
+  size_t skip = first % 4;
+  size_t blocks = (skip + count + 3) / 4;
+  for (size_t j = 0; j < blocks; ++j) {
+    uint64_t block = firstBlock + j;
+    c0[j] = uint32_t(block);
+    c1[j] = uint32_t(block >> 32);
+    c2[j] = 0;
+    c3[j] = 0;
+  }
+  uint32_t key0 = uint32_t(seed), key1 = uint32_t(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    for (size_t j = 0; j < blocks; ++j) {
+      uint64_t product0 = uint64_t(0xD2511F53u) * c0[j];
+      uint64_t product1 = uint64_t(0xCD9E8D57u) * c2[j];
+      uint32_t next0 = uint32_t(product1 >> 32) ^ c1[j] ^ key0;
+      uint32_t next2 = uint32_t(product0 >> 32) ^ c3[j] ^ key1;
+      c1[j] = uint32_t(product1);
+      c3[j] = uint32_t(product0);
+      c0[j] = next0;
+      c2[j] = next2;
+    }
+    key0 += 0x9E3779B9u;
+    key1 += 0xBB67AE85u;
+  }
+  uint32_t interleaved[4 * kMaxBlocks];
+  for (size_t j = 0; j < blocks; ++j) {
+    interleaved[4 * j] = c0[j];
+    interleaved[4 * j + 1] = c1[j];
+    interleaved[4 * j + 2] = c2[j];
+    interleaved[4 * j + 3] = c3[j];
+  }
+  std::memcpy(words, interleaved + skip, count * sizeof(uint32_t));
+}
+
 template <const NarrowFormat &Format, typename Narrow>
-void encodeStochasticGeneric(const float *__restrict src,
-                             Narrow *__restrict dst, size_t count,
+PRECRT_VECTOR_CLONES void
+encodeStochasticBlock(const float *__restrict src, Narrow *__restrict dst,
+                      size_t count, const uint32_t *__restrict words) {
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &src[i], sizeof(bits));
+    dst[i] = static_cast<Narrow>(encodeStochasticNormal<Format>(bits, words[i]));
+  }
+}
+
+template <const NarrowFormat &Format, typename Narrow>
+void encodeStochasticGeneric(const float *src, Narrow *dst, size_t count,
                              uint64_t seed, uint64_t offset) {
-  std::array<uint32_t, 2> key = {uint32_t(seed), uint32_t(seed >> 32)};
-  size_t i = 0;
-  while (i < count) {
-    uint64_t index = offset + i;
-    uint64_t block = index / 4;
-    std::array<uint32_t, 4> words =
-        philox4x32_10({uint32_t(block), uint32_t(block >> 32), 0, 0}, key);
-    for (size_t word = index % 4; word < 4 && i < count; ++word, ++i)
-      dst[i] = static_cast<Narrow>(encodeStochastic(src[i], Format, words[word]));
+  uint32_t words[kStochasticBlock];
+  for (size_t begin = 0; begin < count; begin += kStochasticBlock) {
+    size_t n = std::min(kStochasticBlock, count - begin);
+    philoxWords(seed, offset + begin, n, words);
+    encodeStochasticBlock<Format>(src + begin, dst + begin, n, words);
+    // Results below the smallest normal (rare in practice) take the
+    // reference, while the block is still in cache.
+    for (size_t i = 0; i < n; ++i)
+      if (!isStochasticFastPath<Format>(floatBits(src[begin + i])))
+        dst[begin + i] = static_cast<Narrow>(
+            encodeStochastic(src[begin + i], Format, words[i]));
   }
 }
 
@@ -106,7 +151,7 @@ void encodeBuffer(const float *src, void *dst, size_t count,
                   precrt_dtype_t dstDtype) {
   switch (dstDtype) {
   case PRECRT_DTYPE_BF16:
-    return encodeBF16(src, static_cast<uint16_t *>(dst), count);
+    return encodeGeneric<kBF16>(src, static_cast<uint16_t *>(dst), count);
   case PRECRT_DTYPE_F16:
     return encodeGeneric<kF16>(src, static_cast<uint16_t *>(dst), count);
   case PRECRT_DTYPE_F8E4M3FN:
