@@ -32,6 +32,21 @@ FloatType mlir::prec::getDefaultAccumulationType(FloatType forwardType) {
   return Float32Type::get(forwardType.getContext());
 }
 
+Type mlir::prec::getEffectiveBackwardDtype(CollectiveOpInterface op) {
+  if (TypeAttr backward = op.getBackwardDtypeAttr())
+    return backward.getValue();
+  return op.getEffectiveForwardDtype();
+}
+
+Type mlir::prec::getEffectiveAccDtype(CollectiveOpInterface op) {
+  if (!op.isReduction())
+    return {};
+  if (TypeAttr acc = op.getAccDtypeAttr())
+    return acc.getValue();
+  return getDefaultAccumulationType(
+      cast<FloatType>(op.getEffectiveForwardDtype()));
+}
+
 bool mlir::prec::isScaledLowPrecisionType(Type type) {
   auto floatType = dyn_cast<FloatType>(type);
   return floatType && floatType.getWidth() <= 8 &&

@@ -25,13 +25,12 @@ struct InferPrecisionPass
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-        Type forward = collective.getEffectiveForwardDtype();
-        setDtypeIfAbsent(op, "forward_dtype", forward);
-        setDtypeIfAbsent(op, "backward_dtype", forward);
-        if (collective.isReduction())
-          setDtypeIfAbsent(
-              op, "acc_dtype",
-              getDefaultAccumulationType(cast<FloatType>(forward)));
+        setDtypeIfAbsent(op, "forward_dtype",
+                         collective.getEffectiveForwardDtype());
+        setDtypeIfAbsent(op, "backward_dtype",
+                         getEffectiveBackwardDtype(collective));
+        if (Type acc = getEffectiveAccDtype(collective))
+          setDtypeIfAbsent(op, "acc_dtype", acc);
         return;
       }
       if (auto castOp = dyn_cast<CastOp>(op)) {

@@ -32,6 +32,15 @@ bool floatTypeContains(FloatType wide, FloatType narrow);
 /// f32 for everything narrower (PyTorch's rule).
 FloatType getDefaultAccumulationType(FloatType forwardType);
 
+/// The dtype a collective's gradient travels in: `backward_dtype`, or by
+/// default its effective forward dtype.
+Type getEffectiveBackwardDtype(CollectiveOpInterface op);
+
+/// The dtype a reducing collective accumulates in: `acc_dtype`, or by
+/// default the accumulation type of its effective forward dtype. Null for
+/// collectives that do not reduce.
+Type getEffectiveAccDtype(CollectiveOpInterface op);
+
 /// Whether `type` is an fp8-or-narrower element type that needs a scale
 /// (f8E8M0FNU, a scale-only type, excluded).
 bool isScaledLowPrecisionType(Type type);

@@ -77,4 +77,41 @@ def PrecApplyPolicy : Pass<"prec-apply-policy", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::prec::PrecDialect"];
 }
 
+def PrecFoldCasts : Pass<"prec-fold-casts", "mlir::func::FuncOp"> {
+  let summary = "fold exact cast chains and merge casts into collectives";
+  let description = [{
+    Moves conversions to where they cost least without changing a single
+    value, forwards or backwards:
+
+    - exact cast chains fold (see `prec.cast`);
+    - a cast of a collective's result merges into the collective's result
+      type when the result type holds every value the collective computes
+      (its accumulation dtype, or its wire dtype when it does not reduce)
+      and every value of the cast's type, e.g. a reduce-scatter accumulating
+      in f32 and returning f32, then cast to bf16, returns bf16 directly;
+    - a narrowing all-gather or all-to-all whose wire dtype is exact for its
+      input is hoisted onto the wire: gathering f32 in f32 and converting
+      to bf16 becomes gathering bf16 (same values, half the bytes);
+    - a widening cast feeding a collective merges into it: the collective
+      reads the narrow value and keeps its wire dtype explicitly, when the
+      wide type also holds every value of the collective's gradient (so the
+      gradient is not rounded twice).
+
+    Stochastic rounding, non-default gradient dtypes and fp8 wires are left
+    alone: moving them would change values.
+
+    Before:
+    ```mlir
+    %g = prec.all_gather %w on @dp gather_axis = 0 : tensor<8xf32> -> tensor<32xf32>
+    %c = prec.cast %g : tensor<32xf32> to tensor<32xbf16>
+    ```
+    After:
+    ```mlir
+    %c = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
+           backward_dtype = f32 : tensor<8xf32> -> tensor<32xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::prec::PrecDialect"];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD
