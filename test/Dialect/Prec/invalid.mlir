@@ -487,3 +487,33 @@ func.func private @grad_dtype_integer(tensor<8xf32> {prec.grad_dtype = i32})
 
 // expected-error @+1 {{unknown prec attribute 'prec.grad_type' on an argument}}
 func.func private @misspelled_grad_dtype(tensor<8xf32> {prec.grad_type = f32})
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @negative_divisor(%x: tensor<8xf32>) {
+  // expected-error @+1 {{expected a positive finite pre_divisor, got -2.000000e+00}}
+  %0 = prec.all_reduce %x on @dp pre_divisor = -2.0 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @divisor_with_avg(%x: tensor<64xf32>) {
+  // expected-error @+1 {{expected reduction = <sum> with post_divisor, got <avg>}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 reduction = <avg> post_divisor = 8.0 : tensor<64xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @ring_with_wider_accumulation(%x: tensor<8xbf16>) {
+  // expected-error @+1 {{expected acc_dtype equal to forward_dtype 'bf16' for a ring reduction (it rounds partial sums to the wire dtype), got 'f32'}}
+  %0 = prec.all_reduce %x on @dp algorithm = <ring> : tensor<8xbf16> -> tensor<8xbf16>
+  return
+}

@@ -117,3 +117,18 @@ func.func @attributes() attributes {
              #prec.scaling<block, block_size = 32>]} {
   return
 }
+
+// Explicit divisors and reduction algorithms.
+// CHECK-LABEL: func @divisors_and_algorithms
+func.func @divisors_and_algorithms(%h: tensor<256xf16>, %x: tensor<64xf32>) {
+  // CHECK: prec.reduce_scatter %{{.*}} on @hsdp grid_axes = [1] scatter_axis = 0 acc_dtype = f16 pre_divisor = 4.000000e+00 post_divisor = 2.000000e+00 algorithm = <ring> : tensor<256xf16> -> tensor<32xf16>
+  %0 = prec.reduce_scatter %h on @hsdp grid_axes = [1] scatter_axis = 0 acc_dtype = f16
+         pre_divisor = 4.0 post_divisor = 2.0 algorithm = <ring> : tensor<256xf16> -> tensor<32xf16>
+  // CHECK: prec.all_reduce %{{.*}} on @dp forward_dtype = bf16 acc_dtype = f32 post_divisor = 8.000000e+00 algorithm = <direct> : tensor<64xf32> -> tensor<64xf32>
+  %1 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32 post_divisor = 8.0
+         algorithm = <direct> : tensor<64xf32> -> tensor<64xf32>
+  // A ring whose wire dtype is the default accumulation dtype.
+  // CHECK: prec.all_reduce %{{.*}} on @dp algorithm = <ring> : tensor<64xf32> -> tensor<64xf32>
+  %2 = prec.all_reduce %x on @dp algorithm = <ring> : tensor<64xf32> -> tensor<64xf32>
+  return
+}

@@ -8,6 +8,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::prec;
 
@@ -68,6 +70,46 @@ int64_t mlir::prec::getCollectiveGroupSize(shard::GridOp grid,
   for (int16_t axis : axes)
     multiply(shape[axis]);
   return size;
+}
+
+FailureOr<int64_t>
+mlir::prec::getStaticCollectiveGroupSize(CollectiveOpInterface op,
+                                         StringRef purpose) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      op, op.getGridAttr());
+  if (!grid)
+    return op->emitOpError("expected grid ")
+           << op.getGridAttr() << " to name a 'shard.grid'";
+  int64_t size = getCollectiveGroupSize(grid, op.getGridAxes());
+  if (ShapedType::isDynamic(size))
+    return op->emitOpError("needs a static group size for ")
+           << purpose << ", but grid " << op.getGridAttr()
+           << " has a dynamic size on a reduced axis";
+  return size;
+}
+
+ReductionAlgorithm mlir::prec::getReductionAlgorithm(CollectiveOpInterface op) {
+  assert(op.isReduction() && "only reducing collectives have an algorithm");
+  if (auto algorithm =
+          op->getAttrOfType<ReductionAlgorithmAttr>("algorithm"))
+    return algorithm.getValue();
+  return getEffectiveAccDtype(op) == op.getEffectiveForwardDtype()
+             ? ReductionAlgorithm::Ring
+             : ReductionAlgorithm::Direct;
+}
+
+AverageDivisors mlir::prec::getAverageDivisors(int64_t divisor,
+                                               FloatType accType) {
+  assert(divisor >= 1 && "expected a positive divisor");
+  const llvm::fltSemantics &f32 = llvm::APFloat::IEEEsingle();
+  if (llvm::APFloat::semanticsMaxExponent(accType.getFloatSemantics()) >=
+      llvm::APFloat::semanticsMaxExponent(f32))
+    return {1.0, static_cast<double>(divisor)};
+  int64_t pre = 1;
+  while (4 * pre * pre <= 2 * divisor)
+    pre *= 2;
+  return {static_cast<double>(pre),
+          static_cast<double>(divisor) / static_cast<double>(pre)};
 }
 
 /// Shapes are written as in tensor types, `?` for dynamic extents.
@@ -299,8 +341,39 @@ AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                             getType().getDimSize(axis), *groupSize);
 }
 
+/// Checks the explicit divisors and the algorithm of a reducing collective:
+/// divisors are positive, finite and only combine with a plain sum (an `avg`
+/// with divisors would divide twice); a ring re-rounds partial sums to the
+/// wire dtype, which the contract allows only when that is the acc_dtype.
+template <typename ReductionOp>
+static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
+  for (auto [name, divisor] : {std::pair{"pre_divisor", op.getPreDivisorAttr()},
+                               std::pair{"post_divisor", op.getPostDivisorAttr()}}) {
+    if (!divisor)
+      continue;
+    double value = divisor.getValueAsDouble();
+    if (!std::isfinite(value) || value <= 0.0)
+      return op.emitOpError("expected a positive finite ")
+             << name << ", got " << value;
+    if (op.getReduction() != ReductionKind::Sum)
+      return op.emitOpError("expected reduction = <sum> with ")
+             << name << ", got <" << stringifyReductionKind(op.getReduction())
+             << ">";
+  }
+  if (op.getAlgorithm() != ReductionAlgorithm::Ring)
+    return success();
+  Type forward = op.getEffectiveForwardDtype();
+  Type acc = getEffectiveAccDtype(op);
+  if (acc == forward)
+    return success();
+  return op.emitOpError("expected acc_dtype equal to forward_dtype ")
+         << forward << " for a ring reduction (it rounds partial sums to the "
+         << "wire dtype), got " << acc;
+}
+
 LogicalResult ReduceScatterOp::verify() {
   if (failed(verifyCollectiveLocally(*this)) ||
+      failed(verifyReductionScalingAndAlgorithm(*this)) ||
       failed(verifyAxisInRange(*this, "scatter_axis", static_cast<int64_t>(getScatterAxis()),
                                getInput().getType().getRank())))
     return failure();
@@ -318,7 +391,11 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                             *groupSize);
 }
 
-LogicalResult AllReduceOp::verify() { return verifyCollectiveLocally(*this); }
+LogicalResult AllReduceOp::verify() {
+  if (failed(verifyCollectiveLocally(*this)))
+    return failure();
+  return verifyReductionScalingAndAlgorithm(*this);
+}
 
 LogicalResult
 AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -16,6 +16,11 @@ def Prec_ReductionKindAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Prec_ReductionAlgorithmAttr
+    : EnumAttr<Prec_Dialect, Prec_ReductionAlgorithm, "algorithm"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Prec_RoundingModeAttr
     : EnumAttr<Prec_Dialect, Prec_RoundingMode, "rounding"> {
   let assemblyFormat = "`<` $value `>`";

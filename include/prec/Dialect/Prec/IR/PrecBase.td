@@ -43,6 +43,8 @@ def Prec_Dialect : Dialect {
     /// Discardable attributes prec gives meaning to.
     static constexpr ::llvm::StringLiteral kPolicyAttrName = "prec.policy";
     static constexpr ::llvm::StringLiteral kGradDtypeAttrName = "prec.grad_dtype";
+    static constexpr ::llvm::StringLiteral kDifferentiableAttrName =
+        "prec.differentiable";
   }];
 }
 
@@ -56,6 +58,15 @@ def Prec_ReductionKind : I32EnumAttr<"ReductionKind",
   I32EnumAttrCase<"Avg", 1, "avg">,
   I32EnumAttrCase<"Max", 2, "max">,
   I32EnumAttrCase<"Min", 3, "min">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
+def Prec_ReductionAlgorithm : I32EnumAttr<"ReductionAlgorithm",
+    "how a reducing collective combines the wire values of its group", [
+  I32EnumAttrCase<"Direct", 0, "direct">,
+  I32EnumAttrCase<"Ring", 1, "ring">
 ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::prec";

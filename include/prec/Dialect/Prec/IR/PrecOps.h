@@ -50,6 +50,32 @@ bool isScaledLowPrecisionType(Type type);
 /// ShapedType::kDynamic when one of them is not static.
 int64_t getCollectiveGroupSize(shard::GridOp grid, ArrayRef<int16_t> axes);
 
+/// The group size of `op` when the grid sizes of its axes are static;
+/// otherwise emits an error on `op` saying that `purpose` needs it.
+FailureOr<int64_t> getStaticCollectiveGroupSize(CollectiveOpInterface op,
+                                                StringRef purpose);
+
+/// The algorithm a reducing collective combines its group with: `algorithm`
+/// when given, else the one the lowering picks: `direct` (all-to-all, then a
+/// fused sum in acc_dtype) when acc_dtype is wider than forward_dtype, `ring`
+/// (partial sums rounded to the wire dtype at every hop) otherwise.
+ReductionAlgorithm getReductionAlgorithm(CollectiveOpInterface op);
+
+/// How an average over `divisor` values is split around a sum accumulated in
+/// `accType`: `pre` divides each input before the wire cast, `post` the
+/// accumulated sum, and `pre * post == divisor`.
+struct AverageDivisors {
+  double pre = 1.0;
+  double post = 1.0;
+};
+
+/// Accumulation types with f32's exponent range (f32, bf16, f64) cannot
+/// overflow by summing a group, so the whole divisor is applied once, after
+/// the sum. Narrower ranges (f16) get `pre` = the power of two nearest to
+/// sqrt(divisor), ties upwards, i.e. the largest power of two `f` with
+/// `f * f <= 2 * divisor`, and `post = divisor / pre`.
+AverageDivisors getAverageDivisors(int64_t divisor, FloatType accType);
+
 } // namespace mlir::prec
 
 #endif // PREC_DIALECT_PREC_IR_PRECOPS_H

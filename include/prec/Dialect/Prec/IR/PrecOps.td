@@ -119,7 +119,10 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
   dag reductionArgs = (ins
     DefaultValuedAttr<Prec_ReductionKindAttr,
                       "::mlir::prec::ReductionKind::Sum">:$reduction,
-    OptionalAttr<Prec_FloatTypeAttr>:$acc_dtype
+    OptionalAttr<Prec_FloatTypeAttr>:$acc_dtype,
+    OptionalAttr<F64Attr>:$pre_divisor,
+    OptionalAttr<F64Attr>:$post_divisor,
+    OptionalAttr<Prec_ReductionAlgorithmAttr>:$algorithm
   );
   let results = (outs Prec_FloatTensor:$result);
   let hasVerifier = 1;
@@ -128,6 +131,12 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
     (`forward_dtype` `=` $forward_dtype^)?
     (`backward_dtype` `=` $backward_dtype^)?
     (`rounding` `=` $rounding^)? (`scaling` `=` $scaling^)?
+  }];
+  // The clauses reducing collectives print after their dtypes.
+  string reductionClauses = [{
+    (`acc_dtype` `=` $acc_dtype^)?
+    (`pre_divisor` `=` $pre_divisor^)? (`post_divisor` `=` $post_divisor^)?
+    (`algorithm` `=` $algorithm^)?
   }];
 }
 
@@ -204,6 +213,32 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     `acc_dtype == forward_dtype`. `reduction = avg` divides by the group
     size. `backward_dtype` is the wire dtype of the gradient, an all-gather.
 
+    Explicit scaling (what `prec-divide-factors` turns `avg` into): with
+    `reduction = sum`, the optional `pre_divisor` and `post_divisor`
+    (positive, 1 when absent) divide before the wire cast and after the
+    accumulation:
+
+    ```
+    wire = cast(x / pre_divisor, forward_dtype)   // x / pre_divisor in the input type
+    acc  = sum over ranks of ext(wire, acc_dtype)
+    out  = cast(acc / post_divisor, result type)  // acc / post_divisor in acc_dtype
+    ```
+
+    A power-of-two divisor only changes exponents, so it rounds nothing
+    (unless a value leaves the normal range).
+
+    `algorithm` fixes how the group combines the wire values:
+
+    - `direct`: every rank receives the wire chunks of its slice from all
+      ranks (all-to-all) and one fused kernel sums them in `acc_dtype`
+      (`N - 1` additions in rank order);
+    - `ring`: the partial sum travels `N - 1` hops and is rounded to
+      `forward_dtype` after each addition (NCCL's native ring); legal only
+      when `acc_dtype == forward_dtype`.
+
+    When absent the lowering picks `direct` if `acc_dtype` is wider than
+    `forward_dtype` and `ring` otherwise (`getReductionAlgorithm`).
+
     ```mlir
     %g = prec.reduce_scatter %gw on @dp scatter_axis = 0 reduction = <avg>
            forward_dtype = bf16 acc_dtype = f32
@@ -211,12 +246,26 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     ```
   }];
   let arguments = !con(commonArgs, reductionArgs, (ins I64Attr:$scatter_axis));
+  let builders = [
+    // Without explicit divisors or algorithm.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+      "::llvm::StringRef":$grid, "::llvm::ArrayRef<int16_t>":$grid_axes,
+      "::mlir::TypeAttr":$forward_dtype, "::mlir::TypeAttr":$backward_dtype,
+      "::mlir::prec::RoundingMode":$rounding,
+      "::mlir::prec::ScalingAttr":$scaling,
+      "::mlir::prec::ReductionKind":$reduction, "::mlir::TypeAttr":$acc_dtype,
+      "uint64_t":$scatter_axis), [{
+      build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
+            backward_dtype, rounding, scaling, reduction, acc_dtype,
+            /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
+            /*algorithm=*/nullptr, scatter_axis);
+    }]>
+  ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
   let assemblyFormat = [{
     $input `on` $grid (`grid_axes` `=` $grid_axes^)? `scatter_axis` `=` $scatter_axis
     (`reduction` `=` $reduction^)?
-  }] # dtypeClauses # [{
-    (`acc_dtype` `=` $acc_dtype^)?
+  }] # dtypeClauses # reductionClauses # [{
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -230,7 +279,10 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     same contract as `prec.reduce_scatter`: inputs rounded once to
     `forward_dtype`, partial sums kept in `acc_dtype`, the result cast once.
     The gradient of an all-reduce is an all-reduce of the gradient, with
-    `backward_dtype` on the wire.
+    `backward_dtype` on the wire. `pre_divisor`, `post_divisor` and
+    `algorithm` mean what they mean for `prec.reduce_scatter`; a ring
+    all-reduce is a ring reduce-scatter followed by an all-gather of the
+    reduced slices, which rounds nothing more.
 
     ```mlir
     shard.grid @hsdp(shape = 4x8)
@@ -240,11 +292,25 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     ```
   }];
   let arguments = !con(commonArgs, reductionArgs);
+  let builders = [
+    // Without explicit divisors or algorithm.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+      "::llvm::StringRef":$grid, "::llvm::ArrayRef<int16_t>":$grid_axes,
+      "::mlir::TypeAttr":$forward_dtype, "::mlir::TypeAttr":$backward_dtype,
+      "::mlir::prec::RoundingMode":$rounding,
+      "::mlir::prec::ScalingAttr":$scaling,
+      "::mlir::prec::ReductionKind":$reduction, "::mlir::TypeAttr":$acc_dtype),
+    [{
+      build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
+            backward_dtype, rounding, scaling, reduction, acc_dtype,
+            /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
+            /*algorithm=*/nullptr);
+    }]>
+  ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
   let assemblyFormat = [{
     $input `on` $grid (`grid_axes` `=` $grid_axes^)? (`reduction` `=` $reduction^)?
-  }] # dtypeClauses # [{
-    (`acc_dtype` `=` $acc_dtype^)?
+  }] # dtypeClauses # reductionClauses # [{
     attr-dict `:` type($input) `->` type($result)
   }];
 }

@@ -114,4 +114,48 @@ def PrecFoldCasts : Pass<"prec-fold-casts", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::prec::PrecDialect"];
 }
 
+def PrecDivideFactors : Pass<"prec-divide-factors", "mlir::func::FuncOp"> {
+  let summary = "turn averaging reductions into explicit divisors";
+  let description = [{
+    Rewrites every `prec.reduce_scatter` and `prec.all_reduce` with
+    `reduction = <avg>` into `reduction = <sum>` with explicit
+    `pre_divisor` / `post_divisor` attributes whose product is `N`, the
+    number of ranks this op reduces over: the product of the grid sizes of
+    its `grid_axes` (all axes when none are listed). `N` is taken from each
+    op, never from the whole grid, so an HSDP reduce-scatter over the shard
+    axis of a 4x8 grid divides by 8 and an average over all 32 ranks by 32.
+
+    - Accumulation dtypes with f32's exponent range (f32, bf16, f64): one
+      divide, `post_divisor = N`, fused into the kernel that writes the
+      result.
+    - Narrower accumulation ranges (f16): a sum of `N` values may overflow
+      where their average does not, so the divide is split:
+      `pre_divisor = f`, `post_divisor = N / f`, with `f` the power of two
+      nearest to `sqrt(N)` (ties upwards): the largest power of two with
+      `f * f <= 2 * N`. This is FSDP2's split on powers of two (32 -> 8, 4)
+      and stays balanced otherwise (6 -> 2, 3 where FSDP2 gives 4, 1.5).
+    - `N = 1`: a plain sum, no divisor.
+
+    An average whose group size is dynamic, or that accumulates in a scaled
+    fp8 dtype (where a divisor cannot give the sum headroom: the scale
+    absorbs it), is rejected with a diagnostic naming the op.
+
+    Before:
+    ```mlir
+    shard.grid @hsdp(shape = 4x8)
+    %s = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 0
+           reduction = <avg> forward_dtype = f16 acc_dtype = f16
+           : tensor<256xf16> -> tensor<32xf16>
+    ```
+    After:
+    ```mlir
+    %s = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 0
+           forward_dtype = f16 acc_dtype = f16
+           pre_divisor = 4.000000e+00 post_divisor = 2.000000e+00
+           : tensor<256xf16> -> tensor<32xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::prec::PrecDialect"];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

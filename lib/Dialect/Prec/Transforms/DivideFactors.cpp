@@ -1,0 +1,66 @@
+//===- DivideFactors.cpp - averages become explicit divisors --------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECDIVIDEFACTORS
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// Sets `name` to `divisor` unless it divides by one.
+void setDivisorIfNotOne(Operation *op, StringRef name, double divisor) {
+  if (divisor != 1.0)
+    op->setAttr(name, FloatAttr::get(Float64Type::get(op->getContext()),
+                                     divisor));
+}
+
+/// Rewrites an `avg` reduction into a `sum` with divisors whose product is
+/// the size of the group this op reduces over.
+template <typename ReductionOp>
+LogicalResult makeDivisorsExplicit(ReductionOp op) {
+  if (op.getReduction() != ReductionKind::Avg)
+    return success();
+  auto acc = cast<FloatType>(getEffectiveAccDtype(op));
+  // With a scaled fp8 accumulation the scale is chosen from the values being
+  // summed, so a divisor applied before it changes nothing: the sum needs
+  // headroom in the scale, which a divisor cannot express.
+  if (isScaledLowPrecisionType(acc))
+    return op.emitOpError("cannot average in the scaled accumulation dtype ")
+           << acc << ": a divisor gives the sum no headroom";
+  FailureOr<int64_t> groupSize =
+      getStaticCollectiveGroupSize(op, "its divide factors");
+  if (failed(groupSize))
+    return failure();
+  AverageDivisors divisors = getAverageDivisors(*groupSize, acc);
+  op.setReduction(ReductionKind::Sum);
+  setDivisorIfNotOne(op, op.getPreDivisorAttrName(), divisors.pre);
+  setDivisorIfNotOne(op, op.getPostDivisorAttrName(), divisors.post);
+  return success();
+}
+
+struct DivideFactorsPass
+    : public prec::impl::PrecDivideFactorsBase<DivideFactorsPass> {
+  void runOnOperation() override {
+    bool failedAny = false;
+    getOperation()->walk([&](Operation *op) {
+      LogicalResult result =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case<ReduceScatterOp, AllReduceOp>(
+                  [](auto reduction) { return makeDivisorsExplicit(reduction); })
+              .Default([](Operation *) { return success(); });
+      failedAny |= failed(result);
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
