@@ -8,6 +8,7 @@
 #ifndef PREC_INITALLDIALECTS_H
 #define PREC_INITALLDIALECTS_H
 
+#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
@@ -15,9 +16,11 @@
 
 namespace mlir::prec {
 
-/// Registers the prec dialect and the upstream dialects prec IR refers to.
+/// Registers the prec dialect and the upstream dialects prec IR refers to,
+/// and the gradient rules prec attaches to its own and upstream ops.
 inline void registerPrecDialects(DialectRegistry &registry) {
   registry.insert<PrecDialect, shard::ShardDialect>();
+  registerBackwardOpInterfaceExternalModels(registry);
 }
 
 } // namespace mlir::prec

@@ -4,6 +4,8 @@
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::prec;
 
@@ -28,6 +30,15 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("expected '")
              << kPolicyAttrName << "' to be a #prec.policy, got "
              << attribute.getValue();
+    return success();
+  }
+  if (attribute.getName() == kDifferentiableAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError("expected '")
+             << kDifferentiableAttrName << "' to be a unit attribute on a "
+             << "function, got " << attribute.getValue() << " on '"
+             << op->getName() << "'";
     return success();
   }
   return op->emitError("unknown prec attribute '")

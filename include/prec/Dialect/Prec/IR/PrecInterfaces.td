@@ -40,6 +40,60 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
         return attr.getValue();
       return $_op.getInput().getType().getElementType();
     }
+
+    /// The dtype the gradient travels in: `backward_dtype`, or by default the
+    /// effective forward dtype.
+    ::mlir::Type getEffectiveBackwardDtype() {
+      if (::mlir::TypeAttr attr = $_op.getBackwardDtypeAttr())
+        return attr.getValue();
+      return getEffectiveForwardDtype();
+    }
+  }];
+}
+
+def Prec_BackwardOpInterface : OpInterface<"BackwardOpInterface"> {
+  let cppNamespace = "::mlir::prec";
+  let description = [{
+    The gradient rule of an op, used by `prec-generate-backward`: given the
+    gradients of the op's results, it builds the gradients of its operands
+    (reverse mode, a vector-Jacobian product).
+
+    Only ranked tensors of floats carry gradients (`isDifferentiable`);
+    scalars, integers and indices never do. The op the rule is called on
+    lives in the backward function, so its operands are the recomputed
+    forward values, which the rule may use (e.g. a matmul's other factor).
+
+    Ops of other dialects join by external models, registered through
+    `mlir::prec::registerBackwardOpInterfaceExternalModels` (see
+    `linalg.matmul` and the elementwise `arith` ops there).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Builds the operand gradients at the builder's insertion point.
+
+      `resultGradients` has one entry per result: null where the result
+      receives no gradient (it acts as zero), else a value of exactly the
+      result's type. At least one entry is non-null.
+
+      On success, `operandGradients` holds one entry per operand: null where
+      no gradient flows (non-differentiable operands, or operands the results
+      do not depend on), else a tensor of the operand's shape with a float
+      element type. The element type may differ from the operand's: a rule
+      returns its accumulator (e.g. f32 for a bf16 matmul) and the caller
+      rounds once to the operand's gradient dtype, after summing all uses.
+
+      On failure the rule has emitted a diagnostic on the op.
+    }], "::llvm::LogicalResult", "buildGradients",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::mlir::Value>":$resultGradients,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGradients)>
+  ];
+  let extraClassDeclaration = [{
+    /// Whether values of `type` carry gradients: ranked tensors of floats.
+    static bool isDifferentiable(::mlir::Type type) {
+      auto tensor = ::llvm::dyn_cast<::mlir::RankedTensorType>(type);
+      return tensor && ::llvm::isa<::mlir::FloatType>(tensor.getElementType());
+    }
   }];
 }
 

@@ -158,4 +158,102 @@ def PrecDivideFactors : Pass<"prec-divide-factors", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::prec::PrecDialect"];
 }
 
+def PrecGenerateBackward
+    : Pass<"prec-generate-backward", "mlir::ModuleOp"> {
+  let summary = "create the backward function of a forward function";
+  let description = [{
+    For a forward function `@f`, creates `@f_backward` next to it:
+
+    - arguments: the forward arguments, then one gradient per result that is
+      a ranked float tensor (of the result's type);
+    - results: one gradient per argument that is a ranked float tensor, in
+      argument order. Other arguments (scalars such as a learning rate,
+      integers, indices) get none and are left out. An argument's gradient
+      has the argument's type, or the element type of its
+      `prec.grad_dtype` attribute; an argument no result depends on gets
+      zeros.
+
+    The body recomputes the forward values it needs (a copy of the forward
+    body; what the gradients do not use is erased), then applies the
+    gradient rule (`BackwardOpInterface`) of every op in reverse order. The
+    collectives transpose with their own dtypes: an all_gather becomes a
+    reduce_scatter whose wire dtype is the gather's `backward_dtype` and
+    whose reduction is its `grad_reduction`; a reduce_scatter an all_gather
+    in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
+    inverse all_to_all. A `prec.cast` casts the gradient to its
+    `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,
+    `linalg.transpose`, `linalg.fill` and `arith.addf`, `subf`, `mulf`,
+    `negf` on tensors have rules too; more ops join by external models.
+
+    Gradient dtypes: the gradient of a value has the value's type
+    (PyTorch's rule), except for arguments with `prec.grad_dtype`. Rules
+    may return a wider gradient (a bf16 matmul returns its f32 accumulator);
+    the gradients of a value used several times are summed in their common
+    element type, in f32 (f64 when one is f64) when they differ, and the
+    sum is rounded once to the value's gradient dtype.
+
+    The functions differentiated are those named by `functions`, or by
+    default every function carrying the unit attribute
+    `prec.differentiable`. Forward functions must have one block and no
+    side effects (they are recomputed); an op that needs a gradient and has
+    no rule is an error naming it.
+
+    Before:
+    ```mlir
+    shard.grid @dp(shape = 8)
+    func.func @layer(%w_shard: tensor<16x64xf32>, %x: tensor<8x128xbf16>)
+        -> tensor<8x64xf32> attributes {prec.differentiable} {
+      %w = prec.all_gather %w_shard on @dp gather_axis = 0
+             forward_dtype = bf16 backward_dtype = f32
+             : tensor<16x64xf32> -> tensor<128x64xbf16>
+      %zero = arith.constant 0.0 : f32
+      %empty = tensor.empty() : tensor<8x64xf32>
+      %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x64xf32>)
+                -> tensor<8x64xf32>
+      %y = linalg.matmul ins(%x, %w : tensor<8x128xbf16>, tensor<128x64xbf16>)
+             outs(%init : tensor<8x64xf32>) -> tensor<8x64xf32>
+      return %y : tensor<8x64xf32>
+    }
+    ```
+    After (the forward function is unchanged; `@layer_backward` is added):
+    ```mlir
+    func.func @layer_backward(%w_shard: tensor<16x64xf32>,
+        %x: tensor<8x128xbf16>, %dy: tensor<8x64xf32>)
+        -> (tensor<16x64xf32>, tensor<8x128xbf16>) {
+      %w = prec.all_gather %w_shard on @dp gather_axis = 0
+             forward_dtype = bf16 backward_dtype = f32
+             : tensor<16x64xf32> -> tensor<128x64xbf16>
+      // dx = dy w^T, accumulated in f32, rounded once to bf16
+      %wt = linalg.transpose ins(%w : ...) outs(... : tensor<64x128xbf16>)
+              permutation = [1, 0]
+      %dx_acc = linalg.matmul ins(%dy, %wt : tensor<8x64xf32>, tensor<64x128xbf16>)
+                  outs(%zeros : tensor<8x128xf32>) -> tensor<8x128xf32>
+      // dw = x^T dy, then the gather's transpose: f32 on the wire, averaged
+      %xt = linalg.transpose ins(%x : ...) outs(... : tensor<128x8xbf16>)
+              permutation = [1, 0]
+      %dw_acc = linalg.matmul ins(%xt, %dy : tensor<128x8xbf16>, tensor<8x64xf32>)
+                  outs(%zeros2 : tensor<128x64xf32>) -> tensor<128x64xf32>
+      %dw = prec.cast %dw_acc : tensor<128x64xf32> to tensor<128x64xbf16>
+      %dw_shard = prec.reduce_scatter %dw on @dp scatter_axis = 0
+                    reduction = <avg> forward_dtype = f32 backward_dtype = bf16
+                    : tensor<128x64xbf16> -> tensor<16x64xf32>
+      %dx = prec.cast %dx_acc : tensor<8x128xf32> to tensor<8x128xbf16>
+      return %dw_shard, %dx : tensor<16x64xf32>, tensor<8x128xbf16>
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "the forward functions to differentiate (default: those "
+               "carrying `prec.differentiable`)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::prec::PrecDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

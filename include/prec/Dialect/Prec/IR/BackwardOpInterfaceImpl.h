@@ -1,0 +1,34 @@
+//===- BackwardOpInterfaceImpl.h - gradient rules ---------------*- C++ -*-===//
+//
+// The gradient rules (BackwardOpInterface models) of prec's ops and of the
+// upstream ops prec differentiates, and the helpers gradient rules share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H
+#define PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::prec {
+
+/// Attaches BackwardOpInterface to the prec ops that have a gradient rule,
+/// to `linalg.matmul`, `linalg.transpose`, `linalg.fill` and to `arith.addf`,
+/// `subf`, `mulf` and `negf`.
+void registerBackwardOpInterfaceExternalModels(DialectRegistry &registry);
+
+/// `tensor` with its elements converted to `elementType` by a `prec.cast`
+/// (rounding to nearest even), or `tensor` itself when it already has that
+/// element type.
+Value createElementTypeCast(OpBuilder &builder, Location loc, Value tensor,
+                            Type elementType);
+
+/// A tensor of `like`'s shape (dynamic extents taken from `like`) and element
+/// type `elementType` whose elements all equal `value`.
+Value createSplatLike(OpBuilder &builder, Location loc, Value like,
+                      Type elementType, double value);
+
+} // namespace mlir::prec
+
+#endif // PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H

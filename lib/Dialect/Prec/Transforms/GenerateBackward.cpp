@@ -1,0 +1,300 @@
+//===- GenerateBackward.cpp - create backward functions -------------------===//
+//
+// Reverse-mode differentiation of a forward function into a new backward
+// function: the forward body is recomputed, then every op's gradient rule
+// (BackwardOpInterface) runs in reverse order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECGENERATEBACKWARD
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+Type getElementType(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
+/// The gradient contributions of the values of one backward function, each
+/// summed once when the gradient of its value is taken.
+class GradientTable {
+public:
+  void add(Value value, Value gradient) {
+    contributions[value].push_back(gradient);
+  }
+
+  /// The gradient of `value` with element type `gradientType`, or null when
+  /// no contribution reached it. Contributions are summed in `gradientType`
+  /// when they all have it, else in f32 (f64 when one of them or
+  /// `gradientType` is wider than f32); the sum is rounded once to
+  /// `gradientType`.
+  Value take(OpBuilder &builder, Value value, Type gradientType) {
+    auto it = contributions.find(value);
+    if (it == contributions.end())
+      return {};
+    SmallVector<Value, 1> parts = std::move(it->second);
+    contributions.erase(it);
+
+    Location loc = value.getLoc();
+    if (parts.size() == 1)
+      return createElementTypeCast(builder, loc, parts.front(), gradientType);
+    Type sumType = gradientType;
+    if (llvm::any_of(parts, [&](Value part) {
+          return getElementType(part) != gradientType;
+        })) {
+      auto widest = cast<FloatType>(gradientType);
+      for (Value part : parts) {
+        auto partType = cast<FloatType>(getElementType(part));
+        if (partType.getWidth() > widest.getWidth())
+          widest = partType;
+      }
+      sumType = getDefaultAccumulationType(widest);
+    }
+    Value sum = createElementTypeCast(builder, loc, parts.front(), sumType);
+    for (Value part : llvm::drop_begin(parts))
+      sum = arith::AddFOp::create(
+          builder, loc, sum,
+          createElementTypeCast(builder, loc, part, sumType));
+    return createElementTypeCast(builder, loc, sum, gradientType);
+  }
+
+private:
+  DenseMap<Value, SmallVector<Value, 1>> contributions;
+};
+
+/// Builds the backward function of one forward function.
+class BackwardBuilder {
+public:
+  BackwardBuilder(func::FuncOp forward, SymbolTable &symbols)
+      : forward(forward), symbols(symbols) {}
+
+  LogicalResult run();
+
+private:
+  /// Checks what the backward function relies on and collects the
+  /// differentiable arguments and results.
+  LogicalResult analyzeForward();
+
+  /// Creates the empty backward function with its signature.
+  func::FuncOp createFunction();
+
+  /// Applies the gradient rules of the recomputed ops in reverse order.
+  LogicalResult propagate(OpBuilder &builder,
+                          ArrayRef<Operation *> recomputed);
+
+  func::FuncOp forward;
+  SymbolTable &symbols;
+  std::string name;
+  /// Indices of the arguments that get a gradient, and its type.
+  SmallVector<unsigned> differentiableArgs;
+  SmallVector<Type> argGradientTypes;
+  /// Indices of the results that take a gradient.
+  SmallVector<unsigned> differentiableResults;
+  GradientTable gradients;
+};
+
+} // namespace
+
+LogicalResult BackwardBuilder::analyzeForward() {
+  if (forward.isExternal())
+    return forward.emitOpError("cannot be differentiated without a body");
+  if (!forward.getBody().hasOneBlock())
+    return forward.emitOpError("expected a single-block body to "
+                               "differentiate, got ")
+           << forward.getBody().getBlocks().size() << " blocks";
+  name = (forward.getSymName() + "_backward").str();
+  if (symbols.lookup(name))
+    return forward.emitOpError("cannot create its backward function '")
+           << name << "': the symbol exists";
+
+  // The backward function runs the forward ops again: only ops without
+  // side effects may be repeated.
+  for (Operation &op : forward.getBody().front().without_terminator())
+    if (!isMemoryEffectFree(&op))
+      return op.emitOpError("has side effects, but the backward function ")
+             << "recomputes the forward ops";
+
+  FunctionType type = forward.getFunctionType();
+  for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
+    auto gradDtype = forward.getArgAttrOfType<TypeAttr>(
+        index, PrecDialect::kGradDtypeAttrName);
+    if (!BackwardOpInterface::isDifferentiable(argType)) {
+      if (gradDtype)
+        return forward.emitOpError("argument ")
+               << index << " of type " << argType << " has a '"
+               << PrecDialect::kGradDtypeAttrName
+               << "' but no gradient: only ranked float tensors have one";
+      continue;
+    }
+    auto tensorType = cast<RankedTensorType>(argType);
+    differentiableArgs.push_back(index);
+    argGradientTypes.push_back(
+        gradDtype ? tensorType.clone(gradDtype.getValue()) : tensorType);
+  }
+  for (auto [index, resultType] : llvm::enumerate(type.getResults()))
+    if (BackwardOpInterface::isDifferentiable(resultType))
+      differentiableResults.push_back(index);
+  return success();
+}
+
+func::FuncOp BackwardBuilder::createFunction() {
+  FunctionType type = forward.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs());
+  for (unsigned index : differentiableResults)
+    inputs.push_back(type.getResult(index));
+  auto backward = func::FuncOp::create(
+      forward.getLoc(), name,
+      FunctionType::get(forward.getContext(), inputs, argGradientTypes));
+  backward.setVisibility(forward.getVisibility());
+  symbols.insert(backward, std::next(forward->getIterator()));
+  return backward;
+}
+
+LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
+                                         ArrayRef<Operation *> recomputed) {
+  for (Operation *op : llvm::reverse(recomputed)) {
+    SmallVector<Value> resultGradients;
+    for (Value result : op->getResults())
+      resultGradients.push_back(
+          BackwardOpInterface::isDifferentiable(result.getType())
+              ? gradients.take(builder, result, getElementType(result))
+              : Value());
+    // Ops that no gradient reaches, or that have no differentiable operand
+    // (tensor.empty, constants), pass nothing back.
+    if (llvm::none_of(resultGradients,
+                      [](Value gradient) { return bool(gradient); }) ||
+        llvm::none_of(op->getOperandTypes(),
+                      BackwardOpInterface::isDifferentiable))
+      continue;
+
+    auto rule = dyn_cast<BackwardOpInterface>(op);
+    if (!rule)
+      return op->emitOpError("has no gradient rule (it does not implement ")
+             << "BackwardOpInterface)";
+    SmallVector<Value> operandGradients;
+    if (failed(rule.buildGradients(builder, resultGradients,
+                                   operandGradients)))
+      return failure();
+    if (operandGradients.size() != op->getNumOperands())
+      return op->emitOpError("gradient rule returned ")
+             << operandGradients.size() << " gradients for "
+             << op->getNumOperands() << " operands";
+    for (auto [index, operand, gradient] :
+         llvm::enumerate(op->getOperands(), operandGradients)) {
+      if (!gradient ||
+          !BackwardOpInterface::isDifferentiable(operand.getType()))
+        continue;
+      auto operandType = cast<RankedTensorType>(operand.getType());
+      auto gradientType = dyn_cast<RankedTensorType>(gradient.getType());
+      if (!BackwardOpInterface::isDifferentiable(gradient.getType()) ||
+          gradientType.getShape() != operandType.getShape())
+        return op->emitOpError("gradient rule returned ")
+               << gradient.getType() << " for operand " << index
+               << " of type " << operandType
+               << ", expected a float tensor of its shape";
+      gradients.add(operand, gradient);
+    }
+  }
+  return success();
+}
+
+LogicalResult BackwardBuilder::run() {
+  if (failed(analyzeForward()))
+    return failure();
+  func::FuncOp backward = createFunction();
+  Block *entry = backward.addEntryBlock();
+  OpBuilder builder = OpBuilder::atBlockEnd(entry);
+
+  // Recompute the forward values.
+  Block &forwardBody = forward.getBody().front();
+  IRMapping mapping;
+  mapping.map(forwardBody.getArguments(),
+              entry->getArguments().take_front(forward.getNumArguments()));
+  SmallVector<Operation *> recomputed;
+  for (Operation &op : forwardBody.without_terminator())
+    recomputed.push_back(builder.clone(op, mapping));
+
+  // Seed the results' gradients with the gradient arguments.
+  Operation *forwardReturn = forwardBody.getTerminator();
+  for (auto [position, index] : llvm::enumerate(differentiableResults))
+    gradients.add(
+        mapping.lookupOrDefault(forwardReturn->getOperand(index)),
+        entry->getArgument(forward.getNumArguments() + position));
+
+  if (failed(propagate(builder, recomputed))) {
+    backward.erase();
+    return failure();
+  }
+
+  SmallVector<Value> argGradients;
+  for (auto [index, gradientType] :
+       llvm::zip_equal(differentiableArgs, argGradientTypes)) {
+    Value arg = entry->getArgument(index);
+    Type elementType = cast<RankedTensorType>(gradientType).getElementType();
+    Value gradient = gradients.take(builder, arg, elementType);
+    argGradients.push_back(gradient ? gradient
+                                    : createSplatLike(builder, arg.getLoc(),
+                                                      arg, elementType, 0.0));
+  }
+  func::ReturnOp::create(builder, forwardReturn->getLoc(), argGradients);
+
+  // Drop the recomputed values no gradient uses.
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::reverse(entry->getOperations())))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  return success();
+}
+
+namespace {
+
+struct GenerateBackwardPass
+    : public prec::impl::PrecGenerateBackwardBase<GenerateBackwardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> forwards;
+    if (functions.empty()) {
+      for (auto function : module.getOps<func::FuncOp>())
+        if (function->hasAttr(PrecDialect::kDifferentiableAttrName))
+          forwards.push_back(function);
+    }
+    for (const std::string &functionName : functions) {
+      auto function = module.lookupSymbol<func::FuncOp>(functionName);
+      if (!function) {
+        // Reported at the module's location, without printing the module.
+        emitError(module.getLoc(), "expected a function named '")
+            << functionName << "' to differentiate";
+        return signalPassFailure();
+      }
+      forwards.push_back(function);
+    }
+
+    SymbolTable symbols(module);
+    for (func::FuncOp forward : forwards)
+      if (failed(BackwardBuilder(forward, symbols).run()))
+        signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,98 @@
+// RUN: prec-opt %s --prec-generate-backward -split-input-file -verify-diagnostics
+
+func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  // expected-error @below {{'math.exp' op has no gradient rule (it does not implement BackwardOpInterface)}}
+  %y = math.exp %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_reduce_max(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  // expected-error @below {{'prec.all_reduce' op has no gradient rule for reduction 'max'}}
+  %y = prec.all_reduce %x on @dp reduction = <max> : tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @max(%x: tensor<4xf32>) -> tensor<f32> attributes {prec.differentiable} {
+  // expected-error @below {{'prec.reduce' op has no gradient rule for reduction 'max'}}
+  %y = prec.reduce %x dims = [0] reduction = <max> : tensor<4xf32> -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// An avg's divisor must be known.
+shard.grid @dyn(shape = ?)
+func.func @dynamic_group(%x: tensor<64xf32>) -> tensor<8xf32> attributes {prec.differentiable} {
+  // expected-error @below {{'prec.reduce_scatter' op has no gradient rule for an avg over a group of dynamic size}}
+  %y = prec.reduce_scatter %x on @dyn scatter_axis = 0 reduction = <avg> : tensor<64xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// The backward function recomputes the forward ops.
+func.func @effects(%x: tensor<4xf32>, %m: memref<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  // expected-error @below {{'memref.store' op has side effects}}
+  memref.store %f, %m[%c0] : memref<4xf32>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0 of type 'f32' has a 'prec.grad_dtype' but no gradient}}
+func.func @scalar(%x: f32 {prec.grad_dtype = f32}) -> f32 attributes {prec.differentiable} {
+  return %x : f32
+}
+
+// -----
+
+// expected-error @below {{cannot create its backward function 'clash_backward': the symbol exists}}
+func.func @clash(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  return %x : tensor<4xf32>
+}
+func.func @clash_backward() {
+  return
+}
+
+// -----
+
+// expected-error @below {{cannot be differentiated without a body}}
+func.func private @external(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable}
+
+// -----
+
+// expected-error @below {{expected 'prec.differentiable' to be a unit attribute on a function}}
+func.func @bad_attr(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable = 1 : i32} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{expected a single-block body to differentiate, got 2 blocks}}
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  cf.br ^next
+^next:
+  return %x : tensor<4xf32>
+}
+
+
+// -----
+
+func.func @matmul_transposed(%a: tensor<8x4xf32>, %b: tensor<16x4xf32>, %c: tensor<8x16xf32>)
+    -> tensor<8x16xf32> attributes {prec.differentiable} {
+  // expected-error @below {{'linalg.matmul' op has no gradient rule for non-default indexing maps}}
+  %0 = linalg.matmul
+         indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                          affine_map<(m, n, k) -> (n, k)>,
+                          affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<8x4xf32>, tensor<16x4xf32>)
+         outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

@@ -1,0 +1,340 @@
+// The output is parsed and verified again by a second prec-opt.
+// RUN: prec-opt %s --prec-generate-backward | prec-opt | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --prec-generate-backward="functions=plain" | FileCheck %s --check-prefix=NAMED --enable-var-scope
+// RUN: not prec-opt %s --prec-generate-backward="functions=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// MISSING: error: expected a function named 'missing' to differentiate
+
+shard.grid @dp(shape = 8)
+shard.grid @hsdp(shape = 4x8)
+shard.grid @dp4(shape = 4)
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// FSDP: f32 shards gathered as bf16; the gradient is reduce-scattered with
+// f32 on the wire, averaged, into an f32 shard.
+// CHECK-LABEL: func.func @all_gather_backward(
+// CHECK-SAME:    %{{.*}}: tensor<16x64xf32>, %[[DW:.*]]: tensor<128x64xbf16>) -> tensor<16x64xf32>
+// CHECK:         %[[DSHARD:.*]] = prec.reduce_scatter %[[DW]] on @dp scatter_axis = 0 reduction = <avg>
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = bf16 : tensor<128x64xbf16> -> tensor<16x64xf32>
+// CHECK-NEXT:    return %[[DSHARD]]
+func.func @all_gather(%w_shard: tensor<16x64xf32>) -> tensor<128x64xbf16>
+    attributes {prec.differentiable} {
+  %w = prec.all_gather %w_shard on @dp gather_axis = 0
+         forward_dtype = bf16 backward_dtype = f32
+         : tensor<16x64xf32> -> tensor<128x64xbf16>
+  return %w : tensor<128x64xbf16>
+}
+
+// Without backward_dtype the gradient travels in the forward dtype; the
+// grid axes, the axis and grad_reduction carry over.
+// CHECK-LABEL: func.func @all_gather_defaults_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<4x64xf32>)
+// CHECK:         prec.reduce_scatter %[[DY]] on @hsdp grid_axes = [1] scatter_axis = 1
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = f32 : tensor<4x64xf32> -> tensor<4x8xf32>
+func.func @all_gather_defaults(%x: tensor<4x8xf32>) -> tensor<4x64xf32>
+    attributes {prec.differentiable} {
+  %y = prec.all_gather %x on @hsdp grid_axes = [1] gather_axis = 1
+         grad_reduction = <sum> : tensor<4x8xf32> -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+}
+
+// reduce_scatter -> all_gather in its backward_dtype, back to the input type.
+// CHECK-LABEL: func.func @reduce_scatter_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<8x16xf32>) -> tensor<64x16xbf16>
+// CHECK:         %[[DX:.*]] = prec.all_gather %[[DY]] on @dp gather_axis = 0
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = bf16 grad_reduction = <sum>
+// CHECK-SAME:      : tensor<8x16xf32> -> tensor<64x16xbf16>
+// CHECK-NEXT:    return %[[DX]]
+func.func @reduce_scatter(%g: tensor<64x16xbf16>) -> tensor<8x16xf32>
+    attributes {prec.differentiable} {
+  %r = prec.reduce_scatter %g on @dp scatter_axis = 0
+         forward_dtype = bf16 backward_dtype = f32 acc_dtype = f32
+         : tensor<64x16xbf16> -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// An avg over grid axis 0 of @hsdp (4 ranks) divides the gradient by 4.
+// CHECK-LABEL: func.func @reduce_scatter_avg_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<16x16xf32>)
+// CHECK:         %[[FOUR:.*]] = arith.constant dense<4.000000e+00> : tensor<16x16xf32>
+// CHECK:         %[[SCALED:.*]] = arith.divf %[[DY]], %[[FOUR]] : tensor<16x16xf32>
+// CHECK:         prec.all_gather %[[SCALED]] on @hsdp grid_axes = [0] gather_axis = 0
+// CHECK-SAME:      grad_reduction = <sum> : tensor<16x16xf32> -> tensor<64x16xf32>
+func.func @reduce_scatter_avg(%g: tensor<64x16xf32>) -> tensor<16x16xf32>
+    attributes {prec.differentiable} {
+  %r = prec.reduce_scatter %g on @hsdp grid_axes = [0] scatter_axis = 0
+         reduction = <avg> : tensor<64x16xf32> -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// all_reduce -> all_reduce with the same reduction, dtypes swapped; the
+// accumulation dtype follows the default of the new wire dtype.
+// CHECK-LABEL: func.func @all_reduce_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<16xf32>)
+// CHECK:         prec.all_reduce %[[DY]] on @hsdp grid_axes = [0] reduction = <avg>
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = bf16 : tensor<16xf32> -> tensor<16xf32>
+func.func @all_reduce(%g: tensor<16xf32>) -> tensor<16xf32>
+    attributes {prec.differentiable} {
+  %r = prec.all_reduce %g on @hsdp grid_axes = [0] reduction = <avg>
+         forward_dtype = bf16 backward_dtype = f32 acc_dtype = f32
+         : tensor<16xf32> -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// all_to_all -> the inverse all_to_all (split and concat axes swapped).
+// CHECK-LABEL: func.func @all_to_all_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<8x128xbf16>)
+// CHECK:         prec.all_to_all %[[DY]] on @dp split_axis = 1 concat_axis = 0
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = bf16 : tensor<8x128xbf16> -> tensor<64x16xf32>
+func.func @all_to_all(%x: tensor<64x16xf32>) -> tensor<8x128xbf16>
+    attributes {prec.differentiable} {
+  %t = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 1
+         forward_dtype = bf16 backward_dtype = f32
+         : tensor<64x16xf32> -> tensor<8x128xbf16>
+  return %t : tensor<8x128xbf16>
+}
+
+//===----------------------------------------------------------------------===//
+// Casts and local reductions
+//===----------------------------------------------------------------------===//
+
+// The gradient is cast to backward_dtype, then to the input's gradient
+// dtype: f32 forward, gradients rounded to bf16 on the way back.
+// CHECK-LABEL: func.func @cast_backward(
+// CHECK-SAME:    %[[DA:[^:]*]]: tensor<8xbf16>, %[[DB:[^:]*]]: tensor<8xf32>)
+// CHECK-DAG:     %[[GA:.*]] = prec.cast %[[DA]] : tensor<8xbf16> to tensor<8xf32>
+// CHECK-DAG:     %[[ROUNDED:.*]] = prec.cast %[[DB]] : tensor<8xf32> to tensor<8xbf16>
+// CHECK-DAG:     %[[GB:.*]] = prec.cast %[[ROUNDED]] : tensor<8xbf16> to tensor<8xf32>
+// CHECK:         return %[[GA]], %[[GB]]
+func.func @cast(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xbf16>, tensor<8xf32>)
+    attributes {prec.differentiable} {
+  %0 = prec.cast %a : tensor<8xf32> to tensor<8xbf16>
+  %1 = prec.cast %b backward_dtype = bf16 : tensor<8xf32> to tensor<8xf32>
+  return %0, %1 : tensor<8xbf16>, tensor<8xf32>
+}
+
+// sum: broadcast over the reduced dims; avg: divided by their element count
+// (4 * 8 * 16 = 512) first. Both gradients of %x are f32 and summed in f32,
+// then rounded once to bf16.
+// CHECK-LABEL: func.func @reduce_backward(
+// CHECK-SAME:    %[[DS:[^:]*]]: tensor<8xf32>, %[[DM:[^:]*]]: tensor<f32>) -> tensor<4x8x16xbf16>
+// CHECK:         %[[COUNT:.*]] = arith.constant dense<5.120000e+02> : tensor<f32>
+// CHECK:         %[[MEAN:.*]] = arith.divf %[[DM]], %[[COUNT]] : tensor<f32>
+// CHECK:         %[[BM:.*]] = linalg.broadcast ins(%[[MEAN]] : tensor<f32>) outs(%{{.*}} : tensor<4x8x16xf32>) dimensions = [0, 1, 2]
+// CHECK:         %[[BS:.*]] = linalg.broadcast ins(%[[DS]] : tensor<8xf32>) outs(%{{.*}} : tensor<4x8x16xf32>) dimensions = [0, 2]
+// CHECK:         %[[SUM:.*]] = arith.addf %[[BM]], %[[BS]] : tensor<4x8x16xf32>
+// CHECK:         %[[DX:.*]] = prec.cast %[[SUM]] : tensor<4x8x16xf32> to tensor<4x8x16xbf16>
+// CHECK:         return %[[DX]]
+func.func @reduce(%x: tensor<4x8x16xbf16>) -> (tensor<8xf32>, tensor<f32>)
+    attributes {prec.differentiable} {
+  %s = prec.reduce %x dims = [2, 0] acc_dtype = f32 : tensor<4x8x16xbf16> -> tensor<8xf32>
+  %m = prec.reduce %x dims = [0, 1, 2] reduction = <avg> : tensor<4x8x16xbf16> -> tensor<f32>
+  return %s, %m : tensor<8xf32>, tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
+// linalg and arith
+//===----------------------------------------------------------------------===//
+
+// bf16 factors, f32 result: dA = dC B^T and dB = A^T dC accumulate in f32
+// and are rounded once to bf16. The zero-filled init receives dC and passes
+// nothing on; the forward ops are not needed and disappear.
+// CHECK-LABEL: func.func @matmul_backward(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<8x32xbf16>, %[[B:[^:]*]]: tensor<32x16xbf16>, %[[DC:[^:]*]]: tensor<8x16xf32>)
+// CHECK-SAME:    -> (tensor<8x32xbf16>, tensor<32x16xbf16>)
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[BT:.*]] = linalg.transpose ins(%[[B]] : tensor<32x16xbf16>) outs(%{{.*}} : tensor<16x32xbf16>) permutation = [1, 0]
+// CHECK:         %[[Z0:.*]] = arith.constant dense<0.000000e+00> : tensor<8x32xf32>
+// CHECK:         %[[DA32:.*]] = linalg.matmul ins(%[[DC]], %[[BT]] : tensor<8x16xf32>, tensor<16x32xbf16>) outs(%[[Z0]] : tensor<8x32xf32>)
+// CHECK:         %[[AT:.*]] = linalg.transpose ins(%[[A]] : tensor<8x32xbf16>) outs(%{{.*}} : tensor<32x8xbf16>) permutation = [1, 0]
+// CHECK:         %[[Z1:.*]] = arith.constant dense<0.000000e+00> : tensor<32x16xf32>
+// CHECK:         %[[DB32:.*]] = linalg.matmul ins(%[[AT]], %[[DC]] : tensor<32x8xbf16>, tensor<8x16xf32>) outs(%[[Z1]] : tensor<32x16xf32>)
+// CHECK-DAG:     %[[DA:.*]] = prec.cast %[[DA32]] : tensor<8x32xf32> to tensor<8x32xbf16>
+// CHECK-DAG:     %[[DB:.*]] = prec.cast %[[DB32]] : tensor<32x16xf32> to tensor<32x16xbf16>
+// CHECK:         return %[[DA]], %[[DB]]
+func.func @matmul(%a: tensor<8x32xbf16>, %b: tensor<32x16xbf16>) -> tensor<8x16xf32>
+    attributes {prec.differentiable} {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<8x32xbf16>, tensor<32x16xbf16>)
+         outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
+
+// An accumulating matmul (C = C0 + A B) passes dC to C0; dynamic extents
+// come from the operands.
+// CHECK-LABEL: func.func @matmul_dynamic_backward(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<?x4xf32>, %[[B:[^:]*]]: tensor<4x?xf32>, %[[C0:[^:]*]]: tensor<?x?xf32>, %[[DC:[^:]*]]: tensor<?x?xf32>)
+// CHECK:         %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x4xf32>)
+// CHECK:         %[[DA:.*]] = linalg.matmul ins(%[[DC]], %{{.*}} : tensor<?x?xf32>, tensor<?x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
+// CHECK:         %[[DB:.*]] = linalg.matmul
+// CHECK:         return %[[DA]], %[[DB]], %[[DC]]
+func.func @matmul_dynamic(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>, %c0: tensor<?x?xf32>)
+    -> tensor<?x?xf32> attributes {prec.differentiable} {
+  %c = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x?xf32>)
+         outs(%c0 : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @transpose_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<4x2x3xf32>)
+// CHECK:         %[[DX:.*]] = linalg.transpose ins(%[[DY]] : tensor<4x2x3xf32>) outs(%{{.*}} : tensor<2x3x4xf32>) permutation = [1, 2, 0]
+// CHECK:         return %[[DX]]
+func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+    attributes {prec.differentiable} {
+  %empty = tensor.empty() : tensor<4x2x3xf32>
+  %y = linalg.transpose ins(%x : tensor<2x3x4xf32>) outs(%empty : tensor<4x2x3xf32>)
+         permutation = [2, 0, 1]
+  return %y : tensor<4x2x3xf32>
+}
+
+// n = -((a + b - c) * a): the forward values the rules need (a + b - c) are
+// recomputed; da sums two uses.
+// CHECK-LABEL: func.func @arith_backward(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<4xf32>, %[[B:[^:]*]]: tensor<4xf32>, %[[C:[^:]*]]: tensor<4xf32>, %[[DN:[^:]*]]: tensor<4xf32>)
+// CHECK:         %[[S:.*]] = arith.addf %[[A]], %[[B]] : tensor<4xf32>
+// CHECK:         %[[D:.*]] = arith.subf %[[S]], %[[C]] : tensor<4xf32>
+// CHECK:         %[[DP:.*]] = arith.negf %[[DN]] : tensor<4xf32>
+// CHECK:         %[[DD:.*]] = arith.mulf %[[DP]], %[[A]] fastmath<contract> : tensor<4xf32>
+// CHECK:         %[[DA1:.*]] = arith.mulf %[[DP]], %[[D]] fastmath<contract> : tensor<4xf32>
+// CHECK:         %[[DC:.*]] = arith.negf %[[DD]] : tensor<4xf32>
+// CHECK:         %[[DA:.*]] = arith.addf %[[DA1]], %[[DD]] : tensor<4xf32>
+// CHECK:         return %[[DA]], %[[DD]], %[[DC]]
+func.func @arith(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32>
+    attributes {prec.differentiable} {
+  %s = arith.addf %a, %b : tensor<4xf32>
+  %d = arith.subf %s, %c : tensor<4xf32>
+  %p = arith.mulf %d, %a fastmath<contract> : tensor<4xf32>
+  %n = arith.negf %p : tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Accumulation and gradient dtypes
+//===----------------------------------------------------------------------===//
+
+// %x is used three times. Its contributions differ in dtype (bf16 from the
+// product, f32 from the cast's backward_dtype), so they are summed in f32 and
+// rounded once to bf16. A result returned as is passes its gradient through.
+// CHECK-LABEL: func.func @used_twice_backward(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xbf16>, %{{[^:]*}}: tensor<4xf32>, %[[DSQ:[^:]*]]: tensor<4xbf16>, %[[DZ:[^:]*]]: tensor<4xf32>)
+// CHECK:         %[[P0:.*]] = arith.mulf %[[DSQ]], %[[X]] : tensor<4xbf16>
+// CHECK:         %[[P1:.*]] = arith.mulf %[[DSQ]], %[[X]] : tensor<4xbf16>
+// CHECK:         %[[P0W:.*]] = prec.cast %[[P0]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK:         %[[S0:.*]] = arith.addf %[[DZ]], %[[P0W]] : tensor<4xf32>
+// CHECK:         %[[P1W:.*]] = prec.cast %[[P1]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK:         %[[S1:.*]] = arith.addf %[[S0]], %[[P1W]] : tensor<4xf32>
+// CHECK:         %[[DX:.*]] = prec.cast %[[S1]] : tensor<4xf32> to tensor<4xbf16>
+// CHECK:         return %[[DX]], %[[DZ]]
+func.func @used_twice(%x: tensor<4xbf16>, %y: tensor<4xf32>) -> (tensor<4xbf16>, tensor<4xf32>)
+    attributes {prec.differentiable} {
+  %sq = arith.mulf %x, %x : tensor<4xbf16>
+  %up = prec.cast %x backward_dtype = f32 : tensor<4xbf16> to tensor<4xf32>
+  %z = arith.addf %up, %y : tensor<4xf32>
+  return %sq, %z : tensor<4xbf16>, tensor<4xf32>
+}
+
+// Contributions of one dtype are summed in it.
+// CHECK-LABEL: func.func @same_dtype_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<4xbf16>)
+// CHECK:         %[[DX:.*]] = arith.addf %[[DY]], %[[DY]] : tensor<4xbf16>
+// CHECK-NEXT:    return %[[DX]]
+func.func @same_dtype(%x: tensor<4xbf16>) -> tensor<4xbf16>
+    attributes {prec.differentiable} {
+  %y = arith.addf %x, %x : tensor<4xbf16>
+  return %y : tensor<4xbf16>
+}
+
+// prec.grad_dtype = f32 on a bf16 argument: the bf16 contributions are
+// summed in f32 and the gradient returned in f32. The scalar and the integer
+// tensor get no gradient; an unused float argument gets zeros.
+// CHECK-LABEL: func.func @grad_dtype_backward(
+// CHECK-SAME:    %[[W:[^:]*]]: tensor<8x8xbf16>, %{{[^:]*}}: f32, %{{[^:]*}}: tensor<8xf32>, %{{[^:]*}}: tensor<8xi32>, %[[DY:[^:]*]]: tensor<8x8xbf16>)
+// CHECK-SAME:    -> (tensor<8x8xf32>, tensor<8xf32>)
+// CHECK:         %[[P0:.*]] = arith.mulf %[[DY]], %[[W]] : tensor<8x8xbf16>
+// CHECK:         %[[P1:.*]] = arith.mulf %[[DY]], %[[W]] : tensor<8x8xbf16>
+// CHECK:         %[[P0W:.*]] = prec.cast %[[P0]] : tensor<8x8xbf16> to tensor<8x8xf32>
+// CHECK:         %[[P1W:.*]] = prec.cast %[[P1]] : tensor<8x8xbf16> to tensor<8x8xf32>
+// CHECK:         %[[DW:.*]] = arith.addf %[[P0W]], %[[P1W]] : tensor<8x8xf32>
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK:         return %[[DW]], %[[ZERO]] : tensor<8x8xf32>, tensor<8xf32>
+func.func @grad_dtype(%w: tensor<8x8xbf16> {prec.grad_dtype = f32}, %lr: f32,
+                      %unused: tensor<8xf32>, %ids: tensor<8xi32>) -> tensor<8x8xbf16>
+    attributes {prec.differentiable} {
+  %y = arith.mulf %w, %w : tensor<8x8xbf16>
+  return %y : tensor<8x8xbf16>
+}
+
+//===----------------------------------------------------------------------===//
+// An FSDP layer pair (examples/fsdp_step.mlir, forward half) with a mean loss
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @mlp_backward(
+// CHECK-SAME:    %[[W1S:[^:]*]]: tensor<16x64xf32>, %[[W2S:[^:]*]]: tensor<16x16xf32>, %[[X:[^:]*]]: tensor<8x64xbf16>, %[[DL:[^:]*]]: tensor<f32>)
+// CHECK-SAME:    -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<8x64xbf16>)
+// CHECK-DAG:     %[[W1:.*]] = prec.all_gather %[[W1S]] on @dp4 gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
+// CHECK-DAG:     %[[W2:.*]] = prec.all_gather %[[W2S]] on @dp4 gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
+// CHECK:         linalg.broadcast
+// CHECK:         %[[DW2:.*]] = prec.cast %{{.*}} : tensor<64x16xf32> to tensor<64x16xbf16>
+// CHECK:         %[[DW2S:.*]] = prec.reduce_scatter %[[DW2]] on @dp4 scatter_axis = 0 reduction = <avg> forward_dtype = f32 backward_dtype = bf16 : tensor<64x16xbf16> -> tensor<16x16xf32>
+// CHECK:         %[[DW1:.*]] = prec.cast %{{.*}} : tensor<64x64xf32> to tensor<64x64xbf16>
+// CHECK:         %[[DW1S:.*]] = prec.reduce_scatter %[[DW1]] on @dp4 scatter_axis = 0 reduction = <avg> forward_dtype = f32 backward_dtype = bf16 : tensor<64x64xbf16> -> tensor<16x64xf32>
+// CHECK:         %[[DX:.*]] = prec.cast %{{.*}} : tensor<8x64xf32> to tensor<8x64xbf16>
+// CHECK:         return %[[DW1S]], %[[DW2S]], %[[DX]]
+func.func @mlp(%w1_shard: tensor<16x64xf32>, %w2_shard: tensor<16x16xf32>,
+               %x: tensor<8x64xbf16>) -> tensor<f32> attributes {prec.differentiable} {
+  %w1 = prec.all_gather %w1_shard on @dp4 gather_axis = 0
+          forward_dtype = bf16 backward_dtype = f32
+          : tensor<16x64xf32> -> tensor<64x64xbf16>
+  %w2 = prec.all_gather %w2_shard on @dp4 gather_axis = 0
+          forward_dtype = bf16 backward_dtype = f32
+          : tensor<16x16xf32> -> tensor<64x16xbf16>
+  %zero = arith.constant 0.0 : f32
+  %h_init = tensor.empty() : tensor<8x64xf32>
+  %h_acc0 = linalg.fill ins(%zero : f32) outs(%h_init : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %h_acc = linalg.matmul ins(%x, %w1 : tensor<8x64xbf16>, tensor<64x64xbf16>)
+                         outs(%h_acc0 : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %h = prec.cast %h_acc : tensor<8x64xf32> to tensor<8x64xbf16>
+  %y_init = tensor.empty() : tensor<8x16xf32>
+  %y_acc0 = linalg.fill ins(%zero : f32) outs(%y_init : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<8x64xbf16>, tensor<64x16xbf16>)
+                     outs(%y_acc0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %loss = prec.reduce %y dims = [0, 1] reduction = <avg> : tensor<8x16xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+// Ops that no gradient reaches need no rule, and what the gradients do not
+// use is not recomputed.
+// CHECK-LABEL: func.func @off_path_backward(
+// CHECK-SAME:    %{{[^:]*}}: tensor<4xf32>, %[[DY:[^:]*]]: tensor<4xf32>)
+// CHECK-NEXT:    return %[[DY]]
+func.func @off_path(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>)
+    attributes {prec.differentiable} {
+  %e = math.exp %x : tensor<4xf32>
+  %i = arith.fptosi %e : tensor<4xf32> to tensor<4xi32>
+  return %x, %i : tensor<4xf32>, tensor<4xi32>
+}
+
+// Without prec.differentiable, a function is differentiated only when named.
+// CHECK-LABEL: func.func @plain(
+// CHECK-NOT:   @plain_backward
+// NAMED-NOT:   _backward
+// NAMED-LABEL: func.func @plain_backward(
+// NAMED-SAME:    %{{[^:]*}}: tensor<4xf32>, %[[DY:[^:]*]]: tensor<4xf32>) -> tensor<4xf32>
+// NAMED-NEXT:    %[[DX:.*]] = arith.negf %[[DY]]
+// NAMED-NEXT:    return %[[DX]]
+// NAMED-NOT:   _backward
+func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.negf %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
