@@ -3,8 +3,10 @@
 // Each conversion is timed next to a memcpy that moves the same traffic: an
 // f32 -> bf16 conversion of N elements reads 4N bytes and writes 2N, so its
 // baseline is memcpy of 3N bytes (reads 3N, writes 3N). Counters report the
-// traffic in bytes per second; docs/performance.md gives the ratio
-// conversion / memcpy for buffers larger than the last-level cache.
+// traffic in bytes per second. versusMemcpy alternates the two in every
+// iteration (so both see the same machine load) and reports memcpy time /
+// conversion time as `vs_memcpy`, for buffers far larger than the
+// last-level cache; docs/performance.md records the results.
 //
 //   precrt_bench_conversions --benchmark_min_time=0.5
 //
@@ -15,6 +17,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -97,6 +100,43 @@ void memcpySameTraffic(benchmark::State &state) {
   }
   setTraffic(state, 2 * bytes);
 }
+
+/// Conversion and memcpy of the same traffic, alternated within each
+/// iteration so that both see the same machine load; the counter
+/// `vs_memcpy` is memcpy time / conversion time (1.0: memcpy speed).
+template <precrt_dtype_t Dtype> void versusMemcpy(benchmark::State &state) {
+  using Clock = std::chrono::steady_clock;
+  size_t count = size_t(state.range(0));
+  size_t narrowBytes = precrtDtypeSize(Dtype);
+  std::vector<float> src = randomFloats(count);
+  std::vector<uint8_t> dst(count * narrowBytes);
+  size_t copyBytes = count * (4 + narrowBytes) / 2;
+  std::vector<uint8_t> copySrc(copyBytes, 1), copyDst(copyBytes);
+  double convertSeconds = 0, copySeconds = 0;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    encodeBuffer(src.data(), dst.data(), count, Dtype);
+    benchmark::ClobberMemory();
+    auto middle = Clock::now();
+    std::memcpy(copyDst.data(), copySrc.data(), copyBytes);
+    benchmark::ClobberMemory();
+    auto end = Clock::now();
+    convertSeconds += std::chrono::duration<double>(middle - start).count();
+    copySeconds += std::chrono::duration<double>(end - middle).count();
+    state.SetIterationTime(std::chrono::duration<double>(middle - start).count());
+  }
+  state.counters["vs_memcpy"] = copySeconds / convertSeconds;
+  setTraffic(state, count * (4 + narrowBytes));
+}
+
+BENCHMARK_TEMPLATE(versusMemcpy, PRECRT_DTYPE_BF16)
+    ->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(versusMemcpy, PRECRT_DTYPE_F16)
+    ->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(versusMemcpy, PRECRT_DTYPE_F8E4M3FN)
+    ->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(versusMemcpy, PRECRT_DTYPE_F8E5M2)
+    ->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK(memcpySameTraffic)
     ->ArgNames({"elements", "narrow_bytes"})

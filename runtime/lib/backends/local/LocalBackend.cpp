@@ -46,6 +46,8 @@ struct LocalWorld {
 
 /// How long a waiting rank sleeps before it looks again for exited ranks.
 constexpr auto kExitPollInterval = std::chrono::milliseconds(10);
+/// How long a rank spins at a barrier before it sleeps.
+constexpr auto kSpinBeforeSleeping = std::chrono::microseconds(50);
 
 /// State of one group of ranks (the world or a grid group), shared by its
 /// members.
@@ -80,7 +82,9 @@ struct LocalGroup {
 
   std::mutex mutex;
   std::condition_variable changed;
-  uint64_t generation = 0;
+  /// Advances when the last rank arrives at a barrier; atomic so that
+  /// waiters can spin on it without the mutex.
+  std::atomic<uint64_t> generation{0};
   int arrived = 0;
   std::vector<bool> waiting;
   /// Two slot sets, used by alternate collectives: a rank may publish the
@@ -140,16 +144,27 @@ struct LocalGroup {
     std::unique_lock<std::mutex> lock(mutex);
     if (!broken.empty())
       return refuseBroken(what);
-    uint64_t myGeneration = generation;
+    uint64_t myGeneration = generation.load();
     waiting[rank] = true;
     if (++arrived == size) {
       arrived = 0;
       std::fill(waiting.begin(), waiting.end(), false);
-      ++generation;
+      generation.fetch_add(1);
       changed.notify_all();
       return PRECRT_SUCCESS;
     }
-    while (generation == myGeneration) {
+    // Collectives on small messages are dominated by this wait: spin briefly
+    // (yielding, since ranks may outnumber cores) before sleeping on the
+    // condition variable.
+    lock.unlock();
+    auto spinUntil = Clock::now() + kSpinBeforeSleeping;
+    for (int polls = 1; generation.load() == myGeneration; ++polls) {
+      if (polls % 64 == 0 && Clock::now() > spinUntil)
+        break;
+      std::this_thread::yield();
+    }
+    lock.lock();
+    while (generation.load() == myGeneration) {
       std::vector<int> missing;
       for (int other = 0; other < size; ++other)
         if (!waiting[other])
