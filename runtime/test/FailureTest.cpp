@@ -119,6 +119,26 @@ TEST(Mismatch, SendRecvCountsDisagree) {
             PRECRT_SUCCESS);
 }
 
+TEST(Mismatch, InvalidSendRecvArgumentsReachThePeer) {
+  auto start = Clock::now();
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 60000);
+              float value = 1.0f;
+              if (rank == 0) {
+                EXPECT_EQ(precrtSend(world, nullptr, 1, PRECRT_DTYPE_F32, 1),
+                          PRECRT_ERROR_INVALID_ARGUMENT);
+                EXPECT_TRUE(messageContains("null send buffer"));
+              } else {
+                EXPECT_EQ(precrtRecv(world, &value, 1, PRECRT_DTYPE_F32, 0),
+                          PRECRT_ERROR_PEER_FAILED);
+                EXPECT_TRUE(messageContains("rank 0 passed invalid arguments"))
+                    << precrtGetLastErrorMessage();
+              }
+            }),
+            PRECRT_SUCCESS);
+  EXPECT_LT(secondsSince(start), 10.0);
+}
+
 TEST(Timeout, StalledRankMakesOthersFailWithinTheTimeout) {
   const int n = 4;
   const int64_t timeoutMs = 200;

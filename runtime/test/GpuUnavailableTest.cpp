@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,13 +51,35 @@ TEST(GpuUnavailable, DriverEntryPointsReportTheMissingDriver) {
       << printed;
 }
 
-TEST(GpuUnavailable, OverriddenDriverPathIsNamed) {
-  if (gpuPresent())
-    GTEST_SKIP() << "a CUDA driver and GPU are present";
-  // The driver is loaded once per process; the message names the library
-  // that was tried.
-  EXPECT_EQ(precrtGpuAvailable(), PRECRT_ERROR_UNAVAILABLE);
-  EXPECT_NE(lastError().find("cannot load"), std::string::npos) << lastError();
+/// Runs `check` in a fresh copy of this test binary (a death test in the
+/// "threadsafe" style re-executes it), where the libraries are not loaded
+/// yet, and expects it to exit with 0.
+void expectInFreshProcess(const std::function<bool()> &check) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(check() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(GpuUnavailable, LibraryPathOverridesAreUsedAndNamed) {
+  expectInFreshProcess([] {
+    setenv("PRECRT_CUDA_DRIVER_LIBRARY", "/nonexistent/libcuda-precrt-test.so",
+           1);
+    return precrtGpuAvailable() == PRECRT_ERROR_UNAVAILABLE &&
+           lastError().find("/nonexistent/libcuda-precrt-test.so") !=
+               std::string::npos;
+  });
+  if (!gpuPresent())
+    return; // NCCL is only loaded once the driver is there
+  expectInFreshProcess([] {
+    setenv("PRECRT_NCCL_LIBRARY", "/nonexistent/libnccl-precrt-test.so", 1);
+    precrt_init_options options{};
+    options.backend = PRECRT_BACKEND_NCCL;
+    options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
+    options.num_local_ranks = 1;
+    return precrtRun(&options, [](precrt_comm_t, void *) { return 0; },
+                     nullptr) == PRECRT_ERROR_UNAVAILABLE &&
+           lastError().find("/nonexistent/libnccl-precrt-test.so") !=
+               std::string::npos;
+  });
 }
 
 TEST(NcclUnavailable, BackendReportsUnavailable) {

@@ -239,6 +239,15 @@ TEST(MpiFailures, InvalidArgumentOnOneRankFailsOthersAtOnce) {
       PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
   EXPECT_EQ(status, worldRank == 2 ? PRECRT_ERROR_INVALID_ARGUMENT
                                    : PRECRT_ERROR_PEER_FAILED);
+  // Point to point: rank 1 receives into a null buffer; rank 0 learns it.
+  if (worldRank < 2) {
+    status = worldRank == 0
+                 ? precrtSend(comm, data.data(), 8, PRECRT_DTYPE_F32, 1)
+                 : precrtRecv(comm, nullptr, 8, PRECRT_DTYPE_F32, 0);
+    EXPECT_EQ(status, worldRank == 1 ? PRECRT_ERROR_INVALID_ARGUMENT
+                                     : PRECRT_ERROR_PEER_FAILED)
+        << precrtGetLastErrorMessage();
+  }
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0);
 }
 

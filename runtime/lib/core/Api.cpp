@@ -507,14 +507,17 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
   if (send_peer < 0 && recv_peer < 0)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "precrtSendRecv: neither a send nor a receive peer");
+  // With valid peers, bad buffers or dtypes are reported to the peers too
+  // (flagged headers), so they fail at once instead of at the timeout.
+  precrt_status_t local = PRECRT_SUCCESS;
   if (!validDtype(dtype))
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "precrtSendRecv: unknown dtype %d", int(dtype));
-  if ((send_peer >= 0 && send_count && !send) ||
-      (recv_peer >= 0 && recv_count && !recv))
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "precrtSendRecv: null %s buffer",
-                (send_peer >= 0 && send_count && !send) ? "send" : "recv");
+    local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                 "precrtSendRecv: unknown dtype %d", int(dtype));
+  else if ((send_peer >= 0 && send_count && !send) ||
+           (recv_peer >= 0 && recv_count && !recv))
+    local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                 "precrtSendRecv: null %s buffer",
+                 (send_peer >= 0 && send_count && !send) ? "send" : "recv");
   PointToPointCall call;
   call.dtype = dtype;
   call.send = send;
@@ -523,7 +526,14 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
   call.recv = recv;
   call.recvCount = recv_count;
   call.recvPeer = recv_peer;
-  return c->pointToPoint(call);
+  if (local == PRECRT_SUCCESS)
+    return c->pointToPoint(call);
+  std::string message = lastErrorMessage();
+  call.locallyInvalid = true;
+  call.send = nullptr;
+  call.recv = nullptr;
+  c->pointToPoint(call);
+  return fail(local, "%s", message.c_str());
 }
 
 precrt_status_t precrtSend(precrt_comm_t comm, const void *send, size_t count,

@@ -266,6 +266,7 @@ precrt_status_t Communicator::pointToPoint(const PointToPointCall &call) {
   CallDescriptor sendHeader, recvHeader;
   sendHeader.op = recvHeader.op = uint32_t(CollectiveOp::PointToPoint);
   sendHeader.dtype = recvHeader.dtype = call.dtype;
+  sendHeader.invalidOnRank = recvHeader.invalidOnRank = call.locallyInvalid;
   if (call.sendPeer >= 0) {
     sendHeader.count = call.sendCount;
     sendHeader.sequence = nextSendSequence_[call.sendPeer]++;

@@ -104,6 +104,8 @@ struct PointToPointCall {
   int recvPeer = -1;
   /// As CollectiveCall::agreementOnly.
   bool agreementOnly = false;
+  /// This rank's arguments were invalid: it only tells its peers.
+  bool locallyInvalid = false;
 };
 
 /// The group of a rank for some axes of a grid laid over a parent

@@ -517,3 +517,8 @@ func.func @ring_with_wider_accumulation(%x: tensor<8xbf16>) {
   %0 = prec.all_reduce %x on @dp algorithm = <ring> : tensor<8xbf16> -> tensor<8xbf16>
   return
 }
+
+// -----
+
+// expected-error @+1 {{expected 'prec.microbatches' to be a positive integer, got 0 : i64}}
+func.func private @no_microbatches() attributes {prec.microbatches = 0 : i64}

@@ -41,6 +41,14 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return success();
   }
+  if (attribute.getName() == kMicrobatchesAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!count || count.getType().isIndex() || count.getInt() < 1)
+      return op->emitError("expected '")
+             << kMicrobatchesAttrName << "' to be a positive integer, got "
+             << attribute.getValue();
+    return success();
+  }
   return op->emitError("unknown prec attribute '")
          << attribute.getName().getValue() << "' on an operation";
 }

@@ -45,6 +45,8 @@ def Prec_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kGradDtypeAttrName = "prec.grad_dtype";
     static constexpr ::llvm::StringLiteral kDifferentiableAttrName =
         "prec.differentiable";
+    static constexpr ::llvm::StringLiteral kMicrobatchesAttrName =
+        "prec.microbatches";
   }];
 }
 

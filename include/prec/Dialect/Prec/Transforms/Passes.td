@@ -256,4 +256,81 @@ def PrecGenerateBackward
   ];
 }
 
+def PrecAccumulateMicrobatches
+    : Pass<"prec-accumulate-microbatches", "mlir::func::FuncOp"> {
+  let summary = "the HSDP gradient-accumulation schedule over microbatches";
+  let description = [{
+    In a function carrying `prec.microbatches = M`, rewrites each microbatch
+    sum of an HSDP gradient reduction
+
+    ```
+    prec.reduce(dims = [0]) of
+      prec.all_reduce (replicate axes) of
+        prec.reduce_scatter (shard axes) of %g : tensor<M x ...>
+    ```
+
+    (dimension 0 of `%g` indexes the `M` microbatches; its value is the sum
+    over microbatches of each microbatch's reduced gradient) into the
+    schedule of HSDP with gradient accumulation: an `scf.for` over the
+    microbatches reduce-scatters each microbatch over the shard axes and
+    adds the shard to an accumulator in the microbatch sum's `acc_dtype`;
+    after the loop, one all-reduce over the replicate axes reduces the
+    accumulated shard. The all-reduce runs once, after the last microbatch,
+    and the accumulated shard is added before it.
+
+    Averages become explicit divisors that match this order: with `D` the
+    product of the group sizes of the averaging ops (times `M` when the
+    microbatch sum is an average), the reduce-scatter and the loop only sum
+    (a `pre_divisor` on the reduce-scatter for f16-range accumulation, as in
+    `prec-divide-factors`) and the all-reduce divides by the rest, so a 4x8
+    grid yields `(1/32) * sum over all 32 ranks of (g1 + ... + gM)`, never
+    `1/8` for earlier microbatches and `1/32` for the last.
+
+    Wire and accumulation dtypes of both collectives are kept explicitly; the
+    partial shards stay in the accumulation dtype (more precise than
+    rounding each to the reduce-scatter's result type, as the contract
+    allows), and the all-reduce rounds once to the final result type.
+    Chains it cannot schedule (other uses of the intermediate values,
+    overlapping axes, explicit divisors, dynamic group sizes, a microbatch
+    dimension other than `M`) are rejected with a diagnostic naming the op.
+
+    Before:
+    ```mlir
+    shard.grid @hsdp(shape = 4x8)
+    func.func @grads(%g: tensor<2x256xf32>) -> tensor<32xf32>
+        attributes {prec.microbatches = 2 : i64} {
+      %s = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 1
+             reduction = <avg> : tensor<2x256xf32> -> tensor<2x32xf32>
+      %r = prec.all_reduce %s on @hsdp grid_axes = [0] reduction = <avg>
+             : tensor<2x32xf32> -> tensor<2x32xf32>
+      %sum = prec.reduce %r dims = [0] : tensor<2x32xf32> -> tensor<32xf32>
+      return %sum : tensor<32xf32>
+    }
+    ```
+    After:
+    ```mlir
+    %zero = arith.constant dense<0.000000e+00> : tensor<32xf32>
+    %acc = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %zero)
+        -> (tensor<32xf32>) {
+      %gi = tensor.extract_slice %g[%i, 0] [1, 256] [1, 1]
+              : tensor<2x256xf32> to tensor<256xf32>
+      %si = prec.reduce_scatter %gi on @hsdp grid_axes = [1] scatter_axis = 0
+              forward_dtype = f32 acc_dtype = f32
+              : tensor<256xf32> -> tensor<32xf32>
+      %next = arith.addf %a, %si : tensor<32xf32>
+      scf.yield %next : tensor<32xf32>
+    }
+    %sum = prec.all_reduce %acc on @hsdp grid_axes = [0] forward_dtype = f32
+             acc_dtype = f32 post_divisor = 3.200000e+01
+             : tensor<32xf32> -> tensor<32xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::prec::PrecDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

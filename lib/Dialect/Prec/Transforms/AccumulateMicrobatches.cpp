@@ -1,0 +1,261 @@
+//===- AccumulateMicrobatches.cpp - HSDP gradient accumulation ------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallSet.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECACCUMULATEMICROBATCHES
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// One HSDP gradient reduction summed over microbatches:
+/// `reduce(dims = [0], all_reduce(reduce_scatter(%g)))`.
+struct MicrobatchChain {
+  ReduceScatterOp reduceScatter;
+  AllReduceOp allReduce;
+  ReduceOp microbatchSum;
+};
+
+/// The grid axes a collective reduces over, with "all axes" spelled out.
+llvm::SmallSet<int16_t, 4> getReducedAxes(CollectiveOpInterface op,
+                                          shard::GridOp grid) {
+  llvm::SmallSet<int16_t, 4> axes;
+  if (op.getGridAxes().empty())
+    for (int16_t axis = 0; axis < grid.getRank(); ++axis)
+      axes.insert(axis);
+  else
+    axes.insert(op.getGridAxes().begin(), op.getGridAxes().end());
+  return axes;
+}
+
+/// Whether `kind` is linear, i.e. commutes with a sum over microbatches.
+bool isLinear(ReductionKind kind) {
+  return kind == ReductionKind::Sum || kind == ReductionKind::Avg;
+}
+
+template <typename ReductionOp>
+LogicalResult verifyLinearWithoutDivisors(ReductionOp op) {
+  if (!isLinear(op.getReduction()))
+    return op.emitOpError("expected reduction = <sum> or <avg> in a ")
+           << "microbatch sum, got <"
+           << stringifyReductionKind(op.getReduction()) << ">";
+  if (op.getPreDivisorAttr() || op.getPostDivisorAttr())
+    return op.emitOpError("expected no explicit divisors in a microbatch ")
+           << "sum: prec-accumulate-microbatches computes them for the whole "
+           << "schedule (run it before prec-divide-factors)";
+  return success();
+}
+
+/// Checks that `chain` can be scheduled with `microbatches` microbatches.
+LogicalResult verifyChain(const MicrobatchChain &chain, int64_t microbatches) {
+  auto [reduceScatter, allReduce, microbatchSum] = chain;
+  if (!isLinear(microbatchSum.getReduction()))
+    return microbatchSum.emitOpError("expected a microbatch sum with ")
+           << "reduction = <sum> or <avg>, got <"
+           << stringifyReductionKind(microbatchSum.getReduction()) << ">";
+  if (!allReduce->hasOneUse())
+    return allReduce.emitOpError("expected the microbatch sum to be the only ")
+           << "user of the all_reduce";
+  if (!reduceScatter || !reduceScatter->hasOneUse())
+    return allReduce.emitOpError("expected the input of a microbatch ")
+           << "all_reduce to be a prec.reduce_scatter used only by it";
+  if (failed(verifyLinearWithoutDivisors(reduceScatter)) ||
+      failed(verifyLinearWithoutDivisors(allReduce)))
+    return failure();
+
+  if (reduceScatter.getGridAttr() != allReduce.getGridAttr())
+    return allReduce.emitOpError("expected the grid of its reduce_scatter, ")
+           << reduceScatter.getGridAttr() << ", got "
+           << allReduce.getGridAttr();
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      allReduce, allReduce.getGridAttr());
+  if (!grid)
+    return allReduce.emitOpError("expected grid ")
+           << allReduce.getGridAttr() << " to name a 'shard.grid'";
+  llvm::SmallSet<int16_t, 4> shardAxes = getReducedAxes(reduceScatter, grid);
+  for (int16_t axis : getReducedAxes(allReduce, grid))
+    if (shardAxes.contains(axis))
+      return allReduce.emitOpError("expected replicate axes disjoint from ")
+             << "the reduce_scatter's shard axes, both reduce over grid axis "
+             << axis;
+
+  if (reduceScatter.getScatterAxis() == 0)
+    return reduceScatter.emitOpError("expected a scatter_axis other than the ")
+           << "microbatch dimension 0";
+  int64_t microbatchExtent = reduceScatter.getInput().getType().getDimSize(0);
+  if (microbatchExtent != microbatches)
+    return reduceScatter.emitOpError("expected dimension 0 (the microbatch ")
+           << "dimension) of size " << microbatches << ", got "
+           << (ShapedType::isDynamic(microbatchExtent)
+                   ? std::string("?")
+                   : std::to_string(microbatchExtent));
+  if (!reduceScatter.getType().hasStaticShape())
+    return reduceScatter.emitOpError("expected a static shard shape, got ")
+           << reduceScatter.getType();
+  return success();
+}
+
+/// The accumulation dtype of a microbatch sum.
+FloatType getMicrobatchAccType(ReduceOp microbatchSum) {
+  if (std::optional<Type> acc = microbatchSum.getAccDtype())
+    return cast<FloatType>(*acc);
+  return getDefaultAccumulationType(
+      cast<FloatType>(microbatchSum.getInput().getType().getElementType()));
+}
+
+/// The dtypes of a collective of the chain, made explicit: the schedule
+/// changes the input types, on which the defaults depend.
+struct ExplicitDtypes {
+  explicit ExplicitDtypes(CollectiveOpInterface op)
+      : forward(TypeAttr::get(op.getEffectiveForwardDtype())),
+        backward(op.getBackwardDtypeAttr() ? op.getBackwardDtypeAttr()
+                                           : forward),
+        acc(TypeAttr::get(getEffectiveAccDtype(op))) {}
+  TypeAttr forward, backward, acc;
+};
+
+/// Of the accumulation dtypes a sum passes through, the one with the
+/// narrowest exponent range decides whether the average is split.
+FloatType getNarrowestRange(ArrayRef<FloatType> types) {
+  return *llvm::min_element(types, [](FloatType lhs, FloatType rhs) {
+    return llvm::APFloat::semanticsMaxExponent(lhs.getFloatSemantics()) <
+           llvm::APFloat::semanticsMaxExponent(rhs.getFloatSemantics());
+  });
+}
+
+/// Rewrites `chain` into the accumulation schedule.
+LogicalResult scheduleChain(const MicrobatchChain &chain,
+                            int64_t microbatches) {
+  auto [reduceScatter, allReduce, microbatchSum] = chain;
+  FailureOr<int64_t> shardSize =
+      getStaticCollectiveGroupSize(reduceScatter, "its divide factors");
+  FailureOr<int64_t> replicateSize =
+      getStaticCollectiveGroupSize(allReduce, "its divide factors");
+  if (failed(shardSize) || failed(replicateSize))
+    return failure();
+
+  // The divisor of the whole schedule, applied around the one sum it has.
+  int64_t divisor = 1;
+  if (reduceScatter.getReduction() == ReductionKind::Avg)
+    divisor *= *shardSize;
+  if (allReduce.getReduction() == ReductionKind::Avg)
+    divisor *= *replicateSize;
+  if (microbatchSum.getReduction() == ReductionKind::Avg)
+    divisor *= microbatches;
+  FloatType accType = getMicrobatchAccType(microbatchSum);
+  auto shardAcc = cast<FloatType>(getEffectiveAccDtype(reduceScatter));
+  auto replicateAcc = cast<FloatType>(getEffectiveAccDtype(allReduce));
+  AverageDivisors divisors = getAverageDivisors(
+      divisor, getNarrowestRange({shardAcc, accType, replicateAcc}));
+
+  OpBuilder builder(reduceScatter);
+  Location loc = microbatchSum.getLoc();
+  Value gradients = reduceScatter.getInput();
+  RankedTensorType gradientsType = reduceScatter.getInput().getType();
+  auto microbatchType = RankedTensorType::get(
+      gradientsType.getShape().drop_front(), gradientsType.getElementType());
+  auto shardType = RankedTensorType::get(
+      reduceScatter.getType().getShape().drop_front(), accType);
+  Type f64 = builder.getF64Type();
+  FloatAttr preDivisor, postDivisor;
+  if (divisors.pre != 1.0)
+    preDivisor = FloatAttr::get(f64, divisors.pre);
+  if (divisors.post != 1.0)
+    postDivisor = FloatAttr::get(f64, divisors.post);
+  auto sum = ReductionKindAttr::get(builder.getContext(), ReductionKind::Sum);
+
+  // acc = 0; for i in [0, M): acc += reduce_scatter(g[i])
+  ExplicitDtypes shardDtypes(reduceScatter);
+  Value zero = arith::ConstantOp::create(
+      builder, loc, shardType,
+      DenseElementsAttr::get(shardType, builder.getFloatAttr(accType, 0.0)));
+  Value lower = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(builder, loc, microbatches);
+  Value step = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto loop = scf::ForOp::create(
+      builder, loc, lower, upper, step, ValueRange{zero},
+      [&](OpBuilder &body, Location bodyLoc, Value index, ValueRange acc) {
+        int64_t rank = gradientsType.getRank();
+        SmallVector<OpFoldResult> offsets(rank, body.getIndexAttr(0));
+        offsets[0] = index;
+        SmallVector<OpFoldResult> sizes;
+        sizes.push_back(body.getIndexAttr(1));
+        for (int64_t extent : microbatchType.getShape())
+          sizes.push_back(body.getIndexAttr(extent));
+        SmallVector<OpFoldResult> strides(rank, body.getIndexAttr(1));
+        Value microbatch = tensor::ExtractSliceOp::create(
+            body, bodyLoc, microbatchType, gradients, offsets, sizes, strides);
+        Value shard = ReduceScatterOp::create(
+            body, reduceScatter.getLoc(), shardType, microbatch,
+            reduceScatter.getGridAttr(), reduceScatter.getGridAxesAttr(),
+            shardDtypes.forward, shardDtypes.backward,
+            reduceScatter.getRoundingAttr(), reduceScatter.getScalingAttr(),
+            sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
+            reduceScatter.getAlgorithmAttr(),
+            body.getI64IntegerAttr(reduceScatter.getScatterAxis() - 1));
+        Value next = arith::AddFOp::create(body, bodyLoc, acc.front(), shard);
+        scf::YieldOp::create(body, bodyLoc, next);
+      });
+
+  // One all-reduce of the accumulated shard, after the last microbatch.
+  ExplicitDtypes replicateDtypes(allReduce);
+  Value reduced = AllReduceOp::create(
+      builder, allReduce.getLoc(), microbatchSum.getType(), loop.getResult(0),
+      allReduce.getGridAttr(), allReduce.getGridAxesAttr(),
+      replicateDtypes.forward, replicateDtypes.backward,
+      allReduce.getRoundingAttr(), allReduce.getScalingAttr(), sum,
+      replicateDtypes.acc, /*pre_divisor=*/nullptr, postDivisor,
+      allReduce.getAlgorithmAttr());
+
+  microbatchSum.replaceAllUsesWith(reduced);
+  microbatchSum.erase();
+  allReduce.erase();
+  reduceScatter.erase();
+  return success();
+}
+
+struct AccumulateMicrobatchesPass
+    : public prec::impl::PrecAccumulateMicrobatchesBase<
+          AccumulateMicrobatchesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // The dialect verifies that the count is a positive integer.
+    auto count =
+        func->getAttrOfType<IntegerAttr>(PrecDialect::kMicrobatchesAttrName);
+    if (!count)
+      return;
+    int64_t microbatches = count.getInt();
+
+    SmallVector<MicrobatchChain> chains;
+    func.walk([&](ReduceOp reduce) {
+      auto allReduce = reduce.getInput().getDefiningOp<AllReduceOp>();
+      if (!allReduce || reduce.getDims() != ArrayRef<int64_t>{0})
+        return;
+      chains.push_back(
+          {allReduce.getInput().getDefiningOp<ReduceScatterOp>(), allReduce,
+           reduce});
+    });
+    if (chains.empty()) {
+      func.emitOpError("has ")
+          << PrecDialect::kMicrobatchesAttrName << " but no microbatch sum 'prec.reduce "
+          << "dims = [0]' of a prec.all_reduce of a prec.reduce_scatter";
+      return signalPassFailure();
+    }
+    for (const MicrobatchChain &chain : chains)
+      if (failed(verifyChain(chain, microbatches)) ||
+          failed(scheduleChain(chain, microbatches)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
