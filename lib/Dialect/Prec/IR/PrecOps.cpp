@@ -347,8 +347,10 @@ AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 /// wire dtype, which the contract allows only when that is the acc_dtype.
 template <typename ReductionOp>
 static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
-  for (auto [name, divisor] : {std::pair{"pre_divisor", op.getPreDivisorAttr()},
-                               std::pair{"post_divisor", op.getPostDivisorAttr()}}) {
+  std::pair<StringRef, FloatAttr> divisors[] = {
+      {"pre_divisor", op.getPreDivisorAttr()},
+      {"post_divisor", op.getPostDivisorAttr()}};
+  for (auto [name, divisor] : divisors) {
     if (!divisor)
       continue;
     double value = divisor.getValueAsDouble();

@@ -241,14 +241,14 @@ struct AccumulateMicrobatchesPass
       auto allReduce = reduce.getInput().getDefiningOp<AllReduceOp>();
       if (!allReduce || reduce.getDims() != ArrayRef<int64_t>{0})
         return;
-      chains.push_back(
-          {allReduce.getInput().getDefiningOp<ReduceScatterOp>(), allReduce,
-           reduce});
+      chains.push_back({allReduce.getInput().getDefiningOp<ReduceScatterOp>(),
+                        allReduce, reduce});
     });
     if (chains.empty()) {
       func.emitOpError("has ")
-          << PrecDialect::kMicrobatchesAttrName << " but no microbatch sum 'prec.reduce "
-          << "dims = [0]' of a prec.all_reduce of a prec.reduce_scatter";
+          << PrecDialect::kMicrobatchesAttrName
+          << " but no microbatch sum 'prec.reduce dims = [0]' of a "
+          << "prec.all_reduce of a prec.reduce_scatter";
       return signalPassFailure();
     }
     for (const MicrobatchChain &chain : chains)

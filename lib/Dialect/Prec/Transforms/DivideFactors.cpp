@@ -18,8 +18,8 @@ namespace {
 /// Sets `name` to `divisor` unless it divides by one.
 void setDivisorIfNotOne(Operation *op, StringRef name, double divisor) {
   if (divisor != 1.0)
-    op->setAttr(name, FloatAttr::get(Float64Type::get(op->getContext()),
-                                     divisor));
+    op->setAttr(name,
+                FloatAttr::get(Float64Type::get(op->getContext()), divisor));
 }
 
 /// Rewrites an `avg` reduction into a `sum` with divisors whose product is
@@ -53,8 +53,9 @@ struct DivideFactorsPass
     getOperation()->walk([&](Operation *op) {
       LogicalResult result =
           TypeSwitch<Operation *, LogicalResult>(op)
-              .Case<ReduceScatterOp, AllReduceOp>(
-                  [](auto reduction) { return makeDivisorsExplicit(reduction); })
+              .Case<ReduceScatterOp, AllReduceOp>([](auto reduction) {
+                return makeDivisorsExplicit(reduction);
+              })
               .Default([](Operation *) { return success(); });
       failedAny |= failed(result);
     });
