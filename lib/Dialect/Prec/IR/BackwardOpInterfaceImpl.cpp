@@ -39,9 +39,8 @@ Value mlir::prec::createElementTypeCast(OpBuilder &builder, Location loc,
 /// `elementType`.
 static Value createEmptyLike(OpBuilder &builder, Location loc, Value like,
                              Type elementType) {
-  return tensor::EmptyOp::create(builder, loc,
-                                 tensor::getMixedSizes(builder, loc, like),
-                                 elementType);
+  return tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, like), elementType);
 }
 
 Value mlir::prec::createSplatLike(OpBuilder &builder, Location loc, Value like,
@@ -150,13 +149,13 @@ struct ReduceScatterBackwardModel
                << "group of dynamic size";
       gradient = createDivide(builder, loc, gradient, groupSize);
     }
-    operandGradients.push_back(AllGatherOp::create(
-        builder, loc, scatter.getInput().getType(), gradient,
-        scatter.getGrid(), scatter.getGridAxes(),
-        TypeAttr::get(scatter.getEffectiveBackwardDtype()),
-        TypeAttr::get(scatter.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, scatter.getScalingAttr(),
-        scatter.getScatterAxis(), ReductionKind::Sum));
+    operandGradients.push_back(
+        AllGatherOp::create(builder, loc, scatter.getInput().getType(),
+                            gradient, scatter.getGrid(), scatter.getGridAxes(),
+                            TypeAttr::get(scatter.getEffectiveBackwardDtype()),
+                            TypeAttr::get(scatter.getEffectiveForwardDtype()),
+                            RoundingMode::NearestEven, scatter.getScalingAttr(),
+                            scatter.getScatterAxis(), ReductionKind::Sum));
     return success();
   }
 };
@@ -229,8 +228,7 @@ struct CastBackwardModel
 /// result's element type; the caller converts it to the input's gradient
 /// dtype.
 struct ReduceBackwardModel
-    : public BackwardOpInterface::ExternalModel<ReduceBackwardModel,
-                                                ReduceOp> {
+    : public BackwardOpInterface::ExternalModel<ReduceBackwardModel, ReduceOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ArrayRef<Value> resultGradients,
                                SmallVectorImpl<Value> &operandGradients) const {
@@ -354,8 +352,7 @@ struct TransposeBackwardModel
 struct FillBackwardModel
     : public BackwardOpInterface::ExternalModel<FillBackwardModel,
                                                 linalg::FillOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &,
-                               ArrayRef<Value>,
+  LogicalResult buildGradients(Operation *op, OpBuilder &, ArrayRef<Value>,
                                SmallVectorImpl<Value> &operandGradients) const {
     operandGradients.append(op->getNumOperands(), Value());
     return success();

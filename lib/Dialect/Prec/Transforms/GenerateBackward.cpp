@@ -98,8 +98,7 @@ private:
   func::FuncOp createFunction();
 
   /// Applies the gradient rules of the recomputed ops in reverse order.
-  LogicalResult propagate(OpBuilder &builder,
-                          ArrayRef<Operation *> recomputed);
+  LogicalResult propagate(OpBuilder &builder, ArrayRef<Operation *> recomputed);
 
   func::FuncOp forward;
   SymbolTable &symbols;
@@ -191,8 +190,7 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
       return op->emitOpError("has no gradient rule (it does not implement ")
              << "BackwardOpInterface)";
     SmallVector<Value> operandGradients;
-    if (failed(rule.buildGradients(builder, resultGradients,
-                                   operandGradients)))
+    if (failed(rule.buildGradients(builder, resultGradients, operandGradients)))
       return failure();
     if (operandGradients.size() != op->getNumOperands())
       return op->emitOpError("gradient rule returned ")
@@ -208,9 +206,8 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
       if (!BackwardOpInterface::isDifferentiable(gradient.getType()) ||
           gradientType.getShape() != operandType.getShape())
         return op->emitOpError("gradient rule returned ")
-               << gradient.getType() << " for operand " << index
-               << " of type " << operandType
-               << ", expected a float tensor of its shape";
+               << gradient.getType() << " for operand " << index << " of type "
+               << operandType << ", expected a float tensor of its shape";
       gradients.add(operand, gradient);
     }
   }
@@ -236,9 +233,8 @@ LogicalResult BackwardBuilder::run() {
   // Seed the results' gradients with the gradient arguments.
   Operation *forwardReturn = forwardBody.getTerminator();
   for (auto [position, index] : llvm::enumerate(differentiableResults))
-    gradients.add(
-        mapping.lookupOrDefault(forwardReturn->getOperand(index)),
-        entry->getArgument(forward.getNumArguments() + position));
+    gradients.add(mapping.lookupOrDefault(forwardReturn->getOperand(index)),
+                  entry->getArgument(forward.getNumArguments() + position));
 
   if (failed(propagate(builder, recomputed))) {
     backward.erase();
