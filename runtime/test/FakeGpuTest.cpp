@@ -1,0 +1,360 @@
+//===- FakeGpuTest.cpp - GPU layer and NCCL backend on test doubles -------===//
+//
+// Runs precrt's CUDA-driver layer, the mgpu* entry points and the NCCL
+// backend (thread bootstrap) against FakeCudaDriver and FakeNccl
+// (test/fakes), which work on host memory. This covers the dlopen tables,
+// version checks, contexts, error reporting, the control-plane agreement,
+// stream polling and the abort on timeout on machines without a GPU; it says
+// nothing about real kernels or NCCL's own numerics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "precrt/gpu.h"
+#include "precrt/mgpu.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <functional>
+
+using namespace precrt_test;
+
+namespace {
+
+std::string lastError() { return precrtGetLastErrorMessage(); }
+
+template <typename Function> Function fakeSymbol(const char *library, const char *name) {
+  void *handle = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
+  return handle ? reinterpret_cast<Function>(dlsym(handle, name)) : nullptr;
+}
+
+int contextDepth() {
+  auto depth = fakeSymbol<int (*)()>(PRECRT_FAKE_CUDA_DRIVER, "fakeCudaContextDepth");
+  return depth ? depth() : -1;
+}
+
+int ncclAborts() {
+  auto count = fakeSymbol<int (*)()>(PRECRT_FAKE_NCCL, "fakeNcclAbortCount");
+  return count ? count() : -1;
+}
+
+TEST(FakeGpu, MemoryStreamsEventsThroughMgpu) {
+  ASSERT_EQ(precrtGpuAvailable(), PRECRT_SUCCESS) << lastError();
+  int32_t devices = 0;
+  ASSERT_EQ(precrtGpuGetDeviceCount(&devices), PRECRT_SUCCESS);
+  EXPECT_EQ(devices, 4);
+  void *stream = mgpuStreamCreate();
+  ASSERT_NE(stream, nullptr);
+  void *device = mgpuMemAlloc(64 * 4, stream, false);
+  ASSERT_NE(device, nullptr);
+  mgpuMemset32(device, 0xdeadbeef, 64, stream);
+  std::vector<uint32_t> host(64, 0);
+  mgpuMemcpy(host.data(), device, 64 * 4, stream);
+  mgpuMemset16(device, 0x1234, 2, stream);
+  void *event = mgpuEventCreate();
+  mgpuEventRecord(event, stream);
+  mgpuStreamWaitEvent(stream, event);
+  mgpuEventSynchronize(event);
+  mgpuEventDestroy(event);
+  mgpuStreamSynchronize(stream);
+  for (uint32_t value : host)
+    EXPECT_EQ(value, 0xdeadbeefu);
+  EXPECT_EQ(*static_cast<uint32_t *>(device), 0x12341234u);
+  mgpuMemFree(device, stream);
+  mgpuStreamDestroy(stream);
+  EXPECT_EQ(mgpuMemAlloc(0, nullptr, true), nullptr) << "zero bytes: no pointer";
+
+  struct {
+    char *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } memref{nullptr, nullptr, 1, {2, 3}, {3, 1}};
+  std::vector<float> data(7);
+  memref.allocated = memref.aligned = reinterpret_cast<char *>(data.data());
+  mgpuMemHostRegisterMemRef(2, &memref, sizeof(float));
+  mgpuMemHostUnregisterMemRef(2, &memref, sizeof(float));
+  EXPECT_EQ(contextDepth(), 0) << "every pushed context is popped";
+}
+
+TEST(FakeGpu, ModulesAndKernelLaunches) {
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mgpuModuleLoad(const_cast<char *>("garbage"), 8), nullptr);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("mgpuModuleLoad failed: cuModuleLoadData"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("CUDA_ERROR_INVALID_IMAGE"), std::string::npos);
+
+  void *module = nullptr;
+  EXPECT_EQ(precrtGpuModuleLoadJIT("not ptx", 2, &module), PRECRT_ERROR_BACKEND);
+  EXPECT_NE(lastError().find("ptxas fatal: not PTX"), std::string::npos)
+      << lastError();
+  module = mgpuModuleLoadJIT(const_cast<char *>("FAKEPTX"), 2, 8);
+  ASSERT_NE(module, nullptr);
+  mgpuModuleUnload(module);
+
+  module = mgpuModuleLoad(const_cast<char *>("FAKECUBIN"), 10);
+  ASSERT_NE(module, nullptr);
+  void *missing = nullptr;
+  EXPECT_EQ(precrtGpuModuleGetFunction(module, "missing", &missing),
+            PRECRT_ERROR_BACKEND);
+  EXPECT_NE(lastError().find("kernel 'missing'"), std::string::npos);
+  void *kernel = mgpuModuleGetFunction(module, "store");
+  ASSERT_NE(kernel, nullptr);
+  int target = 0, value = 42;
+  int *targetPointer = &target;
+  void *params[] = {&targetPointer, &value};
+  mgpuLaunchKernel(kernel, 1, 1, 1, 32, 1, 1, 1024, nullptr, params, nullptr, 2);
+  EXPECT_EQ(target, 42);
+  EXPECT_EQ(precrtGpuLaunchKernel(kernel, 0, 1, 1, 1, 1, 1, 0, nullptr, params,
+                                  nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(precrtGpuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 1 << 20, nullptr,
+                                  params, nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT)
+      << "more shared memory than the device allows";
+  mgpuModuleUnload(module);
+  EXPECT_EQ(contextDepth(), 0);
+}
+
+/// Runs `body` on `n` NCCL ranks (thread bootstrap) with device buffers.
+precrt_status_t runNccl(int n, const std::function<void(precrt_comm_t, int)> &body,
+                        int64_t timeoutMs = 20000) {
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_NCCL;
+  options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
+  options.num_local_ranks = n;
+  options.timeout_ms = timeoutMs;
+  return precrtRun(
+      &options,
+      [](precrt_comm_t world, void *data) {
+        int32_t rank = -1;
+        precrtCommRank(world, &rank);
+        (*static_cast<const std::function<void(precrt_comm_t, int)> *>(data))(world,
+                                                                           rank);
+        return 0;
+      },
+      const_cast<std::function<void(precrt_comm_t, int)> *>(&body));
+}
+
+/// A device copy of `host`.
+void *toDevice(const std::vector<uint8_t> &host) {
+  void *device = nullptr;
+  EXPECT_EQ(precrtGpuMalloc(&device, host.size()), PRECRT_SUCCESS);
+  EXPECT_EQ(precrtGpuMemcpyAsync(device, host.data(), host.size(), nullptr),
+            PRECRT_SUCCESS);
+  return device;
+}
+
+std::vector<uint8_t> toHost(void *device, size_t bytes) {
+  std::vector<uint8_t> host(bytes);
+  EXPECT_EQ(precrtGpuMemcpyAsync(host.data(), device, bytes, nullptr),
+            PRECRT_SUCCESS);
+  precrtGpuFree(device);
+  return host;
+}
+
+TEST(FakeNccl, CollectivesOnFourRanks) {
+  const int n = 4;
+  const size_t count = 33;
+  for (precrt_dtype_t dtype : {PRECRT_DTYPE_F32, PRECRT_DTYPE_BF16,
+                               PRECRT_DTYPE_F8E4M3FN}) {
+    SCOPED_TRACE(precrtDtypeName(dtype));
+    size_t width = precrtDtypeSize(dtype);
+    std::vector<std::vector<uint8_t>> inputs, scatterInputs;
+    for (int rank = 0; rank < n; ++rank) {
+      inputs.push_back(randomBuffer(dtype, count, 900 + rank));
+      scatterInputs.push_back(randomBuffer(dtype, count * n, 950 + rank));
+    }
+    std::vector<std::vector<uint8_t>> reduced(n), scattered(n), gathered(n),
+        exchanged(n), broadcast(n), fromLeft(n);
+    ASSERT_EQ(runNccl(n, [&](precrt_comm_t world, int rank) {
+                precrt_backend_t backend;
+                precrtCommBackend(world, &backend);
+                EXPECT_EQ(backend, PRECRT_BACKEND_NCCL);
+                void *send = toDevice(inputs[rank]);
+                void *recv = toDevice(std::vector<uint8_t>(count * width * n));
+                EXPECT_EQ(precrtAllReduce(world, send, recv, count, dtype,
+                                          PRECRT_REDUCTION_SUM),
+                          PRECRT_SUCCESS)
+                    << lastError();
+                reduced[rank] = toHost(recv, count * width);
+
+                void *scatterSend = toDevice(scatterInputs[rank]);
+                recv = toDevice(std::vector<uint8_t>(count * width));
+                EXPECT_EQ(precrtReduceScatter(world, scatterSend, recv, count,
+                                              dtype, PRECRT_REDUCTION_MAX),
+                          PRECRT_SUCCESS);
+                scattered[rank] = toHost(recv, count * width);
+
+                recv = toDevice(std::vector<uint8_t>(count * width * n));
+                EXPECT_EQ(precrtAllGather(world, send, recv, count, dtype),
+                          PRECRT_SUCCESS);
+                gathered[rank] = toHost(recv, count * width * n);
+
+                recv = toDevice(std::vector<uint8_t>(count * width * n));
+                EXPECT_EQ(precrtAllToAll(world, scatterSend, recv, count, dtype),
+                          PRECRT_SUCCESS);
+                exchanged[rank] = toHost(recv, count * width * n);
+
+                recv = toDevice(std::vector<uint8_t>(count * width));
+                EXPECT_EQ(precrtBroadcast(world, send, recv, count, dtype, 2),
+                          PRECRT_SUCCESS);
+                broadcast[rank] = toHost(recv, count * width);
+
+                recv = toDevice(std::vector<uint8_t>(count * width));
+                EXPECT_EQ(precrtSendRecv(world, send, count, (rank + 1) % n, recv,
+                                         count, (rank + n - 1) % n, dtype),
+                          PRECRT_SUCCESS)
+                    << lastError();
+                fromLeft[rank] = toHost(recv, count * width);
+                EXPECT_EQ(precrtBarrier(world), PRECRT_SUCCESS);
+                precrtGpuFree(send);
+                precrtGpuFree(scatterSend);
+              }),
+              PRECRT_SUCCESS)
+        << lastError();
+    for (int rank = 0; rank < n; ++rank) {
+      for (size_t i = 0; i < count; ++i) {
+        Expected sum = expectedReduction(inputs, dtype, PRECRT_REDUCTION_SUM, i);
+        EXPECT_NEAR(valueAt(reduced[rank], dtype, i), sum.value, sum.tolerance);
+        Expected max = expectedReduction(scatterInputs, dtype,
+                                         PRECRT_REDUCTION_MAX, rank * count + i);
+        EXPECT_EQ(valueAt(scattered[rank], dtype, i), max.value);
+      }
+      for (int source = 0; source < n; ++source) {
+        EXPECT_TRUE(std::equal(inputs[source].begin(), inputs[source].end(),
+                               gathered[rank].begin() + source * count * width));
+        EXPECT_TRUE(std::equal(exchanged[rank].begin() + source * count * width,
+                               exchanged[rank].begin() + (source + 1) * count * width,
+                               scatterInputs[source].begin() + rank * count * width));
+      }
+      EXPECT_EQ(broadcast[rank], inputs[2]);
+      EXPECT_EQ(fromLeft[rank], inputs[(rank + n - 1) % n]);
+    }
+  }
+}
+
+TEST(FakeNccl, GridGroupsSplitTheCommunicator) {
+  const int64_t shape[] = {2, 2};
+  const int32_t rowAxis[] = {1};
+  ASSERT_EQ(runNccl(4, [&](precrt_comm_t world, int rank) {
+              precrt_comm_t row = nullptr;
+              ASSERT_EQ(precrtCommForGridAxes(world, 2, shape, 1, rowAxis, &row),
+                        PRECRT_SUCCESS)
+                  << lastError();
+              int32_t size = 0, rowRank = -1;
+              precrtCommSize(row, &size);
+              precrtCommRank(row, &rowRank);
+              EXPECT_EQ(size, 2);
+              EXPECT_EQ(rowRank, rank % 2);
+              float value = float(rank);
+              void *buffer = toDevice(std::vector<uint8_t>(
+                  reinterpret_cast<uint8_t *>(&value),
+                  reinterpret_cast<uint8_t *>(&value) + 4));
+              EXPECT_EQ(precrtAllReduce(row, buffer, buffer, 1, PRECRT_DTYPE_F32,
+                                        PRECRT_REDUCTION_SUM),
+                        PRECRT_SUCCESS)
+                  << lastError();
+              auto result = toHost(buffer, 4);
+              float sum;
+              std::memcpy(&sum, result.data(), 4);
+              int row0 = rank / 2 * 2;
+              EXPECT_EQ(sum, float(row0 + row0 + 1));
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(FakeNccl, DisagreementsAreCaughtByTheControlPlane) {
+  ASSERT_EQ(runNccl(2, [&](precrt_comm_t world, int rank) {
+              void *buffer = toDevice(std::vector<uint8_t>(64));
+              EXPECT_EQ(precrtAllReduce(world, buffer, buffer, rank == 0 ? 4 : 5,
+                                        PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM),
+                        PRECRT_ERROR_MISMATCH);
+              EXPECT_NE(lastError().find("rank 1 called all_reduce"),
+                        std::string::npos)
+                  << lastError();
+              EXPECT_EQ(precrtAllReduce(world, buffer, buffer, 4, PRECRT_DTYPE_F32,
+                                        PRECRT_REDUCTION_SUM),
+                        PRECRT_SUCCESS);
+              precrtGpuFree(buffer);
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(FakeNccl, HungStreamTimesOutAndAbortsTheCommunicator) {
+  int abortsBefore = ncclAborts();
+  ASSERT_EQ(setenv("FAKE_CUDA_STREAM_NEVER_DONE", "1", 1), 0);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(runNccl(1,
+                    [&](precrt_comm_t world, int) {
+                      void *buffer = toDevice(std::vector<uint8_t>(16));
+                      EXPECT_EQ(precrtAllReduce(world, buffer, buffer, 4,
+                                                PRECRT_DTYPE_F32,
+                                                PRECRT_REDUCTION_SUM),
+                                PRECRT_ERROR_TIMEOUT);
+                      EXPECT_NE(lastError().find("aborted"), std::string::npos)
+                          << lastError();
+                      EXPECT_EQ(precrtBarrier(world), PRECRT_ERROR_PEER_FAILED);
+                      precrtGpuFree(buffer);
+                    },
+                    /*timeoutMs=*/150),
+            PRECRT_SUCCESS);
+  ASSERT_EQ(unsetenv("FAKE_CUDA_STREAM_NEVER_DONE"), 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                .count(),
+            5.0);
+  EXPECT_EQ(ncclAborts(), abortsBefore + 1);
+}
+
+TEST(FakeNccl, MoreRanksThanGpusIsUnavailable) {
+  EXPECT_EQ(runNccl(5, [](precrt_comm_t, int) {}), PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_NE(lastError().find("5 ranks need 5 GPUs, 4 found"), std::string::npos)
+      << lastError();
+}
+
+/// Checks run in a fresh copy of the binary, before any library is loaded.
+void expectInFreshProcess(const std::function<bool()> &check) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(check() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(FakeVersions, OldLibrariesAreRefusedWithTheirVersion) {
+  expectInFreshProcess([] {
+    setenv("FAKE_CUDA_DRIVER_VERSION", "11080", 1);
+    return precrtGpuAvailable() == PRECRT_ERROR_UNAVAILABLE &&
+           lastError().find("version 11080 is older than the 12000") !=
+               std::string::npos;
+  });
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_VERSION", "21509", 1);
+    return runNccl(1, [](precrt_comm_t, int) {}) == PRECRT_ERROR_UNAVAILABLE &&
+           lastError().find("version 2.15.9 is older than the 2.18.0") !=
+               std::string::npos;
+  });
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_VERSION", "22309", 1);
+    bool refused = false;
+    runNccl(1, [&](precrt_comm_t world, int) {
+      void *buffer = toDevice(std::vector<uint8_t>(4));
+      refused = precrtAllReduce(world, buffer, buffer, 4, PRECRT_DTYPE_F8E4M3FN,
+                                PRECRT_REDUCTION_SUM) == PRECRT_ERROR_UNAVAILABLE &&
+                lastError().find("needs NCCL 2.24") != std::string::npos;
+      precrtGpuFree(buffer);
+    });
+    return refused;
+  });
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Before anything loads the driver or NCCL (they are loaded once).
+  setenv("PRECRT_CUDA_DRIVER_LIBRARY", PRECRT_FAKE_CUDA_DRIVER, 1);
+  setenv("PRECRT_NCCL_LIBRARY", PRECRT_FAKE_NCCL, 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,204 @@
+//===- FakeCudaDriver.cpp - A host-memory CUDA driver for tests -----------===//
+//
+// A test double of libcuda.so.1 with the entry points precrt resolves, so
+// that the dlopen layer, precrt/gpu.h, the mgpu* wrappers and the NCCL
+// backend run on machines without a GPU. "Device" memory is host memory,
+// every stream operation completes at once, and a kernel is a host function
+// `void kernel(void **params)` whose address is the CUfunction. Four devices.
+//
+// Environment: FAKE_CUDA_DRIVER_VERSION (default 12080) is what
+// cuDriverGetVersion reports; FAKE_CUDA_STREAM_NEVER_DONE=1 makes
+// cuStreamQuery answer CUDA_ERROR_NOT_READY forever (a hung kernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+using CUresult = int;
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kNotFound = 500;
+constexpr CUresult kNotReady = 600;
+constexpr int kDevices = 4;
+
+struct FakeStream {
+  int unused;
+};
+struct FakeEvent {
+  int unused;
+};
+struct FakeModule {
+  int unused;
+};
+
+std::atomic<int> contextDepth{0};
+
+bool streamNeverDone() {
+  const char *value = std::getenv("FAKE_CUDA_STREAM_NEVER_DONE");
+  return value && std::strcmp(value, "1") == 0;
+}
+} // namespace
+
+extern "C" {
+
+/// Kernels the tests launch: writes params[1] (an int) into the int that
+/// params[0] points to.
+void fakeCudaStoreKernel(void **params) {
+  int *target = *static_cast<int **>(params[0]);
+  *target = *static_cast<int *>(params[1]);
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  const char *value = std::getenv("FAKE_CUDA_DRIVER_VERSION");
+  *version = value ? std::atoi(value) : 12080;
+  return kSuccess;
+}
+CUresult cuInit(unsigned) { return kSuccess; }
+CUresult cuGetErrorName(CUresult result, const char **name) {
+  switch (result) {
+  case kInvalidValue:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return kSuccess;
+  case kInvalidImage:
+    *name = "CUDA_ERROR_INVALID_IMAGE";
+    return kSuccess;
+  case kNotFound:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    return kSuccess;
+  default:
+    *name = nullptr;
+    return kInvalidValue;
+  }
+}
+CUresult cuGetErrorString(CUresult result, const char **text) {
+  *text = result == kInvalidImage ? "device kernel image is invalid"
+                                  : "fake driver error";
+  return kSuccess;
+}
+CUresult cuDeviceGetCount(int *count) {
+  *count = kDevices;
+  return kSuccess;
+}
+CUresult cuDeviceGet(int *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= kDevices)
+    return kInvalidValue;
+  *device = ordinal;
+  return kSuccess;
+}
+CUresult cuDeviceGetAttribute(int *value, int, int) {
+  *value = 227 * 1024;
+  return kSuccess;
+}
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  *context = reinterpret_cast<void *>(uintptr_t(0x1000 + device));
+  return kSuccess;
+}
+CUresult cuCtxPushCurrent_v2(void *) {
+  ++contextDepth;
+  return kSuccess;
+}
+CUresult cuCtxPopCurrent_v2(void **) {
+  --contextDepth;
+  return kSuccess;
+}
+/// Balance of context pushes and pops, for the tests.
+int fakeCudaContextDepth() { return contextDepth.load(); }
+
+CUresult cuModuleLoadData(void **module, const void *image) {
+  // Accepts only images that start with "FAKECUBIN".
+  if (std::strncmp(static_cast<const char *>(image), "FAKECUBIN", 9) != 0)
+    return kInvalidImage;
+  *module = new FakeModule();
+  return kSuccess;
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count,
+                            int *options, void **values) {
+  if (std::strncmp(static_cast<const char *>(image), "FAKEPTX", 7) == 0) {
+    *module = new FakeModule();
+    return kSuccess;
+  }
+  for (unsigned i = 0; i < count; ++i)
+    if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
+      std::strcpy(static_cast<char *>(values[i]), "ptxas fatal: not PTX");
+  return kInvalidImage;
+}
+CUresult cuModuleUnload(void *module) {
+  delete static_cast<FakeModule *>(module);
+  return kSuccess;
+}
+CUresult cuModuleGetFunction(void **function, void *, const char *name) {
+  if (std::strcmp(name, "store") != 0)
+    return kNotFound;
+  *function = reinterpret_cast<void *>(&fakeCudaStoreKernel);
+  return kSuccess;
+}
+CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
+CUresult cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, unsigned, unsigned, void *, void **params,
+                        void **) {
+  reinterpret_cast<void (*)(void **)>(function)(params);
+  return kSuccess;
+}
+CUresult cuStreamCreate(void **stream, unsigned) {
+  *stream = new FakeStream();
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(void *stream) {
+  delete static_cast<FakeStream *>(stream);
+  return kSuccess;
+}
+CUresult cuStreamSynchronize(void *) { return kSuccess; }
+CUresult cuStreamQuery(void *) {
+  return streamNeverDone() ? kNotReady : kSuccess;
+}
+CUresult cuStreamWaitEvent(void *, void *, unsigned) { return kSuccess; }
+CUresult cuEventCreate(void **event, unsigned) {
+  *event = new FakeEvent();
+  return kSuccess;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  delete static_cast<FakeEvent *>(event);
+  return kSuccess;
+}
+CUresult cuEventRecord(void *, void *) { return kSuccess; }
+CUresult cuEventSynchronize(void *) { return kSuccess; }
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
+  return *ptr ? kSuccess : kInvalidValue;
+}
+CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
+  return cuMemAlloc_v2(ptr, bytes);
+}
+CUresult cuMemFree_v2(unsigned long long ptr) {
+  std::free(reinterpret_cast<void *>(uintptr_t(ptr)));
+  return kSuccess;
+}
+CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
+                       size_t bytes, void *) {
+  std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
+               reinterpret_cast<void *>(uintptr_t(src)), bytes);
+  return kSuccess;
+}
+CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
+                          void *) {
+  auto *words = reinterpret_cast<uint32_t *>(uintptr_t(dst));
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return kSuccess;
+}
+CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
+                          size_t count, void *) {
+  auto *halves = reinterpret_cast<uint16_t *>(uintptr_t(dst));
+  for (size_t i = 0; i < count; ++i)
+    halves[i] = value;
+  return kSuccess;
+}
+CUresult cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
+CUresult cuMemHostUnregister(void *) { return kSuccess; }
+
+} // extern "C"

@@ -1,0 +1,390 @@
+//===- FakeNccl.cpp - NCCL for ranks that are threads, for tests ----------===//
+//
+// A test double of libnccl.so.2 with the entry points precrt resolves.
+// Ranks must be threads of one process (precrt's thread bootstrap), buffers
+// are host memory (see FakeCudaDriver.cpp), and every operation completes
+// before it returns: collectives meet at a barrier of their clique and read
+// each other's buffers. Reductions sum in rank order, rounding to the dtype
+// at every step (with precrt's reference numerics); avg divides the sum once.
+//
+// Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9).
+//
+//===----------------------------------------------------------------------===//
+
+#include "precrt/numerics.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using ncclResult_t = int;
+/// Passed by value, as NCCL's ncclUniqueId.
+struct UniqueId {
+  char internal[128];
+};
+constexpr ncclResult_t kSuccess = 0;
+constexpr ncclResult_t kInvalidArgument = 4;
+
+struct Clique;
+
+struct FakeComm {
+  std::shared_ptr<Clique> clique;
+  int rank;
+  bool aborted = false;
+};
+
+/// The ranks of one communicator.
+struct Clique {
+  explicit Clique(int size) : size(size), slots(size), mailboxes(size * size) {}
+
+  struct Slot {
+    const void *send;
+    void *recv;
+    int color, key;
+  };
+  struct Message {
+    const void *data;
+    size_t bytes;
+    std::atomic<bool> *consumed;
+  };
+
+  int size;
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint64_t generation = 0;
+  int arrived = 0;
+  uint64_t splits = 0;
+  std::vector<Slot> slots;
+  std::vector<std::deque<Message>> mailboxes; // [sender * size + receiver]
+
+  void barrier() {
+    std::unique_lock<std::mutex> lock(mutex);
+    uint64_t mine = generation;
+    if (++arrived == size) {
+      arrived = 0;
+      ++generation;
+      changed.notify_all();
+      return;
+    }
+    changed.wait(lock, [&] { return generation != mine; });
+  }
+};
+
+std::mutex registryMutex;
+std::map<uint64_t, std::shared_ptr<Clique>> cliquesById;
+std::map<std::tuple<const Clique *, uint64_t, int>, std::shared_ptr<Clique>>
+    cliquesBySplit;
+std::atomic<uint64_t> nextId{1};
+std::atomic<int> aborts{0};
+
+size_t elementSize(int type) {
+  switch (type) {
+  case 6:
+  case 9:
+    return 2;
+  case 7:
+    return 4;
+  case 8:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+double load(const void *buffer, int type, size_t i) {
+  using namespace precrt::numerics;
+  const char *bytes = static_cast<const char *>(buffer);
+  switch (type) {
+  case 7: {
+    float v;
+    std::memcpy(&v, bytes + 4 * i, 4);
+    return v;
+  }
+  case 8: {
+    double v;
+    std::memcpy(&v, bytes + 8 * i, 8);
+    return v;
+  }
+  case 6:
+  case 9: {
+    uint16_t bits;
+    std::memcpy(&bits, bytes + 2 * i, 2);
+    return decode(bits, type == 6 ? kF16 : kBF16);
+  }
+  case 10:
+    return decode(uint8_t(bytes[i]), kF8E4M3FN);
+  case 11:
+    return decode(uint8_t(bytes[i]), kF8E5M2);
+  default:
+    return uint8_t(bytes[i]);
+  }
+}
+
+/// Stores `value` rounded to the dtype (f32 first for the narrow types,
+/// whose values are all exact in f32).
+void store(void *buffer, int type, size_t i, double value) {
+  using namespace precrt::numerics;
+  char *bytes = static_cast<char *>(buffer);
+  float narrow = static_cast<float>(value);
+  switch (type) {
+  case 7:
+    std::memcpy(bytes + 4 * i, &narrow, 4);
+    return;
+  case 8:
+    std::memcpy(bytes + 8 * i, &value, 8);
+    return;
+  case 6:
+  case 9: {
+    uint16_t bits = uint16_t(encodeNearestEven(narrow, type == 6 ? kF16 : kBF16));
+    std::memcpy(bytes + 2 * i, &bits, 2);
+    return;
+  }
+  case 10:
+    bytes[i] = char(encodeNearestEven(narrow, kF8E4M3FN));
+    return;
+  case 11:
+    bytes[i] = char(encodeNearestEven(narrow, kF8E5M2));
+    return;
+  default:
+    bytes[i] = char(value);
+  }
+}
+
+/// Element `index` reduced over all ranks' `offset`-shifted send buffers,
+/// rounded to the dtype after each step.
+double reduceElement(Clique &clique, int type, int op, size_t index) {
+  auto rounded = [&](double value) {
+    double buffer[1];
+    store(buffer, type, 0, value);
+    return load(buffer, type, 0);
+  };
+  double acc = load(clique.slots[0].send, type, index);
+  for (int rank = 1; rank < clique.size; ++rank) {
+    double v = load(clique.slots[rank].send, type, index);
+    if (op == 2)
+      acc = std::max(acc, v);
+    else if (op == 3)
+      acc = std::min(acc, v);
+    else
+      acc = rounded(acc + v);
+  }
+  if (op == 4)
+    acc = rounded(acc / clique.size);
+  return acc;
+}
+
+FakeComm *unwrap(void *comm) { return static_cast<FakeComm *>(comm); }
+
+struct PendingOp {
+  bool isSend;
+  const void *sendData;
+  void *recvData;
+  size_t bytes;
+  int peer;
+  FakeComm *comm;
+};
+thread_local int groupDepth = 0;
+thread_local std::vector<PendingOp> pending;
+
+ncclResult_t runPending() {
+  std::vector<PendingOp> ops;
+  ops.swap(pending);
+  std::vector<std::unique_ptr<std::atomic<bool>>> sent;
+  for (PendingOp &op : ops) {
+    if (!op.isSend)
+      continue;
+    Clique &clique = *op.comm->clique;
+    sent.push_back(std::make_unique<std::atomic<bool>>(false));
+    std::lock_guard<std::mutex> lock(clique.mutex);
+    clique.mailboxes[op.comm->rank * clique.size + op.peer].push_back(
+        {op.sendData, op.bytes, sent.back().get()});
+    clique.changed.notify_all();
+  }
+  for (PendingOp &op : ops) {
+    if (op.isSend)
+      continue;
+    Clique &clique = *op.comm->clique;
+    std::unique_lock<std::mutex> lock(clique.mutex);
+    auto &box = clique.mailboxes[op.peer * clique.size + op.comm->rank];
+    clique.changed.wait(lock, [&] { return !box.empty(); });
+    Clique::Message message = box.front();
+    box.pop_front();
+    if (message.bytes != op.bytes)
+      return kInvalidArgument;
+    std::memcpy(op.recvData, message.data, op.bytes);
+    message.consumed->store(true);
+    clique.changed.notify_all();
+  }
+  for (PendingOp &op : ops) {
+    if (!op.isSend)
+      continue;
+    Clique &clique = *op.comm->clique;
+    std::unique_lock<std::mutex> lock(clique.mutex);
+    clique.changed.wait(lock, [&] {
+      return std::all_of(sent.begin(), sent.end(),
+                         [](const auto &flag) { return flag->load(); });
+    });
+    break;
+  }
+  return kSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+int fakeNcclAbortCount() { return aborts.load(); }
+
+ncclResult_t ncclGetVersion(int *version) {
+  const char *value = std::getenv("FAKE_NCCL_VERSION");
+  *version = value ? std::atoi(value) : 22809;
+  return kSuccess;
+}
+const char *ncclGetErrorString(ncclResult_t result) {
+  return result == kSuccess ? "no error" : "invalid argument (fake NCCL)";
+}
+const char *ncclGetLastError(void *) { return "fake NCCL"; }
+ncclResult_t ncclGetUniqueId(void *id) {
+  std::memset(id, 0, 128);
+  uint64_t value = nextId++;
+  std::memcpy(id, &value, sizeof(value));
+  return kSuccess;
+}
+ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+  uint64_t key;
+  std::memcpy(&key, id.internal, sizeof(key));
+  std::lock_guard<std::mutex> lock(registryMutex);
+  std::shared_ptr<Clique> &clique = cliquesById[key];
+  if (!clique)
+    clique = std::make_shared<Clique>(size);
+  *comm = new FakeComm{clique, rank};
+  return kSuccess;
+}
+ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
+                           void *) {
+  FakeComm &parent = *unwrap(comm);
+  Clique &clique = *parent.clique;
+  clique.slots[parent.rank].color = color;
+  clique.slots[parent.rank].key = key;
+  clique.barrier();
+  std::vector<std::pair<int, int>> members; // (key, parent rank)
+  for (int rank = 0; rank < clique.size; ++rank)
+    if (clique.slots[rank].color == color)
+      members.push_back({clique.slots[rank].key, rank});
+  std::sort(members.begin(), members.end());
+  int newRank = 0;
+  while (members[newRank].second != parent.rank)
+    ++newRank;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    std::shared_ptr<Clique> &child =
+        cliquesBySplit[{&clique, clique.splits, color}];
+    if (!child)
+      child = std::make_shared<Clique>(int(members.size()));
+    *newComm = new FakeComm{child, newRank};
+  }
+  clique.barrier();
+  if (parent.rank == 0)
+    ++clique.splits;
+  clique.barrier();
+  return kSuccess;
+}
+ncclResult_t ncclCommDestroy(void *comm) {
+  delete unwrap(comm);
+  return kSuccess;
+}
+ncclResult_t ncclCommAbort(void *comm) {
+  ++aborts;
+  delete unwrap(comm);
+  return kSuccess;
+}
+ncclResult_t ncclCommGetAsyncError(void *, ncclResult_t *error) {
+  *error = kSuccess;
+  return kSuccess;
+}
+
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
+                           void *comm, void *) {
+  FakeComm &me = *unwrap(comm);
+  Clique &clique = *me.clique;
+  size_t bytes = count * elementSize(type);
+  clique.slots[me.rank].send = send;
+  clique.barrier();
+  for (int rank = 0; rank < clique.size; ++rank)
+    std::memmove(static_cast<char *>(recv) + rank * bytes,
+                 clique.slots[rank].send, bytes);
+  clique.barrier();
+  return kSuccess;
+}
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
+                           int root, void *comm, void *) {
+  FakeComm &me = *unwrap(comm);
+  Clique &clique = *me.clique;
+  clique.slots[me.rank].send = send;
+  clique.barrier();
+  std::memmove(recv, clique.slots[root].send, count * elementSize(type));
+  clique.barrier();
+  return kSuccess;
+}
+ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
+                           int op, void *comm, void *) {
+  FakeComm &me = *unwrap(comm);
+  Clique &clique = *me.clique;
+  clique.slots[me.rank].send = send;
+  clique.barrier();
+  std::vector<double> reduced(count);
+  for (size_t i = 0; i < count; ++i)
+    reduced[i] = reduceElement(clique, type, op, i);
+  clique.barrier();
+  for (size_t i = 0; i < count; ++i)
+    store(recv, type, i, reduced[i]);
+  return kSuccess;
+}
+ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
+                               int type, int op, void *comm, void *) {
+  FakeComm &me = *unwrap(comm);
+  Clique &clique = *me.clique;
+  clique.slots[me.rank].send = send;
+  clique.barrier();
+  std::vector<double> reduced(count);
+  for (size_t i = 0; i < count; ++i)
+    reduced[i] = reduceElement(clique, type, op, me.rank * count + i);
+  clique.barrier();
+  for (size_t i = 0; i < count; ++i)
+    store(recv, type, i, reduced[i]);
+  return kSuccess;
+}
+ncclResult_t ncclGroupStart() {
+  ++groupDepth;
+  return kSuccess;
+}
+ncclResult_t ncclGroupEnd() {
+  if (--groupDepth > 0)
+    return kSuccess;
+  return runPending();
+}
+ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
+                      void *comm, void *) {
+  pending.push_back({true, data, nullptr, count * elementSize(type), peer,
+                     unwrap(comm)});
+  return groupDepth > 0 ? kSuccess : runPending();
+}
+ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
+                      void *) {
+  pending.push_back({false, nullptr, data, count * elementSize(type), peer,
+                     unwrap(comm)});
+  return groupDepth > 0 ? kSuccess : runPending();
+}
+
+} // extern "C"
