@@ -41,6 +41,21 @@ func.func @all_gather_defaults(%x: tensor<4x8xf32>) -> tensor<4x64xf32>
   return %y : tensor<4x64xf32>
 }
 
+// An fp8 gather keeps its scaling mode on the transpose, whose
+// backward_dtype is now the fp8 wire dtype.
+// CHECK-LABEL: func.func @all_gather_fp8_backward(
+// CHECK-SAME:    %[[DW:[^:]*]]: tensor<128x64xbf16>)
+// CHECK:         prec.reduce_scatter %[[DW]] on @dp scatter_axis = 0 reduction = <avg>
+// CHECK-SAME:      forward_dtype = bf16 backward_dtype = f8E4M3FN scaling = <dynamic>
+// CHECK-SAME:      : tensor<128x64xbf16> -> tensor<16x64xf32>
+func.func @all_gather_fp8(%w_shard: tensor<16x64xf32>) -> tensor<128x64xbf16>
+    attributes {prec.differentiable} {
+  %w = prec.all_gather %w_shard on @dp gather_axis = 0
+         forward_dtype = f8E4M3FN backward_dtype = bf16 scaling = <dynamic>
+         : tensor<16x64xf32> -> tensor<128x64xbf16>
+  return %w : tensor<128x64xbf16>
+}
+
 // reduce_scatter -> all_gather in its backward_dtype, back to the input type.
 // CHECK-LABEL: func.func @reduce_scatter_backward(
 // CHECK-SAME:    %[[DY:[^:]*]]: tensor<8x16xf32>) -> tensor<64x16xbf16>
