@@ -116,6 +116,18 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
                                   params, nullptr),
             PRECRT_ERROR_INVALID_ARGUMENT)
       << "more shared memory than the device allows";
+  target = 0;
+  value = 7;
+  mgpuLaunchClusterKernel(kernel, 2, 2, 1, 4, 2, 1, 128, 1, 1, 0, nullptr,
+                          params, nullptr, 2);
+  EXPECT_EQ(target, 7);
+  auto clusterSize = fakeSymbol<unsigned (*)()>(PRECRT_FAKE_CUDA_DRIVER,
+                                                "fakeCudaLastClusterSize");
+  ASSERT_NE(clusterSize, nullptr);
+  EXPECT_EQ(clusterSize(), 4u);
+  EXPECT_EQ(precrtGpuLaunchClusterKernel(kernel, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+                                         nullptr, params, nullptr),
+            PRECRT_ERROR_INVALID_ARGUMENT);
   mgpuModuleUnload(module);
   EXPECT_EQ(contextDepth(), 0);
 }

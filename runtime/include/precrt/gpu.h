@@ -70,6 +70,13 @@ PRECRT_EXPORT precrt_status_t precrtGpuLaunchKernel(
     void *function, int64_t grid_x, int64_t grid_y, int64_t grid_z,
     int64_t block_x, int64_t block_y, int64_t block_z,
     int32_t dynamic_shared_bytes, void *stream, void **params, void **extra);
+/* A launch in thread-block clusters of cluster_x * cluster_y * cluster_z
+ * blocks (Hopper and later; cuLaunchKernelEx). */
+PRECRT_EXPORT precrt_status_t precrtGpuLaunchClusterKernel(
+    void *function, int64_t cluster_x, int64_t cluster_y, int64_t cluster_z,
+    int64_t grid_x, int64_t grid_y, int64_t grid_z, int64_t block_x,
+    int64_t block_y, int64_t block_z, int32_t dynamic_shared_bytes,
+    void *stream, void **params, void **extra);
 
 #ifdef __cplusplus
 }

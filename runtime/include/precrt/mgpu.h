@@ -31,6 +31,11 @@ PRECRT_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
                                     intptr_t blockZ, int32_t smem,
                                     void *stream, void **params, void **extra,
                                     size_t paramsCount);
+PRECRT_EXPORT void mgpuLaunchClusterKernel(
+    void *function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ,
+    intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+    intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+    void **params, void **extra, size_t paramsCount);
 PRECRT_EXPORT void *mgpuStreamCreate(void);
 PRECRT_EXPORT void mgpuStreamDestroy(void *stream);
 PRECRT_EXPORT void mgpuStreamSynchronize(void *stream);

@@ -76,6 +76,7 @@ LoadResult load() {
       resolve(library, "cuFuncSetAttribute", &api.cuFuncSetAttribute,
               &failure) &&
       resolve(library, "cuLaunchKernel", &api.cuLaunchKernel, &failure) &&
+      resolve(library, "cuLaunchKernelEx", &api.cuLaunchKernelEx, &failure) &&
       resolve(library, "cuStreamCreate", &api.cuStreamCreate, &failure) &&
       resolve(library, "cuStreamDestroy_v2", &api.cuStreamDestroy,
               &failure) &&

@@ -85,6 +85,49 @@ CUdeviceptr devicePointer(const void *ptr) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
 }
 
+struct LaunchShape {
+  int64_t grid[3], block[3], cluster[3];
+  int32_t dynamicSharedBytes;
+};
+
+precrt_status_t checkLaunch(const LaunchShape &shape, const char *what) {
+  for (const int64_t *extents : {shape.grid, shape.block, shape.cluster})
+    for (int dim = 0; dim < 3; ++dim)
+      if (extents[dim] <= 0 || extents[dim] > int64_t(UINT32_MAX))
+        return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                    "%s: grid/block/cluster extent %lld out of range", what,
+                    static_cast<long long>(extents[dim]));
+  if (shape.dynamicSharedBytes < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "%s: negative shared memory size", what);
+  return PRECRT_SUCCESS;
+}
+
+/// Above 48 KiB a kernel must opt in to more dynamic shared memory, up to
+/// the device's limit.
+precrt_status_t prepareSharedMemory(ScopedContext &scope, CUfunction kernel,
+                                    const LaunchShape &shape) {
+  if (shape.dynamicSharedBytes <= 0)
+    return PRECRT_SUCCESS;
+  CUdevice device;
+  int optInLimit = 0;
+  PRECRT_CUDA_CALL(scope, cuDeviceGet(&device, currentDevice()));
+  PRECRT_CUDA_CALL(scope, cuDeviceGetAttribute(
+                              &optInLimit,
+                              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                              device));
+  if (shape.dynamicSharedBytes > optInLimit)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "kernel launch: %d bytes of shared memory requested, the "
+                "device allows %d",
+                shape.dynamicSharedBytes, optInLimit);
+  PRECRT_CUDA_CALL(scope, cuFuncSetAttribute(
+                              kernel,
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              shape.dynamicSharedBytes));
+  return PRECRT_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -328,41 +371,65 @@ precrt_status_t precrtGpuLaunchKernel(void *function, int64_t grid_x,
                                       int32_t dynamic_shared_bytes,
                                       void *stream, void **params,
                                       void **extra) {
-  for (int64_t extent : {grid_x, grid_y, grid_z, block_x, block_y, block_z})
-    if (extent <= 0 || extent > int64_t(UINT32_MAX))
-      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                  "precrtGpuLaunchKernel: grid/block extent %lld out of range",
-                  static_cast<long long>(extent));
-  if (dynamic_shared_bytes < 0)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "precrtGpuLaunchKernel: negative shared memory size");
+  LaunchShape shape{{grid_x, grid_y, grid_z},
+                    {block_x, block_y, block_z},
+                    {1, 1, 1},
+                    dynamic_shared_bytes};
+  if (precrt_status_t status = checkLaunch(shape, "precrtGpuLaunchKernel"))
+    return status;
   PRECRT_ENTER_CONTEXT(scope);
   auto kernel = static_cast<CUfunction>(function);
-  if (dynamic_shared_bytes > 0) {
-    // Above 48 KiB a kernel must opt in to more dynamic shared memory.
-    CUdevice device;
-    int optInLimit = 0;
-    PRECRT_CUDA_CALL(scope, cuDeviceGet(&device, currentDevice()));
-    PRECRT_CUDA_CALL(scope, cuDeviceGetAttribute(
-                                &optInLimit,
-                                CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                device));
-    if (dynamic_shared_bytes > optInLimit)
-      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                  "precrtGpuLaunchKernel: %d bytes of shared memory requested, "
-                  "the device allows %d",
-                  dynamic_shared_bytes, optInLimit);
-    PRECRT_CUDA_CALL(scope, cuFuncSetAttribute(
-                                kernel,
-                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                dynamic_shared_bytes));
-  }
+  if (precrt_status_t status = prepareSharedMemory(scope, kernel, shape))
+    return status;
   PRECRT_CUDA_CALL(scope,
                    cuLaunchKernel(kernel, unsigned(grid_x), unsigned(grid_y),
                                   unsigned(grid_z), unsigned(block_x),
                                   unsigned(block_y), unsigned(block_z),
                                   unsigned(dynamic_shared_bytes),
                                   static_cast<CUstream>(stream), params, extra));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuLaunchClusterKernel(
+    void *function, int64_t cluster_x, int64_t cluster_y, int64_t cluster_z,
+    int64_t grid_x, int64_t grid_y, int64_t grid_z, int64_t block_x,
+    int64_t block_y, int64_t block_z, int32_t dynamic_shared_bytes,
+    void *stream, void **params, void **extra) {
+  LaunchShape shape{{grid_x, grid_y, grid_z},
+                    {block_x, block_y, block_z},
+                    {cluster_x, cluster_y, cluster_z},
+                    dynamic_shared_bytes};
+  if (precrt_status_t status =
+          checkLaunch(shape, "precrtGpuLaunchClusterKernel"))
+    return status;
+  PRECRT_ENTER_CONTEXT(scope);
+  auto kernel = static_cast<CUfunction>(function);
+  if (precrt_status_t status = prepareSharedMemory(scope, kernel, shape))
+    return status;
+  // Clusters of more than 8 blocks are "non-portable": the kernel must opt
+  // in (as upstream's wrapper does).
+  if (cluster_x * cluster_y * cluster_z > 8)
+    PRECRT_CUDA_CALL(scope,
+                     cuFuncSetAttribute(
+                         kernel,
+                         CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                         1));
+  CUlaunchAttribute cluster{};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim = {unsigned(cluster_x), unsigned(cluster_y),
+                              unsigned(cluster_z)};
+  CUlaunchConfig config{};
+  config.gridDimX = unsigned(grid_x);
+  config.gridDimY = unsigned(grid_y);
+  config.gridDimZ = unsigned(grid_z);
+  config.blockDimX = unsigned(block_x);
+  config.blockDimY = unsigned(block_y);
+  config.blockDimZ = unsigned(block_z);
+  config.sharedMemBytes = unsigned(dynamic_shared_bytes);
+  config.hStream = static_cast<CUstream>(stream);
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  PRECRT_CUDA_CALL(scope, cuLaunchKernelEx(&config, kernel, params, extra));
   return PRECRT_SUCCESS;
 }
 

@@ -80,6 +80,18 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
          "mgpuLaunchKernel");
 }
 
+void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
+                             intptr_t clusterY, intptr_t clusterZ,
+                             intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                             intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                             int32_t smem, void *stream, void **params,
+                             void **extra, size_t /*paramsCount*/) {
+  report(precrtGpuLaunchClusterKernel(function, clusterX, clusterY, clusterZ,
+                                      gridX, gridY, gridZ, blockX, blockY,
+                                      blockZ, smem, stream, params, extra),
+         "mgpuLaunchClusterKernel");
+}
+
 void *mgpuStreamCreate(void) {
   void *stream = nullptr;
   report(precrtGpuStreamCreate(&stream), "mgpuStreamCreate");

@@ -144,6 +144,34 @@ CUresult cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
   reinterpret_cast<void (*)(void **)>(function)(params);
   return kSuccess;
 }
+/// The layout of cuda.h's CUlaunchConfig and CUlaunchAttribute.
+struct FakeLaunchAttribute {
+  int id;
+  char pad[4];
+  unsigned value[16];
+};
+struct FakeLaunchConfig {
+  unsigned grid[3], block[3], sharedMemBytes;
+  void *stream;
+  FakeLaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static unsigned lastClusterSize = 0;
+
+/// Blocks per cluster of the last cuLaunchKernelEx, for the tests.
+unsigned fakeCudaLastClusterSize() { return lastClusterSize; }
+
+CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
+                          void **params, void **) {
+  lastClusterSize = 0;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+      lastClusterSize = config->attrs[i].value[0] * config->attrs[i].value[1] *
+                        config->attrs[i].value[2];
+  reinterpret_cast<void (*)(void **)>(function)(params);
+  return kSuccess;
+}
+
 CUresult cuStreamCreate(void **stream, unsigned) {
   *stream = new FakeStream();
   return kSuccess;
