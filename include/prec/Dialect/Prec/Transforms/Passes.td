@@ -333,4 +333,49 @@ def PrecAccumulateMicrobatches
   ];
 }
 
+def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
+  let summary = "report the worst-case relative error of every collective";
+  let description = [{
+    Emits a remark on every prec collective with a first-principles bound
+    on its relative error, from its dtypes, its group size `N` and its
+    reduction algorithm (`getReductionAlgorithm`). With unit roundoffs
+    `u(t) = 2^-p(t)` (`p` counts the implicit bit) and
+    `gamma(k, u) = k u / (1 - k u)`:
+
+    ```
+    reductions:  (1 + e_pre)(1 + e_wire)(1 + gamma(N - 1, u_sum))(1 + e_post)(1 + e_out) - 1
+    moves:       (1 + e_wire)(1 + e_out) - 1
+    ```
+
+    `e_wire = u(forward_dtype)` unless the wire type holds the input type
+    (then 0), `e_out = u(result)` unless the result type holds the value it
+    is cast from, `e_pre` / `e_post` are `u(input)` / `u(acc_dtype)` for
+    divisors that are not powers of two, and `u_sum` is `u(acc_dtype)` for
+    `direct` and `u(forward_dtype)` for `ring` (partial sums re-rounded at
+    each of `N - 1` hops). The bound of a sum is relative to
+    `sum_i |x_i| / divisor`: relative to `|sum_i x_i|` no bound exists once
+    terms cancel. Bounds assume no overflow and no underflow (for fp8
+    wires: values within the scaled normal range). See docs/Prec.md.
+
+    `max-rel-error=<x>` turns a bound above `x` into an error on the op
+    (and a failed pass); `json=<path>` (`-` for stdout) writes every bound
+    as a JSON array for tools. The pass works on the whole module so that
+    one JSON document lists every function's collectives.
+
+    Example:
+    ```mlir
+    // remark: relative error bound 3.914e-03 (|error| <= bound * sum_i |x_i| / divisor):
+    //   N = 8, input f32, wire bf16, accumulation f32, direct, result f32
+    %s = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = bf16
+           acc_dtype = f32 : tensor<64xf32> -> tensor<8xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxRelError", "max-rel-error", "double", "-1.0",
+           "fail on a collective whose bound exceeds this (negative: no limit)">,
+    Option<"jsonPath", "json", "std::string", "\"\"",
+           "write the bounds as a JSON array to this file ('-': stdout)">
+  ];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

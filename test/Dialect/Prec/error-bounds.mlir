@@ -1,0 +1,108 @@
+// RUN: prec-opt %s --prec-error-bounds -verify-diagnostics -o /dev/null
+// RUN: prec-opt %s --prec-error-bounds=json=- -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=JSON
+// RUN: prec-opt %s --prec-error-bounds=json=%t.json -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
+// RUN: not prec-opt %s --prec-error-bounds=max-rel-error=1e-2 -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+
+// Bounds with u(f32) = 2^-24, u(bf16) = 2^-8, u(f16) = 2^-11,
+// u(f8E4M3FN) = 2^-4 and gamma(k, u) = k u / (1 - k u).
+
+shard.grid @one(shape = 1)
+shard.grid @six(shape = 6)
+shard.grid @dp(shape = 8)
+shard.grid @hsdp(shape = 4x8)
+shard.grid @large(shape = 512)
+
+func.func @reductions(%x: tensor<96xf32>, %b: tensor<96xbf16>, %h: tensor<96xf16>) {
+  // One rank, nothing rounds.
+  // expected-remark @+1 {{relative error bound 0.000e+00 (|error| <= bound * sum_i |x_i| / divisor): N = 1, input f32, wire f32, accumulation f32, ring, result f32}}
+  %0 = prec.all_reduce %x on @one : tensor<96xf32> -> tensor<96xf32>
+  // bf16 wire, f32 sum (direct): u(bf16) + gamma(7, u(f32)).
+  // expected-remark @+1 {{relative error bound 3.907e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, result f32}}
+  %1 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32 : tensor<96xf32> -> tensor<12xf32>
+  // A bf16 ring re-rounds at each of the 7 hops: gamma(7, u(bf16)).
+  // expected-remark @+1 {{relative error bound 2.811e-02 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input bf16, wire bf16, accumulation bf16, ring, result bf16}}
+  %2 = prec.all_reduce %b on @dp acc_dtype = bf16 : tensor<96xbf16> -> tensor<96xbf16>
+  // The HSDP shard group is 8 of the 32 ranks; all axes are 32:
+  // gamma(31, u(bf16)).
+  // expected-remark @+1 {{relative error bound 2.811e-02 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input bf16}}
+  %3 = prec.all_reduce %b on @hsdp grid_axes = [1] acc_dtype = bf16 : tensor<96xbf16> -> tensor<96xbf16>
+  // expected-remark @+1 {{relative error bound 1.378e-01 (|error| <= bound * sum_i |x_i| / divisor): N = 32, input bf16}}
+  %4 = prec.all_reduce %b on @hsdp acc_dtype = bf16 : tensor<96xbf16> -> tensor<96xbf16>
+  // f16 average over 6 split 2 x 3: the pre-divisor 2 is exact, the
+  // post-divisor 3 rounds once in f16: u(f16) + gamma(5, u(f16)).
+  // expected-remark @+1 {{relative error bound 2.937e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 6, input f16, wire f16, accumulation f16, ring, result f16}}
+  %5 = prec.all_reduce %h on @six acc_dtype = f16 pre_divisor = 2.0 post_divisor = 3.0 : tensor<96xf16> -> tensor<96xf16>
+  // Same as the unsplit average.
+  // expected-remark @+1 {{relative error bound 2.937e-03}}
+  %6 = prec.all_reduce %h on @six reduction = <avg> acc_dtype = f16 : tensor<96xf16> -> tensor<96xf16>
+  // max selects: only the wire rounds.
+  // expected-remark @+1 {{relative error bound 3.906e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, result f32}}
+  %7 = prec.all_reduce %x on @dp reduction = <max> forward_dtype = bf16 : tensor<96xf32> -> tensor<96xf32>
+  // 511 * 2^-8 >= 1: the summation bound says nothing.
+  // expected-remark @+1 {{no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16)}}
+  %8 = prec.all_reduce %b on @large acc_dtype = bf16 : tensor<96xbf16> -> tensor<96xbf16>
+  return
+}
+
+func.func @moves(%x: tensor<96xf32>) {
+  // Exact in f32 both ways.
+  // expected-remark @+1 {{relative error bound 0.000e+00 (|error| <= bound * |x|): N = 8, input f32, wire f32, result f32}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<96xf32> -> tensor<768xf32>
+  // expected-remark @+1 {{relative error bound 3.906e-03 (|error| <= bound * |x|): N = 8, input f32, wire bf16, result f32}}
+  %1 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 : tensor<96xf32> -> tensor<768xf32>
+  // Stochastic rounding may land one ulp away: 2 u(bf16).
+  // expected-remark @+1 {{relative error bound 7.812e-03 (|error| <= bound * |x|): N = 8, input f32, wire bf16, result bf16}}
+  %2 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 rounding = <stochastic> : tensor<96xf32> -> tensor<768xbf16>
+  // fp8 with a per-tensor f32 scale: u(f8E4M3FN), plus dividing and
+  // multiplying by the scale in f32.
+  // expected-remark @+1 {{relative error bound 6.250e-02 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
+  %3 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0 forward_dtype = f8E4M3FN scaling = <dynamic> : tensor<96xf32> -> tensor<96xf32>
+  return
+}
+
+// JSON: [
+// JSON:   {
+// JSON:     "op": "prec.all_reduce",
+// JSON:     "location": "{{.*}}error-bounds.mlir:19:8",
+// JSON:     "group_size": 1,
+// JSON:     "input_dtype": "f32",
+// JSON:     "forward_dtype": "f32",
+// JSON:     "acc_dtype": "f32",
+// JSON:     "result_dtype": "f32",
+// JSON:     "algorithm": "ring",
+// JSON:     "bound": 0
+// JSON:   },
+// JSON:   {
+// JSON:     "op": "prec.reduce_scatter",
+// JSON:     "location": "{{.*}}error-bounds.mlir:22:8",
+// JSON:     "group_size": 8,
+// JSON:     "input_dtype": "f32",
+// JSON:     "forward_dtype": "bf16",
+// JSON:     "acc_dtype": "f32",
+// JSON:     "result_dtype": "f32",
+// JSON:     "algorithm": "direct",
+// JSON:     "bound": 0.0039066{{[0-9]*}}
+// JSON:   },
+// JSON:       "location": "{{.*}}error-bounds.mlir:44:8",
+// JSON-NEXT:  "group_size": 512,
+// JSON:       "bound": null
+// JSON:       "op": "prec.all_gather",
+// JSON-NEXT:  "location": "{{.*}}error-bounds.mlir:51:8",
+// JSON-NEXT:  "group_size": 8,
+// JSON-NEXT:  "input_dtype": "f32",
+// JSON-NEXT:  "forward_dtype": "f32",
+// JSON-NEXT:  "acc_dtype": null,
+// JSON-NEXT:  "result_dtype": "f32",
+// JSON-NEXT:  "algorithm": null,
+// JSON-NEXT:  "bound": 0
+// JSON:       "op": "prec.all_to_all",
+// JSON:       "bound": 0.0625{{[0-9]*}}
+// JSON-NEXT: }
+// JSON-NEXT: ]
+
+// LIMIT-NOT: error-bounds.mlir:19:8: error
+// LIMIT-DAG: error-bounds.mlir:25:8: error: relative error bound 2.811e-02 exceeds max-rel-error=1.000e-02 (N = 8, input bf16, wire bf16, accumulation bf16, ring, result bf16)
+// LIMIT-DAG: error-bounds.mlir:44:8: error: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:60:8: error: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:22:8: remark: relative error bound 3.907e-03
