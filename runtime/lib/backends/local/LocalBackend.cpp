@@ -31,6 +31,8 @@
 namespace precrt {
 namespace {
 
+struct LocalGroup;
+
 /// State of one precrtLocalRun shared by all its ranks.
 struct LocalWorld {
   explicit LocalWorld(int size) : exited(new std::atomic<bool>[size]) {
@@ -39,8 +41,10 @@ struct LocalWorld {
   }
   std::unique_ptr<std::atomic<bool>[]> exited;
   std::mutex groupsMutex;
-  std::map<std::tuple<const void *, uint64_t, int64_t>,
-           std::shared_ptr<struct LocalGroup>>
+  /// Grid groups by (parent group, grid fingerprint, color): the first member
+  /// to arrive creates the shared state, the others join it.
+  std::map<std::tuple<const LocalGroup *, uint64_t, int64_t>,
+           std::shared_ptr<LocalGroup>>
       groups;
 };
 
@@ -203,8 +207,9 @@ private:
     return status;
   }
 
-  /// Reduces elements [begin, end) over all ranks' send buffers, in ring
-  /// order starting after rank `owner` (see docs/Runtime.md), into `out`.
+  /// Reduces `count` elements starting at element `sendOffset` of every
+  /// rank's send buffer, in ring order starting after rank `owner` (see
+  /// docs/Runtime.md), into `out`.
   void reduceRange(const std::vector<LocalGroup::Slot> &slots,
                    const CollectiveCall &call, size_t sendOffset, size_t count,
                    int owner, void *out);
@@ -385,7 +390,7 @@ LocalCommunicator::createGroup(const GridGroup &membership,
   std::shared_ptr<LocalGroup> shared;
   {
     std::lock_guard<std::mutex> lock(world.groupsMutex);
-    auto key = std::make_tuple(static_cast<const void *>(group_.get()),
+    auto key = std::make_tuple(static_cast<const LocalGroup *>(group_.get()),
                                membership.fingerprint, membership.color);
     std::shared_ptr<LocalGroup> &entry = world.groups[key];
     if (!entry) {

@@ -433,7 +433,10 @@ precrt_status_t createMpiWorld(int64_t timeoutMs,
                   mpiErrorText(rc).c_str());
     initializedMpiHere = true;
   }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // A program that initialized MPI itself keeps its own error handler on
+  // MPI_COMM_WORLD; precrt's duplicate always returns errors.
+  if (initializedMpiHere)
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm comm = MPI_COMM_NULL;
   int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rc != MPI_SUCCESS)
