@@ -322,6 +322,11 @@ TEST(FakeNccl, HungStreamTimesOutAndAbortsTheCommunicator) {
   EXPECT_EQ(ncclAborts(), abortsBefore + 1);
 }
 
+TEST(FakeNccl, BackendIsAvailable) {
+  EXPECT_EQ(precrtBackendAvailable(PRECRT_BACKEND_NCCL), PRECRT_SUCCESS)
+      << lastError();
+}
+
 TEST(FakeNccl, MoreRanksThanGpusIsUnavailable) {
   EXPECT_EQ(runNccl(5, [](precrt_comm_t, int) {}), PRECRT_ERROR_UNAVAILABLE);
   EXPECT_NE(lastError().find("5 ranks need 5 GPUs, 4 found"), std::string::npos)

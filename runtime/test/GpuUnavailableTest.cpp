@@ -85,6 +85,13 @@ TEST(GpuUnavailable, LibraryPathOverridesAreUsedAndNamed) {
 TEST(NcclUnavailable, BackendReportsUnavailable) {
   if (gpuPresent())
     GTEST_SKIP() << "a CUDA driver and GPU are present";
+  EXPECT_EQ(precrtBackendAvailable(PRECRT_BACKEND_NCCL),
+            PRECRT_ERROR_UNAVAILABLE);
+  EXPECT_NE(lastError().find("CUDA driver unavailable"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(precrtBackendAvailable(PRECRT_BACKEND_LOCAL), PRECRT_SUCCESS);
+  EXPECT_EQ(precrtBackendAvailable(precrt_backend_t(17)),
+            PRECRT_ERROR_INVALID_ARGUMENT);
   precrt_init_options options{};
   options.backend = PRECRT_BACKEND_NCCL;
   options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;

@@ -159,6 +159,17 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, MpiMoveTest, ::testing::ValuesIn(allDtypes()),
                            return std::string(precrtDtypeName(info.param));
                          });
 
+TEST(MpiBackend, IsAvailableAndSized) {
+  EXPECT_EQ(precrtBackendAvailable(PRECRT_BACKEND_MPI), PRECRT_SUCCESS);
+  precrt_backend_t backend;
+  ASSERT_EQ(precrtCommBackend(world, &backend), PRECRT_SUCCESS);
+  EXPECT_EQ(backend, PRECRT_BACKEND_MPI);
+  EXPECT_EQ(precrtGetWorld(), world);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(worldSize, size);
+}
+
 TEST(MpiLossyReduction, SameBitsAsTheLocalBackend) {
   // The ring order is shared: a bf16 sum over the MPI ranks equals the same
   // sum over as many local threads, bit for bit.

@@ -116,6 +116,12 @@ PRECRT_EXPORT size_t precrtDtypeSize(precrt_dtype_t dtype);
 PRECRT_EXPORT precrt_status_t precrtSetDefaultTimeoutMs(int64_t timeout_ms);
 PRECRT_EXPORT int64_t precrtGetDefaultTimeoutMs(void);
 
+/* PRECRT_SUCCESS if `backend` can be used here; otherwise
+ * PRECRT_ERROR_UNAVAILABLE and a message saying what is missing (a build
+ * without MPI, no CUDA driver, no NCCL, no GPU). Loads the GPU libraries but
+ * initializes no communication. */
+PRECRT_EXPORT precrt_status_t precrtBackendAvailable(precrt_backend_t backend);
+
 /* Runs `fn` once per rank: on N threads for the local backend (and NCCL's
  * thread bootstrap), or once in this process for MPI / NCCL over MPI, between
  * precrtInit and precrtFinalize. Returns the first failure of a rank. */

@@ -234,6 +234,20 @@ precrt_status_t precrtSetDefaultTimeoutMs(int64_t timeout_ms) {
 
 int64_t precrtGetDefaultTimeoutMs(void) { return defaultTimeoutMs(); }
 
+precrt_status_t precrtBackendAvailable(precrt_backend_t backend) {
+  switch (backend) {
+  case PRECRT_BACKEND_LOCAL:
+    return PRECRT_SUCCESS;
+  case PRECRT_BACKEND_MPI:
+    return mpiBackendAvailable();
+  case PRECRT_BACKEND_NCCL:
+    return ncclBackendAvailable();
+  default:
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtBackendAvailable: unknown backend %d", int(backend));
+  }
+}
+
 precrt_status_t precrtRun(const precrt_init_options *options,
                           precrt_rank_fn fn, void *user_data) {
   if (!fn)

@@ -22,6 +22,10 @@ class Communicator;
 /// Joins MPI_COMM_WORLD (initializing MPI if needed) as a communicator.
 precrt_status_t createMpiWorld(int64_t timeoutMs,
                                std::unique_ptr<Communicator> *world);
+/// Whether this build has the MPI backend (with a message if not).
+precrt_status_t mpiBackendAvailable();
+/// Whether the CUDA driver and NCCL load and a GPU answers.
+precrt_status_t ncclBackendAvailable();
 /// Finalizes MPI if createMpiWorld initialized it.
 precrt_status_t finalizeMpi();
 

@@ -416,6 +416,8 @@ bool initializedMpiHere = false;
 
 } // namespace
 
+precrt_status_t mpiBackendAvailable() { return PRECRT_SUCCESS; }
+
 precrt_status_t createMpiWorld(int64_t timeoutMs,
                                std::unique_ptr<Communicator> *world) {
   int initialized = 0, finalized = 0;

@@ -11,10 +11,14 @@
 
 namespace precrt {
 
-precrt_status_t createMpiWorld(int64_t, std::unique_ptr<Communicator> *) {
+precrt_status_t mpiBackendAvailable() {
   return fail(PRECRT_ERROR_UNAVAILABLE,
               "this precrt was built without MPI (no MPI found at configure "
               "time); rebuild with an MPI installation for the mpi backend");
+}
+
+precrt_status_t createMpiWorld(int64_t, std::unique_ptr<Communicator> *) {
+  return mpiBackendAvailable();
 }
 
 precrt_status_t finalizeMpi() { return PRECRT_SUCCESS; }

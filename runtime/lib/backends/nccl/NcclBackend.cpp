@@ -381,6 +381,17 @@ int localRankFromLauncher(int worldRank, int deviceCount) {
 
 } // namespace
 
+precrt_status_t ncclBackendAvailable() {
+  const NcclApi *api = nullptr;
+  if (!loadGpuLibraries(&api))
+    return PRECRT_ERROR_UNAVAILABLE;
+  int devices = 0;
+  cuda::driver()->cuDeviceGetCount(&devices);
+  if (devices <= 0)
+    return fail(PRECRT_ERROR_UNAVAILABLE, "NCCL backend: no CUDA device");
+  return PRECRT_SUCCESS;
+}
+
 precrt_status_t createNcclWorldOverMpi(int64_t timeoutMs,
                                        std::unique_ptr<Communicator> *world) {
   const NcclApi *api = nullptr;
