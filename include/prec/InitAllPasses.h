@@ -3,13 +3,19 @@
 #ifndef PREC_INITALLPASSES_H
 #define PREC_INITALLPASSES_H
 
+#include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Pipelines/Pipelines.h"
 
 namespace mlir::prec {
 
-/// Registers every prec pass (and, as they exist, prec's named pipelines)
-/// with the global pass registry.
-inline void registerPrecPasses() { registerPrecTransformsPasses(); }
+/// Registers every prec pass and prec's named pipelines with the global
+/// registries.
+inline void registerPrecPasses() {
+  registerPrecTransformsPasses();
+  registerPrecConversionPasses();
+  registerPrecPipelines();
+}
 
 } // namespace mlir::prec
 

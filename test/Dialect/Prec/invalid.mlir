@@ -522,3 +522,57 @@ func.func @ring_with_wider_accumulation(%x: tensor<8xbf16>) {
 
 // expected-error @+1 {{expected 'prec.microbatches' to be a positive integer, got 0 : i64}}
 func.func private @no_microbatches() attributes {prec.microbatches = 0 : i64}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_converts(%x: tensor<8xf32>) -> tensor<32xbf16> {
+  // expected-error @+1 {{expected input and result of one wire dtype, got 'f32' and 'bf16'}}
+  %0 = prec.transport <all_gather> %x on @dp : tensor<8xf32> -> tensor<32xbf16>
+  return %0 : tensor<32xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_reduction_missing(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a reduction exactly for reduce_scatter and all_reduce transports}}
+  %0 = prec.transport <all_reduce> %x on @dp : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_gather_size(%x: tensor<8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{expected 32 result elements for all_gather of 8 over 4 ranks, got 16}}
+  %0 = prec.transport <all_gather> %x on @dp : tensor<8xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_indivisible(%x: tensor<6xf32>) -> tensor<6xf32> {
+  // expected-error @+1 {{expected an input size divisible by the group size 4, got 6}}
+  %0 = prec.transport <all_to_all> %x on @dp : tensor<6xf32> -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected distinct non-negative grid axes, got 0}}
+  %0 = prec.transport <all_to_all> %x on @dp grid_axes = [0, 0] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @transport_rank(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{operand #0 must be 1D tensor of floating-point values}}
+  %0 = prec.transport <all_to_all> %x on @dp : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

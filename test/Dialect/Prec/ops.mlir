@@ -108,6 +108,19 @@ func.func @optimizers(%p: tensor<128xf32>, %g: tensor<128xbf16>, %m: tensor<128x
   return
 }
 
+// CHECK-LABEL: func @transports
+func.func @transports(%x: tensor<32xbf16>, %y: tensor<64xf32>) {
+  // CHECK: prec.transport <all_gather> %{{.*}} on @dp : tensor<32xbf16> -> tensor<256xbf16>
+  %0 = prec.transport <all_gather> %x on @dp : tensor<32xbf16> -> tensor<256xbf16>
+  // CHECK: prec.transport <all_to_all> %{{.*}} on @hsdp grid_axes = [1] : tensor<32xbf16> -> tensor<32xbf16>
+  %1 = prec.transport <all_to_all> %x on @hsdp grid_axes = [1] : tensor<32xbf16> -> tensor<32xbf16>
+  // CHECK: prec.transport <reduce_scatter> %{{.*}} on @dp reduction = <sum> : tensor<64xf32> -> tensor<8xf32>
+  %2 = prec.transport <reduce_scatter> %y on @dp reduction = <sum> : tensor<64xf32> -> tensor<8xf32>
+  // CHECK: prec.transport <all_reduce> %{{.*}} on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
+  %3 = prec.transport <all_reduce> %y on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
+  return
+}
+
 // CHECK-LABEL: func @attributes
 // CHECK-SAME: other = [#prec.policy<reduce = f32>, #prec.reduction<sum>, #prec.rounding<stochastic>, #prec.scaling<block, block_size = 32>]
 // CHECK-SAME: prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>

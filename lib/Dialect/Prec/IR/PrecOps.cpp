@@ -270,10 +270,11 @@ static LogicalResult verifySameExtentsExcept(CollectiveOpInterface op,
   return success();
 }
 
-/// Resolves the grid of a collective and checks its axes against it.
-static FailureOr<shard::GridOp>
-verifyGridUse(CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
-  FlatSymbolRefAttr gridName = op.getGridAttr();
+/// Resolves the grid an op names and checks the axes against it.
+static FailureOr<shard::GridOp> verifyGridUse(Operation *op,
+                                              FlatSymbolRefAttr gridName,
+                                              ArrayRef<int16_t> axes,
+                                              SymbolTableCollection &symbolTable) {
   Operation *symbol = symbolTable.lookupNearestSymbolFrom(op, gridName);
   if (!symbol)
     return op->emitOpError("expected grid ")
@@ -283,11 +284,16 @@ verifyGridUse(CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
     return op->emitOpError("expected grid ")
            << gridName << " to name a 'shard.grid', found '"
            << symbol->getName() << "'";
-  for (int16_t axis : op.getGridAxes())
+  for (int16_t axis : axes)
     if (axis >= grid.getRank())
       return op->emitOpError("expected grid axes of ")
              << gridName << " in [0, " << grid.getRank() << "), got " << axis;
   return grid;
+}
+
+static FailureOr<shard::GridOp>
+verifyGridUse(CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
+  return verifyGridUse(op, op.getGridAttr(), op.getGridAxes(), symbolTable);
 }
 
 /// Verifies `large == small * groupSize`, where a dynamic extent on either
@@ -535,4 +541,68 @@ LogicalResult AdamWOp::verify() {
            << getBeta2().convertToDouble();
   return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
                          getShard());
+}
+
+//===----------------------------------------------------------------------===//
+// TransportOp
+//===----------------------------------------------------------------------===//
+
+static bool isReducingTransport(TransportKind kind) {
+  return kind == TransportKind::ReduceScatter ||
+         kind == TransportKind::AllReduce;
+}
+
+LogicalResult TransportOp::verify() {
+  Type inputElement = getInput().getType().getElementType();
+  Type resultElement = getType().getElementType();
+  if (inputElement != resultElement)
+    return emitOpError("expected input and result of one wire dtype, got ")
+           << inputElement << " and " << resultElement;
+  if (isReducingTransport(getKind()) != getReduction().has_value())
+    return emitOpError("expected a reduction exactly for reduce_scatter and "
+                       "all_reduce transports");
+  llvm::SmallSet<int16_t, 4> seen;
+  for (int16_t axis : getGridAxes())
+    if (axis < 0 || !seen.insert(axis).second)
+      return emitOpError("expected distinct non-negative grid axes, got ")
+             << axis;
+  return success();
+}
+
+LogicalResult
+TransportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<shard::GridOp> grid =
+      verifyGridUse(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(grid))
+    return failure();
+  int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
+  int64_t in = getInput().getType().getDimSize(0);
+  int64_t out = getType().getDimSize(0);
+  if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(in) ||
+      ShapedType::isDynamic(out))
+    return success();
+  int64_t expected = in;
+  switch (getKind()) {
+  case TransportKind::AllGather:
+    expected = in * groupSize;
+    break;
+  case TransportKind::ReduceScatter:
+    if (in % groupSize != 0)
+      return emitOpError("expected an input size divisible by the group size ")
+             << groupSize << ", got " << in;
+    expected = in / groupSize;
+    break;
+  case TransportKind::AllToAll:
+    if (in % groupSize != 0)
+      return emitOpError("expected an input size divisible by the group size ")
+             << groupSize << ", got " << in;
+    break;
+  case TransportKind::AllReduce:
+    break;
+  }
+  if (out != expected)
+    return emitOpError("expected ")
+           << expected << " result elements for " << stringifyTransportKind(getKind())
+           << " of " << in << " over " << groupSize << " ranks, got " << out;
+  return success();
 }

@@ -31,6 +31,11 @@ def Prec_ScalingKindAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Prec_TransportKindAttr
+    : EnumAttr<Prec_Dialect, Prec_TransportKind, "transport"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Prec_ScalingAttr : Prec_Attr<"Scaling", "scaling"> {
   let summary = "how the scale of an fp8 tensor is chosen";
   let description = [{

@@ -93,6 +93,17 @@ def Prec_ScalingKind : I32EnumAttr<"ScalingKind",
   let cppNamespace = "::mlir::prec";
 }
 
+def Prec_TransportKind : I32EnumAttr<"TransportKind",
+    "data movement of a flat wire buffer", [
+  I32EnumAttrCase<"AllGather", 0, "all_gather">,
+  I32EnumAttrCase<"AllToAll", 1, "all_to_all">,
+  I32EnumAttrCase<"ReduceScatter", 2, "reduce_scatter">,
+  I32EnumAttrCase<"AllReduce", 3, "all_reduce">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//

@@ -509,4 +509,49 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Wire transport
+//===----------------------------------------------------------------------===//
+
+def Prec_TransportOp : Prec_Op<"transport", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "move a flat buffer of wire-dtype values between ranks";
+  let description = [{
+    The communication step of a decomposed collective: a 1-D buffer, already
+    packed in the wire dtype by a kernel before it, moved by the backend
+    (`precrt`, over threads, MPI or NCCL) and unpacked by a kernel after it.
+    Nothing is converted: input and result have the same element type.
+
+    - `all_gather`: rank `r`'s buffer lands at `[r * n, (r + 1) * n)` of the
+      result on every rank of the group (`n` = input size);
+    - `all_to_all`: chunk `j` of rank `r` lands as chunk `r` on rank `j`
+      (chunks of `n / N` elements);
+    - `reduce_scatter` / `all_reduce` with `reduction`: the backend reduces
+      *in the wire dtype*, rounding partial sums at every step as NCCL's
+      ring does. `prec-decompose-collectives` only emits these when the
+      collective's `acc_dtype` equals its `forward_dtype`, where the contract
+      allows it; with a wider `acc_dtype` it emits an `all_to_all` or
+      `all_gather` followed by a summing kernel in `acc_dtype` instead.
+
+    ```mlir
+    %recv = prec.transport <all_to_all> %packed on @dp : tensor<4096xbf16> -> tensor<4096xbf16>
+    %part = prec.transport <reduce_scatter> %packed on @dp reduction = <sum>
+              : tensor<4096xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins
+    Prec_TransportKindAttr:$kind,
+    1DTensorOf<[AnyFloat]>:$input,
+    FlatSymbolRefAttr:$grid,
+    DefaultValuedAttr<Prec_GridAxesAttr, "{}">:$grid_axes,
+    OptionalAttr<Prec_ReductionKindAttr>:$reduction
+  );
+  let results = (outs 1DTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $kind $input `on` $grid (`grid_axes` `=` $grid_axes^)?
+    (`reduction` `=` $reduction^)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // PREC_DIALECT_PREC_IR_PRECOPS_TD

@@ -3,7 +3,10 @@
 #ifndef PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
 #define PREC_DIALECT_PREC_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::prec {

@@ -378,4 +378,52 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
   ];
 }
 
+def PrecDecomposeCollectives
+    : Pass<"prec-decompose-collectives", "mlir::func::FuncOp"> {
+  let summary = "split collectives into pack kernel, transport, unpack kernel";
+  let description = [{
+    Every collective becomes a pack kernel (pre-divide, cast to the wire
+    dtype, lay out one contiguous chunk per destination rank in a flat
+    buffer), a `prec.transport` of the flat wire buffer, and an unpack kernel
+    (extend to the accumulation dtype, sum the chunks, post-divide, cast to
+    the result type, restore the result layout). Kernels are
+    `linalg.generic` ops on tensors.
+
+    The algorithm honours the precision contract and is visible in the IR:
+
+    - `acc_dtype` wider than the wire dtype (the *direct* algorithm): a
+      reduce_scatter exchanges wire chunks with `prec.transport <all_to_all>`
+      and an all_reduce gathers them with `<all_gather>`; the unpack kernel
+      sums the N chunks in `acc_dtype`. Every input is rounded to the wire
+      once, partial sums never are.
+    - `acc_dtype == forward_dtype` (the *wire reduction*):
+      `prec.transport <reduce_scatter>` / `<all_reduce>`, the backend's own
+      reduction, which rounds partial sums to the wire dtype at each step.
+
+    `avg` reductions not yet made explicit by `prec-divide-factors` divide by
+    the group size once, in the unpack kernel; `pre_divisor` and
+    `post_divisor` are applied in the pack and unpack kernels. Static shapes,
+    static group sizes, round-to-nearest-even and non-fp8 wires are
+    required; anything else is rejected naming the op.
+
+    Before:
+    ```mlir
+    %r = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = bf16
+           acc_dtype = f32 : tensor<8x4xf32> -> tensor<2x4xf32>
+    ```
+    After (schematically):
+    ```mlir
+    %p = linalg.generic ... // f32 -> bf16, [4, 2, 4] chunk layout
+    %f = tensor.collapse_shape %p ... : tensor<4x2x4xbf16> into tensor<32xbf16>
+    %x = prec.transport <all_to_all> %f on @dp : tensor<32xbf16> -> tensor<32xbf16>
+    %s = linalg.generic ... // sum of 4 chunks, bf16 extended to f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,211 @@
+//===- PrecToRuntime.cpp - prec.transport to precrt calls -----------------===//
+
+#include "prec/Conversion/Passes.h"
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+
+#include "precrt/compiled.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_CONVERTPRECTORUNTIME
+#include "prec/Conversion/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// The runtime's dtype code of a wire element type, if it has one.
+std::optional<precrt_dtype_t> getRuntimeDtype(Type type) {
+  if (type.isF64())
+    return PRECRT_DTYPE_F64;
+  if (type.isF32())
+    return PRECRT_DTYPE_F32;
+  if (type.isF16())
+    return PRECRT_DTYPE_F16;
+  if (type.isBF16())
+    return PRECRT_DTYPE_BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return PRECRT_DTYPE_F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return PRECRT_DTYPE_F8E5M2;
+  return std::nullopt;
+}
+
+precrt_reduction_t getRuntimeReduction(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return PRECRT_REDUCTION_SUM;
+  case ReductionKind::Avg:
+    return PRECRT_REDUCTION_AVG;
+  case ReductionKind::Max:
+    return PRECRT_REDUCTION_MAX;
+  case ReductionKind::Min:
+    return PRECRT_REDUCTION_MIN;
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+precrt_transport_t getRuntimeTransport(TransportKind kind) {
+  switch (kind) {
+  case TransportKind::AllGather:
+    return PRECRT_TRANSPORT_ALL_GATHER;
+  case TransportKind::AllToAll:
+    return PRECRT_TRANSPORT_ALL_TO_ALL;
+  case TransportKind::ReduceScatter:
+    return PRECRT_TRANSPORT_REDUCE_SCATTER;
+  case TransportKind::AllReduce:
+    return PRECRT_TRANSPORT_ALL_REDUCE;
+  }
+  llvm_unreachable("unknown transport kind");
+}
+
+/// A private constant global holding `values`, created once per module.
+memref::GlobalOp getOrCreateConstantGlobal(OpBuilder &builder, ModuleOp module,
+                                           StringRef name,
+                                           DenseElementsAttr values) {
+  if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  auto type = MemRefType::get(values.getType().getShape(),
+                              values.getType().getElementType());
+  return memref::GlobalOp::create(builder, module.getLoc(), name,
+                                  builder.getStringAttr("private"), type,
+                                  values, /*constant=*/true,
+                                  /*alignment=*/nullptr);
+}
+
+/// The aligned pointer of a memref, as the index the runtime reads as a
+/// pointer (same width on every supported target).
+Value getAlignedPointer(OpBuilder &builder, Location loc, Value memref) {
+  return memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
+}
+
+func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
+  if (auto existing =
+          module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_COLLECTIVE_SYMBOL))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
+       index = builder.getIndexType();
+  auto type = builder.getFunctionType(
+      {i32, index, index, i64, i32, i32, i32, index, i32, index}, {i32});
+  auto decl = func::FuncOp::create(builder, module.getLoc(),
+                                   PRECRT_COMPILED_COLLECTIVE_SYMBOL, type);
+  decl.setPrivate();
+  return decl;
+}
+
+struct TransportOpLowering : OpConversionPattern<TransportOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransportOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        op, op.getGridAttr());
+    RankedTensorType inputType = op.getInput().getType();
+    std::optional<precrt_dtype_t> dtype =
+        getRuntimeDtype(inputType.getElementType());
+    if (!dtype)
+      return op.emitOpError("no runtime dtype for wire type ")
+             << inputType.getElementType();
+    if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+      return op.emitOpError("expected a grid of static shape");
+
+    // Grid shape and axes as constant globals the runtime reads.
+    StringRef gridName = op.getGrid();
+    ArrayRef<int64_t> shape = grid.getShape();
+    memref::GlobalOp shapeGlobal = getOrCreateConstantGlobal(
+        rewriter, module, ("__prec_grid_" + gridName).str(),
+        DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                  rewriter.getI64Type()),
+            shape));
+    SmallVector<int32_t> axes(op.getGridAxes().begin(), op.getGridAxes().end());
+    std::string axesName = ("__prec_grid_" + gridName + "_axes").str();
+    for (int32_t axis : axes)
+      axesName += "_" + std::to_string(axis);
+    // A zero-length memref cannot hold a global; all axes are passed as none.
+    memref::GlobalOp axesGlobal;
+    if (!axes.empty())
+      axesGlobal = getOrCreateConstantGlobal(
+          rewriter, module, axesName,
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(axes.size())},
+                                    rewriter.getI32Type()),
+              ArrayRef<int32_t>(axes)));
+    func::FuncOp decl = getOrCreateRuntimeDecl(rewriter, module);
+
+    auto inputBufferType =
+        MemRefType::get(inputType.getShape(), inputType.getElementType());
+    auto resultBufferType =
+        MemRefType::get(op.getType().getShape(), op.getType().getElementType());
+    Value input = bufferization::ToBufferOp::create(
+        rewriter, loc, inputBufferType, adaptor.getInput(),
+        /*readOnly=*/true);
+    Value result = memref::AllocOp::create(rewriter, loc, resultBufferType,
+                                           rewriter.getI64IntegerAttr(64));
+    Value shapeBuffer = memref::GetGlobalOp::create(
+        rewriter, loc, shapeGlobal.getType(), shapeGlobal.getSymName());
+    Value axesPointer =
+        axesGlobal
+            ? getAlignedPointer(rewriter, loc,
+                                memref::GetGlobalOp::create(
+                                    rewriter, loc, axesGlobal.getType(),
+                                    axesGlobal.getSymName()))
+            : arith::ConstantIndexOp::create(rewriter, loc, 0).getResult();
+
+    auto i32 = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, value, 32);
+    };
+    int32_t reduction =
+        op.getReduction() ? getRuntimeReduction(*op.getReduction()) : 0;
+    func::CallOp::create(
+        rewriter, loc, decl,
+        ValueRange{i32(getRuntimeTransport(op.getKind())),
+                   getAlignedPointer(rewriter, loc, input),
+                   getAlignedPointer(rewriter, loc, result),
+                   arith::ConstantIntOp::create(rewriter, loc,
+                                                inputType.getNumElements(), 64),
+                   i32(*dtype), i32(reduction),
+                   i32(static_cast<int64_t>(shape.size())),
+                   getAlignedPointer(rewriter, loc, shapeBuffer),
+                   i32(static_cast<int64_t>(axes.size())), axesPointer});
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, op.getType(), result, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+
+struct ConvertPrecToRuntimePass
+    : public prec::impl::ConvertPrecToRuntimeBase<ConvertPrecToRuntimePass> {
+  void runOnOperation() override {
+    ConversionTarget target(getContext());
+    target.addIllegalOp<TransportOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    populatePrecToRuntimeConversionPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::prec::populatePrecToRuntimeConversionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<TransportOpLowering>(patterns.getContext());
+}

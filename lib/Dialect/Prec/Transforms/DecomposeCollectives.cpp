@@ -1,0 +1,490 @@
+//===- DecomposeCollectives.cpp - pack, transport, unpack -----------------===//
+//
+// Every collective becomes three steps:
+//
+//   pack kernel      cast to the wire dtype (after a pre-divide), and lay the
+//                    values out so that each destination rank's chunk is
+//                    contiguous in one flat buffer;
+//   prec.transport   moves the flat wire buffer;
+//   unpack kernel    extends to the accumulation dtype and sums the chunks,
+//                    post-divides, casts to the result type and restores the
+//                    result's layout.
+//
+// For reductions the algorithm honours the precision contract: when acc_dtype
+// is wider than the wire dtype, chunks are exchanged with an all_to_all (or
+// all_gather for all_reduce) and summed in acc_dtype by the unpack kernel,
+// so partial sums are never rounded to the wire dtype; the backend's own
+// reduction, which rounds at every step, is used only when
+// acc_dtype == forward_dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECDECOMPOSECOLLECTIVES
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+//===----------------------------------------------------------------------===//
+// Scalar conversions used inside the kernels
+//===----------------------------------------------------------------------===//
+
+/// Converts a float scalar to `to` with one rounding: extend, truncate, or
+/// (between bf16 and f16, neither of which holds the other) extend to f32
+/// exactly and truncate once.
+Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
+                               FloatType to) {
+  auto from = cast<FloatType>(value.getType());
+  if (from == to)
+    return value;
+  if (floatTypeContains(to, from))
+    return arith::ExtFOp::create(b, loc, to, value);
+  if (floatTypeContains(from, to))
+    return arith::TruncFOp::create(b, loc, to, value);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return arith::TruncFOp::create(b, loc, to, wide);
+}
+
+/// The type arithmetic on `type` values is done in: f32 for narrower types.
+static FloatType getComputeType(FloatType type) {
+  return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
+}
+
+/// `value / divisor` computed in `value`'s type (no-op for a divisor of 1).
+static Value divideBy(OpBuilder &b, Location loc, Value value,
+                      double divisor) {
+  if (divisor == 1.0)
+    return value;
+  auto type = cast<FloatType>(value.getType());
+  Value constant = arith::ConstantOp::create(
+      b, loc, type, b.getFloatAttr(type, divisor));
+  return arith::DivFOp::create(b, loc, value, constant);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// What a collective asks of its kernels
+//===----------------------------------------------------------------------===//
+
+struct DecompositionPlan {
+  FloatType wire;
+  FloatType acc;              // reductions only
+  ReductionKind reduction = ReductionKind::Sum;
+  double preDivisor = 1.0;
+  double postDivisor = 1.0;
+  bool wireReduction = false; // the backend reduces in the wire dtype
+  int64_t groupSize = 1;
+};
+
+/// Reads a divisor attribute written by prec-divide-factors.
+double getDivisor(Operation *op, StringRef name) {
+  if (auto attr = op->getAttrOfType<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return 1.0;
+}
+
+FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
+                                               SymbolTableCollection &tables) {
+  DecompositionPlan plan;
+  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  plan.groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
+  if (ShapedType::isDynamic(plan.groupSize))
+    return op->emitOpError("cannot decompose a collective over grid axes of "
+                           "dynamic size");
+  if (!op.getInput().getType().hasStaticShape() ||
+      !op.getResult().getType().hasStaticShape())
+    return op->emitOpError("cannot decompose a collective with dynamic "
+                           "dimensions");
+  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+      RoundingMode::NearestEven)
+    return op->emitOpError("stochastic rounding on the wire is not "
+                           "supported by the decomposition");
+  plan.wire = cast<FloatType>(op.getEffectiveForwardDtype());
+  if (isScaledLowPrecisionType(plan.wire))
+    return op->emitOpError("fp8 wire dtype ")
+           << plan.wire << " is not supported by the decomposition";
+  if (!op.isReduction())
+    return plan;
+
+  plan.acc = cast<FloatType>(getEffectiveAccDtype(op));
+  plan.reduction = op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+  plan.preDivisor = getDivisor(op, "pre_divisor");
+  plan.postDivisor = getDivisor(op, "post_divisor");
+  if (plan.reduction == ReductionKind::Avg) {
+    // An average left for the decomposition divides once, after summing.
+    plan.reduction = ReductionKind::Sum;
+    plan.postDivisor *= static_cast<double>(plan.groupSize);
+  }
+  plan.wireReduction = plan.acc == plan.wire;
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel builders
+//===----------------------------------------------------------------------===//
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+/// Reassociation that merges every dimension of a tensor of rank `rank` into
+/// one (or, for rank 0, introduces the single dimension).
+SmallVector<ReassociationIndices> flatReassociation(int64_t rank) {
+  if (rank == 0)
+    return {};
+  ReassociationIndices all;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    all.push_back(dim);
+  return {all};
+}
+
+Value flatten(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto flatType = RankedTensorType::get({type.getNumElements()},
+                                        type.getElementType());
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, flatType, tensor,
+                                         ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return tensor;
+  return tensor::CollapseShapeOp::create(b, loc, flatType, tensor,
+                                         flatReassociation(type.getRank()));
+}
+
+Value unflatten(OpBuilder &b, Location loc, Value flat,
+                RankedTensorType type) {
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       flatReassociation(type.getRank()));
+}
+
+/// `shape` with dimension `dim` split into [outer, shape[dim] / outer].
+SmallVector<int64_t> splitDim(ArrayRef<int64_t> shape, int64_t dim,
+                              int64_t outer) {
+  SmallVector<int64_t> result(shape.begin(), shape.begin() + dim);
+  result.push_back(outer);
+  result.push_back(shape[dim] / outer);
+  result.append(shape.begin() + dim + 1, shape.end());
+  return result;
+}
+
+/// Reassociation merging dimensions [dim, dim + 1] of a tensor of rank
+/// `rank + 1` back into one.
+SmallVector<ReassociationIndices> mergeDimReassociation(int64_t rank,
+                                                        int64_t dim) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < dim)
+      groups.push_back({i});
+    else if (i == dim)
+      groups.push_back({i, i + 1});
+    else
+      groups.push_back({i + 1});
+  }
+  return groups;
+}
+
+/// An elementwise kernel over `output`'s iteration space reading `input`
+/// through `inputMap`, applying `body` to each element.
+Value buildElementwise(OpBuilder &b, Location loc, Value input,
+                       AffineMap inputMap, RankedTensorType outputType,
+                       function_ref<Value(OpBuilder &, Location, Value)> body) {
+  Value init = tensor::EmptyOp::create(b, loc, outputType.getShape(),
+                                       outputType.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(outputType.getRank());
+  auto generic = linalg::GenericOp::create(
+      b, loc, outputType, input, init, ArrayRef<AffineMap>{inputMap, identity},
+      parallelIterators(outputType.getRank()),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args[0]));
+      });
+  return generic.getResult(0);
+}
+
+/// The pack kernel: `cast(x / preDivisor, wire)` laid out so that the chunks
+/// of `splitDim` (one per destination rank) are contiguous and leading. With
+/// no split the layout is the input's. Returns the flat wire buffer.
+Value buildPack(OpBuilder &b, Location loc, Value input,
+                std::optional<int64_t> splitDimension, int64_t groupSize,
+                FloatType wire, double preDivisor) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto inputElement = cast<FloatType>(inputType.getElementType());
+  FloatType compute = getComputeType(inputElement);
+  auto kernelBody = [&](OpBuilder &nb, Location nl, Value x) {
+    Value scaled = divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
+    return convertFloat(nb, nl, scaled, wire);
+  };
+
+  if (!splitDimension) {
+    auto packedType = RankedTensorType::get(inputType.getShape(), wire);
+    Value packed =
+        buildElementwise(b, loc, input, b.getMultiDimIdentityMap(inputType.getRank()),
+                         packedType, kernelBody);
+    return flatten(b, loc, packed);
+  }
+
+  // input [.., N*k (at s), ..] is read as [.., N, k, ..]; the packed buffer
+  // is [N, .., k, ..].
+  int64_t s = *splitDimension;
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> expandedShape =
+      splitDim(inputType.getShape(), s, groupSize);
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(expandedShape, inputElement), input,
+      mergeDimReassociation(rank, s));
+  SmallVector<int64_t> packedShape{groupSize};
+  for (auto [i, extent] : llvm::enumerate(expandedShape))
+    if (static_cast<int64_t>(i) != s)
+      packedShape.push_back(extent);
+  // Packed dims p0..pn; expanded dim s is p0, dims before s are p1..ps, dims
+  // after s keep their index.
+  SmallVector<AffineExpr> inputExprs;
+  for (int64_t e = 0; e <= rank; ++e) {
+    if (e < s)
+      inputExprs.push_back(b.getAffineDimExpr(e + 1));
+    else if (e == s)
+      inputExprs.push_back(b.getAffineDimExpr(0));
+    else
+      inputExprs.push_back(b.getAffineDimExpr(e));
+  }
+  auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
+  Value packed = buildElementwise(b, loc, expanded, inputMap,
+                                  RankedTensorType::get(packedShape, wire),
+                                  kernelBody);
+  return flatten(b, loc, packed);
+}
+
+/// The unpack kernel of data-moving collectives: the flat buffer holds N
+/// chunks of `chunkShape`, which land side by side along `concatDim` of the
+/// result, converted to the result's element type.
+Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
+                        ArrayRef<int64_t> chunkShape, int64_t concatDim,
+                        int64_t groupSize, RankedTensorType resultType) {
+  auto wire = cast<FloatType>(cast<RankedTensorType>(flat.getType()).getElementType());
+  int64_t rank = chunkShape.size();
+  SmallVector<int64_t> receivedShape{groupSize};
+  receivedShape.append(chunkShape.begin(), chunkShape.end());
+  Value received = unflatten(b, loc, flat, RankedTensorType::get(receivedShape, wire));
+
+  SmallVector<int64_t> expandedResult(chunkShape.begin(), chunkShape.end());
+  expandedResult.insert(expandedResult.begin() + concatDim, groupSize);
+  // Result dims r0..rn with rc the source rank: received = [rc, r0.., r(c+1), ..].
+  SmallVector<AffineExpr> inputExprs{b.getAffineDimExpr(concatDim)};
+  for (int64_t r = 0; r <= rank; ++r)
+    if (r != concatDim)
+      inputExprs.push_back(b.getAffineDimExpr(r));
+  auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  Value unpacked = buildElementwise(
+      b, loc, received, inputMap,
+      RankedTensorType::get(expandedResult, resultElement),
+      [&](OpBuilder &nb, Location nl, Value w) {
+        return convertFloat(nb, nl, w, resultElement);
+      });
+  return tensor::CollapseShapeOp::create(b, loc, resultType, unpacked,
+                                         mergeDimReassociation(rank, concatDim));
+}
+
+Value combine(OpBuilder &b, Location loc, ReductionKind kind, Value lhs,
+              Value rhs) {
+  switch (kind) {
+  case ReductionKind::Max:
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  case ReductionKind::Min:
+    return arith::MinimumFOp::create(b, loc, lhs, rhs);
+  case ReductionKind::Sum:
+  case ReductionKind::Avg:
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+TypedAttr getReductionIdentity(OpBuilder &b, ReductionKind kind,
+                               FloatType type) {
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  switch (kind) {
+  case ReductionKind::Max:
+    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, true));
+  case ReductionKind::Min:
+    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, false));
+  case ReductionKind::Sum:
+  case ReductionKind::Avg:
+    return b.getFloatAttr(type, llvm::APFloat::getZero(semantics));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+/// `cast(acc / postDivisor, result type)` elementwise, unflattening first.
+Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
+                  const DecompositionPlan &plan, RankedTensorType resultType) {
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  auto accType = cast<RankedTensorType>(accumulated.getType());
+  FloatType compute = getComputeType(cast<FloatType>(accType.getElementType()));
+  return buildElementwise(
+      b, loc, accumulated, b.getMultiDimIdentityMap(accType.getRank()),
+      resultType, [&](OpBuilder &nb, Location nl, Value v) {
+        Value scaled =
+            divideBy(nb, nl, convertFloat(nb, nl, v, compute), plan.postDivisor);
+        return convertFloat(nb, nl, scaled, resultElement);
+      });
+}
+
+/// The unpack kernel of a direct reduction: N chunks of the result's shape in
+/// the wire dtype, summed in the accumulation dtype, then finished.
+Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
+                        const DecompositionPlan &plan,
+                        RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  SmallVector<int64_t> receivedShape{plan.groupSize};
+  receivedShape.append(resultType.getShape().begin(), resultType.getShape().end());
+  Value received =
+      unflatten(b, loc, flat, RankedTensorType::get(receivedShape, plan.wire));
+
+  auto accType = RankedTensorType::get(resultType.getShape(), plan.acc);
+  Value empty = tensor::EmptyOp::create(b, loc, accType.getShape(), plan.acc);
+  Value identity = arith::ConstantOp::create(
+      b, loc, getReductionIdentity(b, plan.reduction, plan.acc));
+  Value init = linalg::FillOp::create(b, loc, identity, empty).getResult(0);
+
+  SmallVector<AffineExpr> outputExprs;
+  for (int64_t d = 1; d <= rank; ++d)
+    outputExprs.push_back(b.getAffineDimExpr(d));
+  auto outputMap = AffineMap::get(rank + 1, 0, outputExprs, b.getContext());
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::reduction};
+  iterators.append(rank, utils::IteratorType::parallel);
+  auto sum = linalg::GenericOp::create(
+      b, loc, accType, received, init,
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank + 1), outputMap},
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value term = convertFloat(nb, nl, args[0], plan.acc);
+        linalg::YieldOp::create(nb, nl,
+                                combine(nb, nl, plan.reduction, args[1], term));
+      });
+  return buildFinish(b, loc, sum.getResult(0), plan, resultType);
+}
+
+Value buildTransport(OpBuilder &b, Location loc, CollectiveOpInterface op,
+                     TransportKind kind, Value flat, int64_t resultSize,
+                     std::optional<ReductionKind> reduction) {
+  auto type = RankedTensorType::get(
+      {resultSize}, cast<RankedTensorType>(flat.getType()).getElementType());
+  ReductionKindAttr reductionAttr;
+  if (reduction)
+    reductionAttr = ReductionKindAttr::get(b.getContext(), *reduction);
+  return TransportOp::create(
+      b, loc, type, TransportKindAttr::get(b.getContext(), kind), flat,
+      op.getGridAttr(),
+      DenseI16ArrayAttr::get(b.getContext(), op.getGridAxes()), reductionAttr);
+}
+
+//===----------------------------------------------------------------------===//
+// One decomposition per collective
+//===----------------------------------------------------------------------===//
+
+Value decompose(OpBuilder &b, AllGatherOp op, const DecompositionPlan &plan) {
+  Location loc = op.getLoc();
+  RankedTensorType inputType = op.getInput().getType();
+  Value packed = buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize,
+                           plan.wire, 1.0);
+  Value moved = buildTransport(b, loc, op, TransportKind::AllGather, packed,
+                               inputType.getNumElements() * plan.groupSize,
+                               std::nullopt);
+  return buildGatherUnpack(b, loc, moved, inputType.getShape(),
+                           op.getGatherAxis(), plan.groupSize, op.getType());
+}
+
+Value decompose(OpBuilder &b, AllToAllOp op, const DecompositionPlan &plan) {
+  Location loc = op.getLoc();
+  RankedTensorType inputType = op.getInput().getType();
+  int64_t split = op.getSplitAxis();
+  Value packed = buildPack(b, loc, op.getInput(), split, plan.groupSize,
+                           plan.wire, 1.0);
+  Value moved = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
+                               inputType.getNumElements(), std::nullopt);
+  SmallVector<int64_t> chunkShape(inputType.getShape());
+  chunkShape[split] /= plan.groupSize;
+  return buildGatherUnpack(b, loc, moved, chunkShape, op.getConcatAxis(),
+                           plan.groupSize, op.getType());
+}
+
+Value decompose(OpBuilder &b, ReduceScatterOp op,
+                const DecompositionPlan &plan) {
+  Location loc = op.getLoc();
+  RankedTensorType resultType = op.getType();
+  Value packed = buildPack(b, loc, op.getInput(), op.getScatterAxis(),
+                           plan.groupSize, plan.wire, plan.preDivisor);
+  int64_t chunk = resultType.getNumElements();
+  if (plan.wireReduction) {
+    Value reduced = buildTransport(b, loc, op, TransportKind::ReduceScatter,
+                                   packed, chunk, plan.reduction);
+    Value shaped = unflatten(b, loc, reduced,
+                             RankedTensorType::get(resultType.getShape(), plan.wire));
+    return buildFinish(b, loc, shaped, plan, resultType);
+  }
+  Value exchanged = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
+                                   chunk * plan.groupSize, std::nullopt);
+  return buildReduceUnpack(b, loc, exchanged, plan, resultType);
+}
+
+Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
+  Location loc = op.getLoc();
+  RankedTensorType resultType = op.getType();
+  Value packed = buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize,
+                           plan.wire, plan.preDivisor);
+  int64_t count = resultType.getNumElements();
+  if (plan.wireReduction) {
+    Value reduced = buildTransport(b, loc, op, TransportKind::AllReduce, packed,
+                                   count, plan.reduction);
+    Value shaped = unflatten(b, loc, reduced,
+                             RankedTensorType::get(resultType.getShape(), plan.wire));
+    return buildFinish(b, loc, shaped, plan, resultType);
+  }
+  Value gathered = buildTransport(b, loc, op, TransportKind::AllGather, packed,
+                                  count * plan.groupSize, std::nullopt);
+  return buildReduceUnpack(b, loc, gathered, plan, resultType);
+}
+
+struct DecomposeCollectivesPass
+    : public prec::impl::PrecDecomposeCollectivesBase<DecomposeCollectivesPass> {
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    SmallVector<CollectiveOpInterface> collectives;
+    getOperation().walk(
+        [&](CollectiveOpInterface op) { collectives.push_back(op); });
+    for (CollectiveOpInterface op : collectives) {
+      FailureOr<DecompositionPlan> plan = planDecomposition(op, tables);
+      if (failed(plan))
+        return signalPassFailure();
+      OpBuilder builder(op);
+      Value replacement =
+          TypeSwitch<Operation *, Value>(op)
+              .Case<AllGatherOp, AllToAllOp, ReduceScatterOp, AllReduceOp>(
+                  [&](auto concrete) {
+                    return decompose(builder, concrete, *plan);
+                  });
+      op.getResult().replaceAllUsesWith(replacement);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,62 @@
+//===- Pipelines.cpp - prec's lowering pipelines --------------------------===//
+
+#include "prec/Pipelines/Pipelines.h"
+
+#include "prec/Conversion/Passes.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::prec::buildPrecLowerToCPUPipeline(
+    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+  // prec on tensors: explicit dtypes, then kernels and transports.
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
+  funcs.addPass(createPrecInferPrecision());
+  funcs.addPass(createPrecDecomposeCollectives());
+  funcs.addPass(createConvertPrecToLinalg());
+  pm.addPass(createConvertPrecToRuntime());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Tensors to buffers.
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+
+  // Buffers to loops to LLVM.
+  pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  if (options.expandBF16) {
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addPass(arith::createArithExpandOpsPass(expand));
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::prec::registerPrecPipelines() {
+  PassPipelineRegistration<PrecLowerToCPUOptions>(
+      "prec-lower-to-cpu",
+      "lower prec on tensors to the LLVM dialect for the host, calling the "
+      "precrt runtime for communication",
+      buildPrecLowerToCPUPipeline);
+}

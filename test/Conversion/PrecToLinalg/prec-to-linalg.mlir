@@ -1,0 +1,86 @@
+// RUN: prec-opt %s --convert-prec-to-linalg -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// One fused kernel: bf16 gradient in, f32 master updated, bf16 shard out.
+// CHECK-LABEL: func @sgd
+// CHECK-SAME: (%[[P:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<8xbf16>, %[[LR:.*]]: f32)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} ins(%[[P]], %[[G]] : tensor<8xf32>, tensor<8xbf16>) outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xbf16>)
+// CHECK: ^bb0(%[[PE:.*]]: f32, %[[GE:.*]]: bf16, %{{.*}}: f32, %{{.*}}: bf16):
+// CHECK:   %[[GF:.*]] = arith.extf %[[GE]] : bf16 to f32
+// CHECK:   %[[WD:.*]] = arith.mulf %{{.*}}, %[[PE]] : f32
+// CHECK:   %[[GT:.*]] = arith.addf %[[GF]], %[[WD]] : f32
+// CHECK:   %[[STEP:.*]] = arith.mulf %[[LR]], %[[GT]] : f32
+// CHECK:   %[[NEXT:.*]] = arith.subf %[[PE]], %[[STEP]] : f32
+// CHECK:   %[[LOW:.*]] = arith.truncf %[[NEXT]] : f32 to bf16
+// CHECK:   linalg.yield %[[NEXT]], %[[LOW]] : f32, bf16
+// CHECK: return %[[R]]#0, %[[R]]#1
+// CHECK-NOT: prec.sgd
+func.func @sgd(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32) -> (tensor<8xf32>, tensor<8xbf16>) {
+  %0:2 = prec.sgd %p, %g, %lr weight_decay = 0.5 : tensor<8xf32>, tensor<8xbf16> -> tensor<8xbf16>
+  return %0#0, %0#1 : tensor<8xf32>, tensor<8xbf16>
+}
+
+// CHECK-LABEL: func @adamw
+// CHECK: math.powf
+// CHECK: math.powf
+// CHECK: %{{.*}}:4 = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xbf16>, tensor<8xf32>, tensor<8xf32>) outs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>)
+// CHECK:   math.sqrt
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NOT: prec.adamw
+func.func @adamw(%p: tensor<8xf32>, %g: tensor<8xbf16>, %m: tensor<8xf32>, %v: tensor<8xf32>,
+                 %lr: f32, %step: f32) -> tensor<8xbf16> {
+  %0:4 = prec.adamw %p, %g, %m, %v, %lr, %step : tensor<8xf32>, tensor<8xbf16> -> tensor<8xbf16>
+  return %0#3 : tensor<8xbf16>
+}
+
+// bf16 -> f16: neither holds the other; one rounding through exact f32.
+// CHECK-LABEL: func @cast
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+func.func @cast(%x: tensor<8xbf16>) -> tensor<8xf16> {
+  %0 = prec.cast %x : tensor<8xbf16> to tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// CHECK-LABEL: func @scalar_cast
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @scalar_cast(%x: f32) -> bf16 {
+  %0 = prec.cast %x : f32 to bf16
+  return %0 : bf16
+}
+
+// Average over both dims of bf16 values, in f32.
+// CHECK-LABEL: func @reduce_avg
+// CHECK: linalg.fill ins(%{{.*}} : f32)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+// CHECK:   arith.extf %{{.*}} : bf16 to f32
+// CHECK: linalg.generic
+// CHECK:   arith.constant 3.200000e+01 : f32
+// CHECK:   arith.divf
+func.func @reduce_avg(%x: tensor<4x8xbf16>) -> tensor<f32> {
+  %0 = prec.reduce %x dims = [0, 1] reduction = <avg> acc_dtype = f32 : tensor<4x8xbf16> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{stochastic rounding is not supported by the linalg lowering}}
+  %0 = prec.cast %x rounding = <stochastic> : tensor<8xf32> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+func.func @fp8(%x: tensor<8xf32>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{fp8 conversions are not supported by the linalg lowering, got 'f8E4M3FN'}}
+  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+func.func @dynamic(%x: tensor<?xbf16>) -> tensor<f32> {
+  // expected-error @+1 {{expected static shapes, got 'tensor<?xbf16>'}}
+  %0 = prec.reduce %x dims = [0] : tensor<?xbf16> -> tensor<f32>
+  return %0 : tensor<f32>
+}

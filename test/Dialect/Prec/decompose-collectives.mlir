@@ -1,0 +1,108 @@
+// RUN: prec-opt %s --prec-decompose-collectives -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// CHECK-DAG: #[[$ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$DROP0:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$PERM:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+
+shard.grid @dp(shape = 4)
+
+// bf16 on the wire, f32 accumulation: the direct algorithm. Chunks are
+// exchanged (all_to_all) and summed in f32 by the unpack kernel; the
+// backend never adds bf16 partial sums.
+// CHECK-LABEL: func @direct_reduce_scatter
+// CHECK-SAME: (%[[G:.*]]: tensor<8x4xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [4, 2, 4]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<4x2x4xf32>) outs(%{{.*}} : tensor<4x2x4xbf16>)
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2]] : tensor<4x2x4xbf16> into tensor<32xbf16>
+// CHECK: %[[X:.*]] = prec.transport <all_to_all> %[[F]] on @dp : tensor<32xbf16> -> tensor<32xbf16>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[X]] {{.*}} into tensor<4x2x4xbf16>
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$DROP0]]], iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[R]] : tensor<4x2x4xbf16>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK:   arith.extf %{{.*}} : bf16 to f32
+// CHECK:   arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<2x4xf32>)
+// CHECK:   arith.constant 4.000000e+00 : f32
+// CHECK:   arith.divf
+// CHECK-NOT: prec.reduce_scatter
+func.func @direct_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
+         forward_dtype = bf16 acc_dtype = f32 : tensor<8x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// acc_dtype == forward_dtype: the contract allows the backend's reduction.
+// CHECK-LABEL: func @wire_reduce_scatter
+// CHECK: prec.transport <reduce_scatter> %{{.*}} on @dp reduction = <sum> : tensor<32xbf16> -> tensor<8xbf16>
+// CHECK-NOT: iterator_types = ["reduction"
+func.func @wire_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = bf16
+         : tensor<8x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// Scattering along dimension 1: the pack kernel moves each rank's chunk to
+// the front.
+// CHECK-LABEL: func @scatter_inner_dim
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [2, 4, 3] : tensor<2x12xf32> into tensor<2x4x3xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$PERM]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<4x2x3xf32>)
+func.func @scatter_inner_dim(%g: tensor<2x12xf32>) -> tensor<2x3xf32> {
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 1 : tensor<2x12xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// all_gather: cast on the sending side, result layout on the receiving side.
+// CHECK-LABEL: func @gather
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4xbf16>)
+// CHECK: prec.transport <all_gather> %{{.*}} on @dp : tensor<8xbf16> -> tensor<32xbf16>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<4x2x4xbf16> into tensor<8x4xbf16>
+func.func @gather(%w: tensor<2x4xf32>) -> tensor<8x4xbf16> {
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
+         : tensor<2x4xf32> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// all_reduce with f32 accumulation of bf16 values: gather the wire values,
+// sum them in f32.
+// CHECK-LABEL: func @direct_all_reduce
+// CHECK: prec.transport <all_gather> %{{.*}} : tensor<8xbf16> -> tensor<32xbf16>
+// CHECK: iterator_types = ["reduction", "parallel"]
+func.func @direct_all_reduce(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = prec.all_reduce %x on @dp : tensor<8xbf16> -> tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// Explicit divisors (from prec-divide-factors) go to the pack and unpack
+// kernels.
+// CHECK-LABEL: func @divisors
+// CHECK: linalg.generic
+// CHECK:   arith.constant 2.000000e+00 : f32
+// CHECK:   arith.divf
+// CHECK:   arith.truncf %{{.*}} : f32 to f16
+// CHECK: prec.transport <all_reduce> %{{.*}} reduction = <sum> : tensor<8xf16> -> tensor<8xf16>
+// CHECK: linalg.generic
+// CHECK:   arith.extf %{{.*}} : f16 to f32
+// CHECK:   arith.constant 2.000000e+00 : f32
+// CHECK:   arith.divf
+func.func @divisors(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = prec.all_reduce %x on @dp forward_dtype = f16 acc_dtype = f16
+         {pre_divisor = 2.0 : f64, post_divisor = 2.0 : f64} : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dyn(shape = ?)
+func.func @dynamic_group(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{cannot decompose a collective over grid axes of dynamic size}}
+  %0 = prec.all_reduce %x on @dyn : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{stochastic rounding on the wire is not supported by the decomposition}}
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 rounding = <stochastic> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -1,0 +1,26 @@
+// RUN: prec-opt %s --prec-lower-to-cpu | FileCheck %s
+// RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cpu | FileCheck %s --check-prefix=EXAMPLE
+
+// The whole step reaches the LLVM dialect: kernels as loops, communication
+// as runtime calls, nothing of prec, linalg, tensor or memref left.
+shard.grid @dp(shape = 4)
+
+// CHECK: llvm.func @precrtCompiledCollective(i32, i64, i64, i64, i32, i32, i32, i64, i32, i64) -> i32
+// CHECK-LABEL: llvm.func @step
+// CHECK: llvm.call @precrtCompiledCollective
+// CHECK: llvm.call @precrtCompiledCollective
+// CHECK-NOT: prec.
+// CHECK-NOT: linalg.
+func.func @step(%w: tensor<2x4xf32>, %g: tensor<8x4xf32>, %lr: f32)
+    -> (tensor<2x4xf32>, tensor<8x4xbf16>) {
+  %full = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
+            : tensor<2x4xf32> -> tensor<8x4xbf16>
+  %grad = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
+            forward_dtype = bf16 acc_dtype = f32 : tensor<8x4xf32> -> tensor<2x4xf32>
+  %next = prec.sgd %w, %grad, %lr : tensor<2x4xf32>, tensor<2x4xf32>
+  return %next, %full : tensor<2x4xf32>, tensor<8x4xbf16>
+}
+
+// EXAMPLE-LABEL: llvm.func @mlp_step
+// EXAMPLE-COUNT-4: llvm.call @precrtCompiledCollective
+// EXAMPLE-NOT: prec.
