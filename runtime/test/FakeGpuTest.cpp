@@ -176,11 +176,8 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
                                PRECRT_DTYPE_F8E4M3FN}) {
     SCOPED_TRACE(precrtDtypeName(dtype));
     size_t width = precrtDtypeSize(dtype);
-    std::vector<std::vector<uint8_t>> inputs, scatterInputs;
-    for (int rank = 0; rank < n; ++rank) {
-      inputs.push_back(randomBuffer(dtype, count, 900 + rank));
-      scatterInputs.push_back(randomBuffer(dtype, count * n, 950 + rank));
-    }
+    auto inputs = rankInputs(n, dtype, count, 90);
+    auto scatterInputs = rankInputs(n, dtype, count * n, 95);
     std::vector<std::vector<uint8_t>> reduced(n), scattered(n), gathered(n),
         exchanged(n), broadcast(n), fromLeft(n);
     ASSERT_EQ(runNccl(n, [&](precrt_comm_t world, int rank) {

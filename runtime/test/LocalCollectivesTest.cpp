@@ -21,24 +21,6 @@ namespace {
 constexpr size_t kChunk = 37;    // elements per rank for gathers and scatters
 constexpr size_t kCount = 1003;  // all_reduce: not a multiple of any rank count
 
-std::vector<std::vector<uint8_t>> rankInputs(int n, precrt_dtype_t dtype,
-                                             size_t count, uint64_t salt) {
-  std::vector<std::vector<uint8_t>> inputs;
-  for (int rank = 0; rank < n; ++rank)
-    inputs.push_back(randomBuffer(dtype, count, salt * 1000 + rank));
-  return inputs;
-}
-
-void expectWithin(const std::vector<uint8_t> &got, precrt_dtype_t dtype,
-                  size_t i, const Expected &expected, const std::string &where) {
-  double value = valueAt(got, dtype, i);
-  if (expected.tolerance == 0)
-    EXPECT_EQ(value, expected.value) << where << " element " << i;
-  else
-    EXPECT_NEAR(value, expected.value, expected.tolerance)
-        << where << " element " << i;
-}
-
 using ReduceParam = std::tuple<int, precrt_dtype_t, precrt_reduction_t>;
 
 class LocalReduceTest : public ::testing::TestWithParam<ReduceParam> {};

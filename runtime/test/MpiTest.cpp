@@ -27,25 +27,6 @@ int worldRank = 0, worldSize = 0;
 constexpr size_t kChunk = 29;
 constexpr size_t kCount = 1001;
 
-/// Inputs of every rank (each rank can compute everyone's, so it checks its
-/// results against the full reference).
-std::vector<std::vector<uint8_t>> allInputs(int n, precrt_dtype_t dtype,
-                                            size_t count, uint64_t salt) {
-  std::vector<std::vector<uint8_t>> inputs;
-  for (int rank = 0; rank < n; ++rank)
-    inputs.push_back(randomBuffer(dtype, count, salt * 1000 + rank));
-  return inputs;
-}
-
-void expectWithin(const std::vector<uint8_t> &got, precrt_dtype_t dtype,
-                  size_t i, const Expected &expected) {
-  double value = valueAt(got, dtype, i);
-  if (expected.tolerance == 0)
-    EXPECT_EQ(value, expected.value) << "element " << i;
-  else
-    EXPECT_NEAR(value, expected.value, expected.tolerance) << "element " << i;
-}
-
 /// The communicators to test on: the world, and the row group of a 2 x 2
 /// grid (ranks {0,1} and {2,3}) when there are 4 ranks.
 std::vector<std::pair<std::string, precrt_comm_t>> communicators() {
@@ -72,7 +53,7 @@ TEST_P(MpiReduceTest, AllReduceAndReduceScatter) {
     int32_t n = 0, me = 0;
     precrtCommSize(comm, &n);
     precrtCommRank(comm, &me);
-    auto inputs = allInputs(n, dtype, kCount, 1 + n);
+    auto inputs = rankInputs(n, dtype, kCount, 1 + n);
     std::vector<uint8_t> out(inputs[me].size());
     ASSERT_EQ(precrtAllReduce(comm, inputs[me].data(), out.data(), kCount,
                               dtype, reduction),
@@ -81,7 +62,7 @@ TEST_P(MpiReduceTest, AllReduceAndReduceScatter) {
     for (size_t i = 0; i < kCount; ++i)
       expectWithin(out, dtype, i, expectedReduction(inputs, dtype, reduction, i));
 
-    auto scatterInputs = allInputs(n, dtype, kChunk * n, 50 + n);
+    auto scatterInputs = rankInputs(n, dtype, kChunk * n, 50 + n);
     std::vector<uint8_t> chunk(kChunk * precrtDtypeSize(dtype));
     ASSERT_EQ(precrtReduceScatter(comm, scatterInputs[me].data(), chunk.data(),
                                   kChunk, dtype, reduction),
@@ -118,7 +99,7 @@ TEST_P(MpiMoveTest, GatherAllToAllBroadcastSendRecv) {
     precrtCommRank(comm, &me);
     size_t bytes = kChunk * width;
 
-    auto inputs = allInputs(n, dtype, kChunk, 7);
+    auto inputs = rankInputs(n, dtype, kChunk, 7);
     std::vector<uint8_t> gathered(bytes * n), expected;
     ASSERT_EQ(precrtAllGather(comm, inputs[me].data(), gathered.data(), kChunk,
                               dtype),
@@ -127,7 +108,7 @@ TEST_P(MpiMoveTest, GatherAllToAllBroadcastSendRecv) {
       expected.insert(expected.end(), input.begin(), input.end());
     EXPECT_EQ(gathered, expected);
 
-    auto blocks = allInputs(n, dtype, kChunk * n, 8);
+    auto blocks = rankInputs(n, dtype, kChunk * n, 8);
     std::vector<uint8_t> exchanged(bytes * n);
     ASSERT_EQ(precrtAllToAll(comm, blocks[me].data(), exchanged.data(), kChunk,
                              dtype),
@@ -137,7 +118,7 @@ TEST_P(MpiMoveTest, GatherAllToAllBroadcastSendRecv) {
                              exchanged.begin() + (source + 1) * bytes,
                              blocks[source].begin() + me * bytes));
 
-    auto big = allInputs(n, dtype, kCount, 9);
+    auto big = rankInputs(n, dtype, kCount, 9);
     std::vector<uint8_t> broadcast(big[me].size());
     ASSERT_EQ(precrtBroadcast(comm, big[me].data(), broadcast.data(), kCount,
                               dtype, n - 1),
@@ -173,7 +154,7 @@ TEST(MpiBackend, IsAvailableAndSized) {
 TEST(MpiLossyReduction, SameBitsAsTheLocalBackend) {
   // The ring order is shared: a bf16 sum over the MPI ranks equals the same
   // sum over as many local threads, bit for bit.
-  auto inputs = allInputs(worldSize, PRECRT_DTYPE_BF16, kCount, 77);
+  auto inputs = rankInputs(worldSize, PRECRT_DTYPE_BF16, kCount, 77);
   std::vector<uint8_t> viaMpi(kCount * 2);
   ASSERT_EQ(precrtAllReduce(world, inputs[worldRank].data(), viaMpi.data(),
                             kCount, PRECRT_DTYPE_BF16, PRECRT_REDUCTION_SUM),

@@ -19,6 +19,8 @@
 #include "precrt/numerics.h"
 #include "precrt/precrt.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -105,6 +107,16 @@ inline std::vector<uint8_t> randomBuffer(precrt_dtype_t dtype, size_t count,
   return buffer;
 }
 
+/// One input buffer per rank, reproducible from `salt` (so every rank, or
+/// process, can rebuild every other rank's input for the reference).
+inline std::vector<std::vector<uint8_t>>
+rankInputs(int ranks, precrt_dtype_t dtype, size_t count, uint64_t salt) {
+  std::vector<std::vector<uint8_t>> inputs;
+  for (int rank = 0; rank < ranks; ++rank)
+    inputs.push_back(randomBuffer(dtype, count, salt * 1000 + rank));
+  return inputs;
+}
+
 inline double unitRoundoff(precrt_dtype_t dtype) {
   switch (dtype) {
   case PRECRT_DTYPE_F64:
@@ -160,6 +172,19 @@ inline Expected expectedReduction(const std::vector<std::vector<uint8_t>> &input
   if (reduction == PRECRT_REDUCTION_AVG)
     return {sum / n, tolerance / n};
   return {sum, tolerance};
+}
+
+/// Checks element i of `got` against `expected` (exactly when the tolerance
+/// is 0).
+inline void expectWithin(const std::vector<uint8_t> &got, precrt_dtype_t dtype,
+                         size_t i, const Expected &expected,
+                         const std::string &where = "") {
+  double value = valueAt(got, dtype, i);
+  if (expected.tolerance == 0)
+    EXPECT_EQ(value, expected.value) << where << " element " << i;
+  else
+    EXPECT_NEAR(value, expected.value, expected.tolerance)
+        << where << " element " << i;
 }
 
 /// Runs `body(comm, rank)` on `n` local ranks; fails the test if the run

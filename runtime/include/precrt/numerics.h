@@ -94,6 +94,14 @@ inline Unpacked unpackFinite(uint32_t absBits) {
   return {fraction | 0x800000u, biased - 127};
 }
 
+/// NaN (absBits above infinity) gives the canonical NaN; infinity
+/// overflows (to infinity, or the largest finite value for fp8).
+inline uint32_t encodeNonFinite(uint32_t absBits, uint32_t sign,
+                                const NarrowFormat &format) {
+  return absBits > 0x7F800000u ? format.canonicalNaNBits
+                               : (sign | format.overflowBits());
+}
+
 /// Number of low significand bits below the target's spacing at |x|.
 inline int droppedBits(const NarrowFormat &format, int exponent) {
   int belowNormal = format.minNormalExponent() - exponent;
@@ -120,10 +128,8 @@ inline uint32_t encodeNearestEven(float value, const NarrowFormat &format) {
   uint32_t bits = floatBits(value);
   uint32_t sign = (bits >> 31) ? format.signBit() : 0;
   uint32_t absBits = bits & 0x7FFFFFFFu;
-  if (absBits > 0x7F800000u)
-    return format.canonicalNaNBits;
-  if (absBits == 0x7F800000u)
-    return sign | format.overflowBits();
+  if (absBits >= 0x7F800000u)
+    return detail::encodeNonFinite(absBits, sign, format);
   detail::Unpacked x = detail::unpackFinite(absBits);
   int drop = detail::droppedBits(format, x.exponent);
   if (drop >= 25) // |x| is below half the smallest subnormal: rounds to zero
@@ -143,10 +149,8 @@ inline uint32_t encodeStochastic(float value, const NarrowFormat &format,
   uint32_t bits = floatBits(value);
   uint32_t sign = (bits >> 31) ? format.signBit() : 0;
   uint32_t absBits = bits & 0x7FFFFFFFu;
-  if (absBits > 0x7F800000u)
-    return format.canonicalNaNBits;
-  if (absBits == 0x7F800000u)
-    return sign | format.overflowBits();
+  if (absBits >= 0x7F800000u)
+    return detail::encodeNonFinite(absBits, sign, format);
   detail::Unpacked x = detail::unpackFinite(absBits);
   int drop = detail::droppedBits(format, x.exponent);
   uint64_t significand = x.significand;

@@ -13,6 +13,7 @@
 #include "core/Backends.h"
 #include "core/Communicator.h"
 #include "core/CurrentWorld.h"
+#include "core/Environment.h"
 #include "core/Error.h"
 
 #include <cstdlib>
@@ -82,15 +83,13 @@ precrt_status_t resolveTimeout(const precrt_init_options *options,
     *timeoutMs = options->timeout_ms;
     return PRECRT_SUCCESS;
   }
-  if (const char *env = std::getenv("PRECRT_TIMEOUT_MS")) {
-    char *end = nullptr;
-    long long value = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || value <= 0)
-      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                  "PRECRT_TIMEOUT_MS='%s' is not a positive number of "
-                  "milliseconds",
-                  env);
-  }
+  int64_t ignored;
+  if (readPositiveEnv("PRECRT_TIMEOUT_MS", INT64_MAX, &ignored) ==
+      EnvNumber::Malformed)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "PRECRT_TIMEOUT_MS='%s' is not a positive number of "
+                "milliseconds",
+                std::getenv("PRECRT_TIMEOUT_MS"));
   *timeoutMs = defaultTimeoutMs();
   return PRECRT_SUCCESS;
 }
@@ -101,16 +100,13 @@ precrt_status_t resolveLocalRanks(const precrt_init_options *options,
     *numRanks = options->num_local_ranks;
     return PRECRT_SUCCESS;
   }
-  *numRanks = 1;
-  if (const char *env = std::getenv("PRECRT_LOCAL_RANKS")) {
-    char *end = nullptr;
-    long value = std::strtol(env, &end, 10);
-    if (end == env || *end != '\0' || value <= 0 || value > 4096)
-      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                  "PRECRT_LOCAL_RANKS='%s' is not a rank count in [1, 4096]",
-                  env);
-    *numRanks = static_cast<int>(value);
-  }
+  int64_t fromEnvironment = 1;
+  if (readPositiveEnv("PRECRT_LOCAL_RANKS", 4096, &fromEnvironment) ==
+      EnvNumber::Malformed)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "PRECRT_LOCAL_RANKS='%s' is not a rank count in [1, 4096]",
+                std::getenv("PRECRT_LOCAL_RANKS"));
+  *numRanks = static_cast<int>(fromEnvironment);
   return PRECRT_SUCCESS;
 }
 
@@ -265,7 +261,7 @@ precrt_status_t precrtRun(const precrt_init_options *options,
                   (backend == PRECRT_BACKEND_NCCL && options &&
                    options->nccl_bootstrap == PRECRT_NCCL_BOOTSTRAP_THREADS);
   if (threaded) {
-    int numRanks;
+    int numRanks = 1;
     if ((status = resolveLocalRanks(options, &numRanks)) != PRECRT_SUCCESS)
       return status;
     return backend == PRECRT_BACKEND_LOCAL

@@ -2,11 +2,11 @@
 
 #include "core/Communicator.h"
 
+#include "core/Environment.h"
 #include "core/Error.h"
 
 #include <atomic>
 #include <cinttypes>
-#include <cstdlib>
 #include <cstring>
 
 namespace precrt {
@@ -322,12 +322,10 @@ int64_t defaultTimeoutMs() {
   int64_t configured = processDefaultTimeoutMs.load();
   if (configured > 0)
     return configured;
-  if (const char *env = std::getenv("PRECRT_TIMEOUT_MS")) {
-    char *end = nullptr;
-    long long value = std::strtoll(env, &end, 10);
-    if (end != env && *end == '\0' && value > 0)
-      return value;
-  }
+  int64_t fromEnvironment = 0;
+  if (readPositiveEnv("PRECRT_TIMEOUT_MS", INT64_MAX, &fromEnvironment) ==
+      EnvNumber::Valid)
+    return fromEnvironment;
   return 300000;
 }
 

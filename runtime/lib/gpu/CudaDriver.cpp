@@ -2,11 +2,9 @@
 
 #include "gpu/CudaDriver.h"
 
+#include "core/DynamicLibrary.h"
 #include "core/Error.h"
 
-#include <cstdlib>
-#include <dlfcn.h>
-#include <mutex>
 #include <string>
 
 namespace precrt {
@@ -19,99 +17,73 @@ struct LoadResult {
   std::string failure;
 };
 
-template <typename Function>
-bool resolve(void *library, const char *name, Function *slot,
-             std::string *failure) {
-  *slot = reinterpret_cast<Function>(dlsym(library, name));
-  if (!*slot)
-    *failure = std::string("the CUDA driver lacks ") + name;
-  return *slot != nullptr;
-}
-
 LoadResult load() {
   LoadResult result;
-  const char *path = std::getenv("PRECRT_CUDA_DRIVER_LIBRARY");
-  if (!path || !*path)
-    path = "libcuda.so.1";
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *reason = dlerror();
-    result.failure = std::string("CUDA driver unavailable: cannot load ") +
-                     path + " (" + (reason ? reason : "unknown reason") +
-                     "); GPU support needs an NVIDIA driver";
+  DynamicLibrary library("CUDA driver", "PRECRT_CUDA_DRIVER_LIBRARY",
+                         "libcuda.so.1");
+  DriverApi &api = result.api;
+  // The version first: an older driver may lack later entry points.
+  if (!library.resolve("cuDriverGetVersion", &api.cuDriverGetVersion)) {
+    result.failure =
+        library.failure() + "; GPU support needs an NVIDIA driver";
     return result;
   }
-  DriverApi &api = result.api;
-  std::string &failure = result.failure;
-  // The version first: an older driver may lack later entry points.
-  if (!resolve(library, "cuDriverGetVersion", &api.cuDriverGetVersion,
-               &failure))
-    return result;
   if (api.cuDriverGetVersion(&api.driverVersion) != CUDA_SUCCESS ||
       api.driverVersion < kMinimumDriverVersion) {
-    failure = "CUDA driver unavailable: version " +
-              std::to_string(api.driverVersion) + " is older than the " +
-              std::to_string(kMinimumDriverVersion) + " precrt needs";
+    library.refuse("version " + std::to_string(api.driverVersion) +
+                   " is older than the " +
+                   std::to_string(kMinimumDriverVersion) + " precrt needs");
+    result.failure = library.failure();
     return result;
   }
   bool ok =
-      resolve(library, "cuInit", &api.cuInit, &failure) &&
-      resolve(library, "cuGetErrorName", &api.cuGetErrorName, &failure) &&
-      resolve(library, "cuGetErrorString", &api.cuGetErrorString, &failure) &&
-      resolve(library, "cuDeviceGetCount", &api.cuDeviceGetCount, &failure) &&
-      resolve(library, "cuDeviceGet", &api.cuDeviceGet, &failure) &&
-      resolve(library, "cuDeviceGetAttribute", &api.cuDeviceGetAttribute,
-              &failure) &&
-      resolve(library, "cuDevicePrimaryCtxRetain",
-              &api.cuDevicePrimaryCtxRetain, &failure) &&
-      resolve(library, "cuCtxPushCurrent_v2", &api.cuCtxPushCurrent,
-              &failure) &&
-      resolve(library, "cuCtxPopCurrent_v2", &api.cuCtxPopCurrent, &failure) &&
-      resolve(library, "cuModuleLoadData", &api.cuModuleLoadData, &failure) &&
-      resolve(library, "cuModuleLoadDataEx", &api.cuModuleLoadDataEx,
-              &failure) &&
-      resolve(library, "cuModuleUnload", &api.cuModuleUnload, &failure) &&
-      resolve(library, "cuModuleGetFunction", &api.cuModuleGetFunction,
-              &failure) &&
-      resolve(library, "cuFuncSetAttribute", &api.cuFuncSetAttribute,
-              &failure) &&
-      resolve(library, "cuLaunchKernel", &api.cuLaunchKernel, &failure) &&
-      resolve(library, "cuLaunchKernelEx", &api.cuLaunchKernelEx, &failure) &&
-      resolve(library, "cuStreamCreate", &api.cuStreamCreate, &failure) &&
-      resolve(library, "cuStreamDestroy_v2", &api.cuStreamDestroy,
-              &failure) &&
-      resolve(library, "cuStreamSynchronize", &api.cuStreamSynchronize,
-              &failure) &&
-      resolve(library, "cuStreamQuery", &api.cuStreamQuery, &failure) &&
-      resolve(library, "cuStreamWaitEvent", &api.cuStreamWaitEvent,
-              &failure) &&
-      resolve(library, "cuEventCreate", &api.cuEventCreate, &failure) &&
-      resolve(library, "cuEventDestroy_v2", &api.cuEventDestroy, &failure) &&
-      resolve(library, "cuEventRecord", &api.cuEventRecord, &failure) &&
-      resolve(library, "cuEventSynchronize", &api.cuEventSynchronize,
-              &failure) &&
-      resolve(library, "cuMemAlloc_v2", &api.cuMemAlloc, &failure) &&
-      resolve(library, "cuMemAllocManaged", &api.cuMemAllocManaged,
-              &failure) &&
-      resolve(library, "cuMemFree_v2", &api.cuMemFree, &failure) &&
-      resolve(library, "cuMemcpyAsync", &api.cuMemcpyAsync, &failure) &&
-      resolve(library, "cuMemsetD32Async", &api.cuMemsetD32Async, &failure) &&
-      resolve(library, "cuMemsetD16Async", &api.cuMemsetD16Async, &failure) &&
-      resolve(library, "cuMemHostRegister_v2", &api.cuMemHostRegister,
-              &failure) &&
-      resolve(library, "cuMemHostUnregister", &api.cuMemHostUnregister,
-              &failure);
-  if (!ok)
+      library.resolve("cuInit", &api.cuInit) &&
+      library.resolve("cuGetErrorName", &api.cuGetErrorName) &&
+      library.resolve("cuGetErrorString", &api.cuGetErrorString) &&
+      library.resolve("cuDeviceGetCount", &api.cuDeviceGetCount) &&
+      library.resolve("cuDeviceGet", &api.cuDeviceGet) &&
+      library.resolve("cuDeviceGetAttribute", &api.cuDeviceGetAttribute) &&
+      library.resolve("cuDevicePrimaryCtxRetain",
+                      &api.cuDevicePrimaryCtxRetain) &&
+      library.resolve("cuCtxPushCurrent_v2", &api.cuCtxPushCurrent) &&
+      library.resolve("cuCtxPopCurrent_v2", &api.cuCtxPopCurrent) &&
+      library.resolve("cuModuleLoadData", &api.cuModuleLoadData) &&
+      library.resolve("cuModuleLoadDataEx", &api.cuModuleLoadDataEx) &&
+      library.resolve("cuModuleUnload", &api.cuModuleUnload) &&
+      library.resolve("cuModuleGetFunction", &api.cuModuleGetFunction) &&
+      library.resolve("cuFuncSetAttribute", &api.cuFuncSetAttribute) &&
+      library.resolve("cuLaunchKernel", &api.cuLaunchKernel) &&
+      library.resolve("cuLaunchKernelEx", &api.cuLaunchKernelEx) &&
+      library.resolve("cuStreamCreate", &api.cuStreamCreate) &&
+      library.resolve("cuStreamDestroy_v2", &api.cuStreamDestroy) &&
+      library.resolve("cuStreamSynchronize", &api.cuStreamSynchronize) &&
+      library.resolve("cuStreamQuery", &api.cuStreamQuery) &&
+      library.resolve("cuStreamWaitEvent", &api.cuStreamWaitEvent) &&
+      library.resolve("cuEventCreate", &api.cuEventCreate) &&
+      library.resolve("cuEventDestroy_v2", &api.cuEventDestroy) &&
+      library.resolve("cuEventRecord", &api.cuEventRecord) &&
+      library.resolve("cuEventSynchronize", &api.cuEventSynchronize) &&
+      library.resolve("cuMemAlloc_v2", &api.cuMemAlloc) &&
+      library.resolve("cuMemAllocManaged", &api.cuMemAllocManaged) &&
+      library.resolve("cuMemFree_v2", &api.cuMemFree) &&
+      library.resolve("cuMemcpyAsync", &api.cuMemcpyAsync) &&
+      library.resolve("cuMemsetD32Async", &api.cuMemsetD32Async) &&
+      library.resolve("cuMemsetD16Async", &api.cuMemsetD16Async) &&
+      library.resolve("cuMemHostRegister_v2", &api.cuMemHostRegister) &&
+      library.resolve("cuMemHostUnregister", &api.cuMemHostUnregister);
+  if (!ok) {
+    result.failure = library.failure();
     return result;
+  }
   CUresult initialized = api.cuInit(0);
   if (initialized != CUDA_SUCCESS) {
     const char *name = nullptr;
     api.cuGetErrorName(initialized, &name);
-    failure = std::string("CUDA driver unavailable: cuInit failed with ") +
-              (name ? name : std::to_string(initialized).c_str());
+    library.refuse(std::string("cuInit failed with ") +
+                   (name ? name : std::to_string(initialized).c_str()));
+    result.failure = library.failure();
     return result;
   }
-  // The library stays loaded for the life of the process.
   result.loaded = true;
   return result;
 }

@@ -2,10 +2,9 @@
 
 #include "backends/nccl/NcclLibrary.h"
 
+#include "core/DynamicLibrary.h"
 #include "core/Error.h"
 
-#include <cstdlib>
-#include <dlfcn.h>
 #include <string>
 
 namespace precrt {
@@ -18,15 +17,6 @@ struct LoadResult {
   std::string failure;
 };
 
-template <typename Function>
-bool resolve(void *library, const char *name, Function *slot,
-             std::string *failure) {
-  *slot = reinterpret_cast<Function>(dlsym(library, name));
-  if (!*slot)
-    *failure = std::string("NCCL unavailable: the library lacks ") + name;
-  return *slot != nullptr;
-}
-
 std::string versionText(int code) {
   // NCCL_VERSION: major * 10000 + minor * 100 + patch since 2.9, major * 1000
   // + minor * 100 + patch before.
@@ -38,49 +28,40 @@ std::string versionText(int code) {
 
 LoadResult load() {
   LoadResult result;
-  const char *path = std::getenv("PRECRT_NCCL_LIBRARY");
-  if (!path || !*path)
-    path = "libnccl.so.2";
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    result.failure = std::string("NCCL unavailable: cannot load ") + path +
-                     " (" + (reason ? reason : "unknown reason") +
-                     "); set PRECRT_NCCL_LIBRARY to its path";
+  DynamicLibrary library("NCCL", "PRECRT_NCCL_LIBRARY", "libnccl.so.2");
+  NcclApi &api = result.api;
+  // The version first: an older NCCL may lack later entry points.
+  if (!library.resolve("ncclGetVersion", &api.ncclGetVersion)) {
+    result.failure = library.failure() + "; set PRECRT_NCCL_LIBRARY to its path";
     return result;
   }
-  NcclApi &api = result.api;
-  std::string &failure = result.failure;
-  if (!resolve(handle, "ncclGetVersion", &api.ncclGetVersion, &failure))
-    return result;
   if (api.ncclGetVersion(&api.version) != ncclSuccess ||
       api.version < kMinimumVersion) {
-    failure = "NCCL unavailable: version " + versionText(api.version) +
-              " is older than the " + versionText(kMinimumVersion) +
-              " precrt needs";
+    library.refuse("version " + versionText(api.version) +
+                   " is older than the " + versionText(kMinimumVersion) +
+                   " precrt needs");
+    result.failure = library.failure();
     return result;
   }
-  bool ok =
-      resolve(handle, "ncclGetErrorString", &api.ncclGetErrorString,
-              &failure) &&
-      resolve(handle, "ncclGetLastError", &api.ncclGetLastError, &failure) &&
-      resolve(handle, "ncclGetUniqueId", &api.ncclGetUniqueId, &failure) &&
-      resolve(handle, "ncclCommInitRank", &api.ncclCommInitRank, &failure) &&
-      resolve(handle, "ncclCommSplit", &api.ncclCommSplit, &failure) &&
-      resolve(handle, "ncclCommDestroy", &api.ncclCommDestroy, &failure) &&
-      resolve(handle, "ncclCommAbort", &api.ncclCommAbort, &failure) &&
-      resolve(handle, "ncclCommGetAsyncError", &api.ncclCommGetAsyncError,
-              &failure) &&
-      resolve(handle, "ncclAllGather", &api.ncclAllGather, &failure) &&
-      resolve(handle, "ncclReduceScatter", &api.ncclReduceScatter,
-              &failure) &&
-      resolve(handle, "ncclAllReduce", &api.ncclAllReduce, &failure) &&
-      resolve(handle, "ncclBroadcast", &api.ncclBroadcast, &failure) &&
-      resolve(handle, "ncclSend", &api.ncclSend, &failure) &&
-      resolve(handle, "ncclRecv", &api.ncclRecv, &failure) &&
-      resolve(handle, "ncclGroupStart", &api.ncclGroupStart, &failure) &&
-      resolve(handle, "ncclGroupEnd", &api.ncclGroupEnd, &failure);
-  result.loaded = ok;
+  result.loaded =
+      library.resolve("ncclGetErrorString", &api.ncclGetErrorString) &&
+      library.resolve("ncclGetLastError", &api.ncclGetLastError) &&
+      library.resolve("ncclGetUniqueId", &api.ncclGetUniqueId) &&
+      library.resolve("ncclCommInitRank", &api.ncclCommInitRank) &&
+      library.resolve("ncclCommSplit", &api.ncclCommSplit) &&
+      library.resolve("ncclCommDestroy", &api.ncclCommDestroy) &&
+      library.resolve("ncclCommAbort", &api.ncclCommAbort) &&
+      library.resolve("ncclCommGetAsyncError", &api.ncclCommGetAsyncError) &&
+      library.resolve("ncclAllGather", &api.ncclAllGather) &&
+      library.resolve("ncclReduceScatter", &api.ncclReduceScatter) &&
+      library.resolve("ncclAllReduce", &api.ncclAllReduce) &&
+      library.resolve("ncclBroadcast", &api.ncclBroadcast) &&
+      library.resolve("ncclSend", &api.ncclSend) &&
+      library.resolve("ncclRecv", &api.ncclRecv) &&
+      library.resolve("ncclGroupStart", &api.ncclGroupStart) &&
+      library.resolve("ncclGroupEnd", &api.ncclGroupEnd);
+  if (!result.loaded)
+    result.failure = library.failure();
   return result;
 }
 
