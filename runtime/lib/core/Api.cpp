@@ -94,6 +94,15 @@ precrt_status_t resolveTimeout(const precrt_init_options *options,
   return PRECRT_SUCCESS;
 }
 
+/// The backend and timeout that `options` (and the environment) select.
+precrt_status_t resolveOptions(const precrt_init_options *options,
+                               precrt_backend_t *backend, int64_t *timeoutMs) {
+  precrt_status_t status = resolveBackend(options, backend);
+  if (status != PRECRT_SUCCESS)
+    return status;
+  return resolveTimeout(options, timeoutMs);
+}
+
 precrt_status_t resolveLocalRanks(const precrt_init_options *options,
                                   int *numRanks) {
   if (options && options->num_local_ranks > 0) {
@@ -250,9 +259,7 @@ precrt_status_t precrtRun(const precrt_init_options *options,
     return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtRun: null rank function");
   precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
   int64_t timeoutMs = 0;
-  precrt_status_t status = resolveBackend(options, &backend);
-  if (status == PRECRT_SUCCESS)
-    status = resolveTimeout(options, &timeoutMs);
+  precrt_status_t status = resolveOptions(options, &backend, &timeoutMs);
   if (status != PRECRT_SUCCESS)
     return status;
   auto body = [&](Communicator *world) { return fn(wrap(world), user_data); };
@@ -305,9 +312,7 @@ precrt_status_t precrtInit(const precrt_init_options *options,
     return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtInit: null world");
   precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
   int64_t timeoutMs = 0;
-  precrt_status_t status = resolveBackend(options, &backend);
-  if (status == PRECRT_SUCCESS)
-    status = resolveTimeout(options, &timeoutMs);
+  precrt_status_t status = resolveOptions(options, &backend, &timeoutMs);
   if (status != PRECRT_SUCCESS)
     return status;
   ProcessState &state = processState();
