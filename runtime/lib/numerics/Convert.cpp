@@ -17,8 +17,12 @@
 
 using namespace precrt::numerics;
 
+// The clones are chosen by an ifunc resolver that runs while the dynamic
+// linker relocates the library, before any sanitizer runtime is ready, so
+// sanitized builds use the baseline loops only.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
-    defined(__linux__)
+    defined(__linux__) && !defined(__SANITIZE_ADDRESS__) &&                    \
+    !defined(__SANITIZE_THREAD__)
 #define PRECRT_VECTOR_CLONES                                                   \
   __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
 #else
