@@ -1,10 +1,11 @@
 //===- Convert.cpp - Vectorized float conversion kernels ------------------===//
 //
 // Buffer versions of the references in precrt/numerics.h. The loops are
-// branch-free integer code that the compiler vectorizes (SSE2 at baseline;
-// AVX2 and AVX-512 clones picked at load time on x86-64). Integer arithmetic
-// is deliberate: the AVX-512 BF16 conversion instructions flush subnormals,
-// so they cannot give the reference's bits.
+// branch-free code without variable shifts that the compiler vectorizes
+// (SSE2 at baseline; AVX2 and AVX-512 clones picked at load time on x86-64).
+// The encoders (numerics/Convert.h) avoid the AVX-512 BF16 conversion
+// instructions on purpose: they flush subnormals, so they cannot give the
+// reference's bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,7 @@
 
 #include <algorithm>
 #include <array>
-#include <mutex>
+#include <cstring>
 #include <vector>
 
 using namespace precrt::numerics;
