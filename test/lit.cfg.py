@@ -20,7 +20,9 @@ config.substitutions.append(("%prec_src", config.prec_src_root))
 
 prec_tools_dir = os.path.join(config.prec_obj_root, "bin")
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(
-    ["prec-opt", "prec-lsp-server", "prec-capi-test", "mlir-opt"],
-    [prec_tools_dir, config.llvm_tools_dir],
-)
+tools = ["prec-opt", "prec-lsp-server", "prec-capi-test", "mlir-opt"]
+# prec-run is built with the runtime (PREC_BUILD_RUNTIME).
+if os.path.exists(os.path.join(prec_tools_dir, "prec-run")):
+    config.available_features.add("prec-run")
+    tools.append("prec-run")
+llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir])

@@ -28,7 +28,9 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     %r = bufferization.to_tensor %out restrict writable : memref<32xbf16> to tensor<32xbf16>
     ```
     Failures are recorded by the runtime per rank and reported by the
-    driver after the program returns (see the header).
+    driver after the program returns (see the header). `shard.grid` symbols
+    that nothing refers to any more are erased: their shapes now live in the
+    constant globals.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

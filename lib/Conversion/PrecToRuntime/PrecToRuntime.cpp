@@ -199,7 +199,14 @@ struct ConvertPrecToRuntimePass
     populatePrecToRuntimeConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // The grids now live on as constant globals; grids nothing refers to
+    // any more would only stop translation to LLVM IR.
+    ModuleOp module = getOperation();
+    for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
+      if (SymbolTable::symbolKnownUseEmpty(grid, module))
+        grid.erase();
   }
 };
 

@@ -6,6 +6,7 @@ shard.grid @hsdp(shape = 4x8)
 // CHECK-DAG: memref.global "private" constant @__prec_grid_hsdp : memref<2xi64> = dense<[4, 8]>
 // CHECK-DAG: memref.global "private" constant @__prec_grid_hsdp_axes_1 : memref<1xi32> = dense<1>
 // CHECK-DAG: func.func private @precrtCompiledCollective(i32, index, index, i64, i32, i32, i32, index, i32, index) -> i32
+// CHECK-NOT: shard.grid
 
 // CHECK-LABEL: func @shard_axis
 // CHECK-SAME: (%[[X:.*]]: tensor<64xbf16>)

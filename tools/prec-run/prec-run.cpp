@@ -1,0 +1,760 @@
+//===- prec-run.cpp - run a prec program on N ranks -----------------------===//
+//
+// Lowers a module (unless it is already in the LLVM dialect) with
+// prec-lower-to-cpu, JIT-compiles it once, and calls its entry function on
+// every rank: N threads of this process on the local backend, or one process
+// per rank under mpirun on the MPI backend.
+//
+// The entry function takes tensors (or memrefs) of static shape and scalars.
+// Tensor arguments are initialized deterministically from --seed (different
+// on every rank, or the same with --replicate) or loaded from raw files;
+// float scalars come from --scalar. With --steps K the function runs K times
+// and every result whose type matches the argument at the same position
+// feeds it in the next step (parameters, optimizer state), so a training
+// step runs as a loop; rank-0 tensors and scalars (a loss) are printed at
+// every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/InitAllDialects.h"
+#include "prec/InitAllPasses.h"
+#include "prec/Pipelines/Pipelines.h"
+
+#include "precrt/compiled.h"
+#include "precrt/precrt.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir file>"),
+                                          cl::Required);
+static cl::opt<int> numRanks(
+    "ranks", cl::desc("ranks (threads) of the local backend; default: the "
+                      "size of the module's only grid"),
+    cl::init(0));
+static cl::opt<std::string>
+    backendName("backend", cl::desc("local (threads, default) or mpi (one "
+                                    "process per rank under mpirun)"),
+                cl::init("local"));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("function to run (default: the only public "
+                                "function with a body)"),
+              cl::init(""));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("seed of the argument initialization"),
+                              cl::init(1));
+static cl::list<std::string>
+    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"));
+static cl::list<std::string> fileArgs(
+    "arg", cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
+                    "argument; %r in PATH is replaced by the rank"));
+static cl::list<unsigned> replicatedArgs(
+    "replicate", cl::desc("INDEX: give this argument the same random values "
+                          "on every rank"),
+    cl::CommaSeparated);
+static cl::opt<int> numSteps("steps", cl::desc("run the function this many "
+                                               "times, feeding results back"),
+                             cl::init(1));
+static cl::opt<std::string> printMode(
+    "print", cl::desc("none, summary (default) or values"),
+    cl::init("summary"));
+static cl::opt<std::string> outputDir(
+    "output-dir", cl::desc("write every argument and result of every rank "
+                           "as raw files into this directory"),
+    cl::init(""));
+static cl::opt<int64_t> timeoutMs(
+    "timeout-ms", cl::desc("collective timeout (default: the runtime's)"),
+    cl::init(0));
+static cl::opt<bool> dumpLowered("dump-lowered",
+                                 cl::desc("print the lowered module and exit"),
+                                 cl::init(false));
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The entry function's signature, as buffers and scalars
+//===----------------------------------------------------------------------===//
+
+enum class ScalarKind { F64, F32, F16, BF16, I64, I32 };
+
+struct ValueSpec {
+  bool isBuffer = false;
+  ScalarKind element = ScalarKind::F32;
+  SmallVector<int64_t> shape; // buffers only
+  std::string typeName;
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t extent : shape)
+      n *= extent;
+    return n;
+  }
+  size_t elementBytes() const {
+    switch (element) {
+    case ScalarKind::F64:
+    case ScalarKind::I64:
+      return 8;
+    case ScalarKind::F32:
+    case ScalarKind::I32:
+      return 4;
+    case ScalarKind::F16:
+    case ScalarKind::BF16:
+      return 2;
+    }
+    return 0;
+  }
+  size_t bytes() const { return elementBytes() * numElements(); }
+};
+
+FailureOr<ScalarKind> getScalarKind(Type type) {
+  if (type.isF64())
+    return ScalarKind::F64;
+  if (type.isF32())
+    return ScalarKind::F32;
+  if (type.isF16())
+    return ScalarKind::F16;
+  if (type.isBF16())
+    return ScalarKind::BF16;
+  if (type.isIndex() || type.isInteger(64))
+    return ScalarKind::I64;
+  if (type.isInteger(32))
+    return ScalarKind::I32;
+  return failure();
+}
+
+FailureOr<ValueSpec> getValueSpec(Type type) {
+  ValueSpec spec;
+  llvm::raw_string_ostream(spec.typeName) << type;
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    if (!shaped.hasStaticShape())
+      return failure();
+    spec.isBuffer = true;
+    spec.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    type = shaped.getElementType();
+  }
+  FailureOr<ScalarKind> kind = getScalarKind(type);
+  if (failed(kind))
+    return failure();
+  spec.element = *kind;
+  return spec;
+}
+
+double readElement(const ValueSpec &spec, const void *data, int64_t i) {
+  auto bytes = static_cast<const uint8_t *>(data) + i * spec.elementBytes();
+  switch (spec.element) {
+  case ScalarKind::F64: {
+    double v;
+    std::memcpy(&v, bytes, 8);
+    return v;
+  }
+  case ScalarKind::F32: {
+    float v;
+    std::memcpy(&v, bytes, 4);
+    return v;
+  }
+  case ScalarKind::F16:
+  case ScalarKind::BF16: {
+    float v;
+    precrtConvert(bytes,
+                  spec.element == ScalarKind::F16 ? PRECRT_DTYPE_F16
+                                                  : PRECRT_DTYPE_BF16,
+                  &v, PRECRT_DTYPE_F32, 1);
+    return v;
+  }
+  case ScalarKind::I64: {
+    int64_t v;
+    std::memcpy(&v, bytes, 8);
+    return static_cast<double>(v);
+  }
+  case ScalarKind::I32: {
+    int32_t v;
+    std::memcpy(&v, bytes, 4);
+    return v;
+  }
+  }
+  return 0;
+}
+
+void writeElement(const ValueSpec &spec, void *data, int64_t i, double value) {
+  auto bytes = static_cast<uint8_t *>(data) + i * spec.elementBytes();
+  switch (spec.element) {
+  case ScalarKind::F64:
+    std::memcpy(bytes, &value, 8);
+    return;
+  case ScalarKind::F32: {
+    auto v = static_cast<float>(value);
+    std::memcpy(bytes, &v, 4);
+    return;
+  }
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    precrtConvert(&value, PRECRT_DTYPE_F64, bytes,
+                  spec.element == ScalarKind::F16 ? PRECRT_DTYPE_F16
+                                                  : PRECRT_DTYPE_BF16,
+                  1);
+    return;
+  case ScalarKind::I64: {
+    auto v = static_cast<int64_t>(value);
+    std::memcpy(bytes, &v, 8);
+    return;
+  }
+  case ScalarKind::I32: {
+    auto v = static_cast<int32_t>(value);
+    std::memcpy(bytes, &v, 4);
+    return;
+  }
+  }
+}
+
+/// splitmix64: a small, well-mixed, reproducible generator.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+//===----------------------------------------------------------------------===//
+// One rank's arguments and results in the packed calling convention
+//===----------------------------------------------------------------------===//
+
+struct Buffer {
+  void *data = nullptr;
+  bool owned = false; // allocated by prec-run (else by the generated code)
+};
+
+/// Fields of a lowered argument: a memref descriptor (allocated, aligned,
+/// offset, sizes, strides) or one scalar, each 8 bytes of storage.
+struct PackedValue {
+  SmallVector<int64_t, 8> fields;
+};
+
+struct Program {
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+  SmallVector<ValueSpec> args, results;
+  std::map<unsigned, double> scalars;
+  std::map<unsigned, std::string> files;
+  std::set<unsigned> replicated;
+};
+
+struct RankOutcome {
+  std::string error;
+  std::vector<std::string> lines; // printed in rank order afterwards
+};
+
+std::mutex outcomesMutex;
+
+void *allocateBuffer(size_t bytes) {
+  return std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+}
+
+/// Result layout: the LLVM struct of the results, with natural alignment.
+struct ResultLayout {
+  SmallVector<size_t> offsets;
+  size_t size = 0;
+};
+
+ResultLayout layoutResults(ArrayRef<ValueSpec> results) {
+  ResultLayout layout;
+  auto place = [&](size_t bytes, size_t align) {
+    layout.size = (layout.size + align - 1) / align * align;
+    layout.offsets.push_back(layout.size);
+    layout.size += bytes;
+  };
+  for (const ValueSpec &spec : results) {
+    if (spec.isBuffer)
+      place(8 * (3 + 2 * spec.shape.size()), 8);
+    else
+      place(spec.elementBytes(), spec.elementBytes());
+  }
+  layout.size = (layout.size + 7) / 8 * 8;
+  return layout;
+}
+
+std::string formatValues(const ValueSpec &spec, const void *data,
+                         bool allValues) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  int64_t n = spec.isBuffer ? spec.numElements() : 1;
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += readElement(spec, data, i);
+  int64_t shown = allValues ? n : std::min<int64_t>(n, 4);
+  os << spec.typeName << " = [";
+  for (int64_t i = 0; i < shown; ++i)
+    os << (i ? ", " : "") << llvm::format("%.8g", readElement(spec, data, i));
+  if (shown < n)
+    os << ", ...";
+  os << "]";
+  if (!allValues && n > 1)
+    os << " sum " << llvm::format("%.8g", sum);
+  return text;
+}
+
+LogicalResult writeRaw(const std::string &path, const void *data,
+                       size_t bytes, std::string &error) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char *>(data), bytes);
+  if (!out) {
+    error = "cannot write " + path;
+    return failure();
+  }
+  return success();
+}
+
+std::string substituteRank(StringRef pattern, int32_t rank) {
+  std::string result;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'r') {
+      result += std::to_string(rank);
+      ++i;
+    } else {
+      result += pattern[i];
+    }
+  }
+  return result;
+}
+
+/// Fills argument `index` of `rank`: from a file, the scalar table, or the
+/// seeded generator.
+LogicalResult initializeArgument(const Program &program, unsigned index,
+                                 int32_t rank, void *data,
+                                 std::string &error) {
+  const ValueSpec &spec = program.args[index];
+  if (!spec.isBuffer) {
+    auto it = program.scalars.find(index);
+    if (it == program.scalars.end()) {
+      error = "argument " + std::to_string(index) + " (" + spec.typeName +
+              ") is a scalar: give it with --scalar " + std::to_string(index) +
+              "=VALUE";
+      return failure();
+    }
+    writeElement(spec, data, 0, it->second);
+    return success();
+  }
+  if (auto it = program.files.find(index); it != program.files.end()) {
+    std::string path = substituteRank(it->second, rank);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+      error = "cannot open " + path + " for argument " + std::to_string(index);
+      return failure();
+    }
+    auto size = static_cast<size_t>(in.tellg());
+    if (size != spec.bytes()) {
+      error = path + " has " + std::to_string(size) + " bytes, argument " +
+              std::to_string(index) + " (" + spec.typeName + ") needs " +
+              std::to_string(spec.bytes());
+      return failure();
+    }
+    in.seekg(0);
+    in.read(static_cast<char *>(data), size);
+    return success();
+  }
+  uint64_t stream = mix(seed ^ mix(index + 1) ^
+                        (program.replicated.count(index) ? 0 : mix(~uint64_t(rank))));
+  for (int64_t i = 0; i < spec.numElements(); ++i) {
+    uint64_t bits = mix(stream + static_cast<uint64_t>(i));
+    double uniform = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+    writeElement(spec, data, i, 2.0 * uniform - 1.0);
+  }
+  return success();
+}
+
+/// Runs every step on one rank. Returns the rank's failure, if any.
+int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
+  size_t numArgs = program.args.size();
+  SmallVector<Buffer> args(numArgs);
+  SmallVector<int64_t, 8> scalarStorage(numArgs, 0);
+  auto fail = [&](std::string message) {
+    outcome.error = std::move(message);
+    return 1;
+  };
+  for (unsigned i = 0; i < numArgs; ++i) {
+    const ValueSpec &spec = program.args[i];
+    void *data = spec.isBuffer ? allocateBuffer(spec.bytes())
+                               : static_cast<void *>(&scalarStorage[i]);
+    args[i] = {data, spec.isBuffer};
+    std::string error;
+    if (failed(initializeArgument(program, i, rank, data, error)))
+      return fail(error);
+  }
+  if (!outputDir.empty())
+    for (unsigned i = 0; i < numArgs; ++i) {
+      std::string error;
+      if (failed(writeRaw(outputDir + "/rank" + std::to_string(rank) + "_arg" +
+                              std::to_string(i) + ".bin",
+                          args[i].data, program.args[i].bytes(), error)))
+        return fail(error);
+    }
+
+  ResultLayout layout = layoutResults(program.results);
+  std::vector<int64_t> resultStorage(layout.size / 8 + 1, 0);
+  auto *resultBytes = reinterpret_cast<uint8_t *>(resultStorage.data());
+  SmallVector<void *> resultData(program.results.size(), nullptr);
+
+  for (int step = 0; step < numSteps; ++step) {
+    // Pack: one pointer per lowered scalar argument.
+    SmallVector<PackedValue> packed(numArgs);
+    SmallVector<void *> pointers;
+    for (unsigned i = 0; i < numArgs; ++i) {
+      const ValueSpec &spec = program.args[i];
+      PackedValue &value = packed[i];
+      if (spec.isBuffer) {
+        auto address = reinterpret_cast<int64_t>(args[i].data);
+        value.fields = {address, address, 0};
+        value.fields.append(spec.shape.begin(), spec.shape.end());
+        int64_t stride = 1;
+        SmallVector<int64_t> strides(spec.shape.size());
+        for (int64_t d = static_cast<int64_t>(spec.shape.size()) - 1; d >= 0; --d) {
+          strides[d] = stride;
+          stride *= spec.shape[d];
+        }
+        value.fields.append(strides.begin(), strides.end());
+      } else {
+        value.fields = {scalarStorage[i]};
+      }
+    }
+    for (PackedValue &value : packed)
+      for (int64_t &field : value.fields)
+        pointers.push_back(&field);
+    if (!program.results.empty())
+      pointers.push_back(resultBytes);
+
+    program.entry(pointers.data());
+
+    if (const char *error = precrtCompiledGetError())
+      return fail(std::string("step ") + std::to_string(step) + ": " + error);
+
+    for (auto [i, spec] : llvm::enumerate(program.results)) {
+      uint8_t *field = resultBytes + layout.offsets[i];
+      if (spec.isBuffer) {
+        int64_t aligned;
+        std::memcpy(&aligned, field + 8, 8);
+        int64_t offset;
+        std::memcpy(&offset, field + 16, 8);
+        resultData[i] = reinterpret_cast<uint8_t *>(aligned) +
+                        offset * spec.elementBytes();
+      } else {
+        resultData[i] = field;
+      }
+    }
+
+    // Scalars and rank-0 tensors (a loss) are reported at every step.
+    if (printMode != "none" && rank == 0 && numSteps > 1)
+      for (auto [i, spec] : llvm::enumerate(program.results))
+        if (!spec.isBuffer || spec.shape.empty())
+          outcome.lines.push_back(
+              llvm::formatv("step {0}: result {1} = {2:g}", step, i,
+                            readElement(spec, resultData[i], 0))
+                  .str());
+
+    // Results feed the arguments of the same type at the same position.
+    if (step + 1 < numSteps)
+      for (unsigned i = 0; i < std::min(numArgs, program.results.size()); ++i) {
+        const ValueSpec &arg = program.args[i];
+        if (arg.typeName != program.results[i].typeName)
+          continue;
+        if (arg.isBuffer)
+          std::memcpy(args[i].data, resultData[i], arg.bytes());
+        else
+          std::memcpy(&scalarStorage[i], resultData[i], arg.elementBytes());
+      }
+  }
+
+  for (auto [i, spec] : llvm::enumerate(program.results)) {
+    if (printMode != "none")
+      outcome.lines.push_back(llvm::formatv("rank {0}: result {1}: {2}", rank, i,
+                                            formatValues(spec, resultData[i],
+                                                         printMode == "values"))
+                                  .str());
+    std::string error;
+    if (!outputDir.empty() &&
+        failed(writeRaw(outputDir + "/rank" + std::to_string(rank) +
+                            "_result" + std::to_string(i) + ".bin",
+                        resultData[i], spec.bytes(), error)))
+      return fail(error);
+  }
+  for (Buffer &buffer : args)
+    if (buffer.owned)
+      std::free(buffer.data);
+  return 0;
+}
+
+struct RunState {
+  const Program *program;
+  std::vector<RankOutcome> outcomes;
+};
+
+int rankMain(precrt_comm_t world, void *userData) {
+  auto *state = static_cast<RunState *>(userData);
+  int32_t rank = 0;
+  precrtCommRank(world, &rank);
+  RankOutcome outcome;
+  int status = runRank(*state->program, rank, outcome);
+  std::lock_guard<std::mutex> lock(outcomesMutex);
+  if (static_cast<size_t>(rank) >= state->outcomes.size())
+    state->outcomes.resize(rank + 1);
+  state->outcomes[rank] = std::move(outcome);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+bool isLowered(ModuleOp module) {
+  bool lowered = true;
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation() &&
+        !isa<LLVM::LLVMDialect>(op->getDialect()))
+      lowered = false;
+  });
+  return lowered;
+}
+
+/// The entry function's signature before lowering, where tensor types still
+/// say shapes and element types.
+LogicalResult readSignature(ModuleOp module, Program &program,
+                            std::string &name) {
+  func::FuncOp entry;
+  if (!entryName.empty()) {
+    entry = module.lookupSymbol<func::FuncOp>(entryName);
+    if (!entry)
+      return module.emitError("no function @") << entryName << " to run";
+  } else {
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || func.isPrivate())
+        continue;
+      if (entry)
+        return module.emitError("several public functions (@")
+               << entry.getSymName() << ", @" << func.getSymName()
+               << "): choose one with --entry";
+      entry = func;
+    }
+    if (!entry)
+      return module.emitError("no public function with a body to run");
+  }
+  name = entry.getSymName().str();
+  for (auto [kind, types] :
+       {std::pair{"argument", entry.getArgumentTypes()},
+        std::pair{"result", entry.getResultTypes()}})
+    for (auto [i, type] : llvm::enumerate(types)) {
+      FailureOr<ValueSpec> spec = getValueSpec(type);
+      if (failed(spec))
+        return entry.emitError("cannot run @")
+               << name << ": " << kind << " " << i << " has type " << type
+               << "; expected a float, i32, i64 or index scalar, or a "
+                  "tensor/memref of static shape";
+      (StringRef(kind) == "argument" ? program.args : program.results)
+          .push_back(*spec);
+    }
+  return success();
+}
+
+int64_t getDefaultRanks(ModuleOp module) {
+  SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
+  if (grids.size() != 1)
+    return 0;
+  int64_t size = 1;
+  for (int64_t extent : grids.front().getShape())
+    size = ShapedType::isDynamic(extent) ? 0 : size * extent;
+  return size;
+}
+
+LogicalResult parseIndexedOptions(Program &program) {
+  for (StringRef entry : scalarArgs) {
+    auto [index, value] = entry.split('=');
+    unsigned i;
+    double v;
+    if (index.getAsInteger(10, i) || !llvm::to_float(value, v)) {
+      llvm::errs() << "prec-run: error: expected --scalar INDEX=NUMBER, got '"
+                   << entry << "'\n";
+      return failure();
+    }
+    program.scalars[i] = v;
+  }
+  for (StringRef entry : fileArgs) {
+    auto [index, path] = entry.split('=');
+    unsigned i;
+    if (index.getAsInteger(10, i) || path.empty()) {
+      llvm::errs() << "prec-run: error: expected --arg INDEX=PATH, got '"
+                   << entry << "'\n";
+      return failure();
+    }
+    program.files[i] = path.str();
+  }
+  program.replicated.insert(replicatedArgs.begin(), replicatedArgs.end());
+  for (unsigned i : llvm::concat<const unsigned>(
+           llvm::make_first_range(program.scalars),
+           llvm::make_first_range(program.files), program.replicated))
+    if (i >= program.args.size()) {
+      llvm::errs() << "prec-run: error: argument index " << i
+                   << " out of range: the entry function has "
+                   << program.args.size() << " arguments\n";
+      return failure();
+    }
+  return success();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  prec::registerPrecPasses();
+  cl::ParseCommandLineOptions(argc, argv,
+                              "prec-run: run a prec program on N ranks\n");
+  if (printMode != "none" && printMode != "summary" && printMode != "values") {
+    llvm::errs() << "prec-run: error: --print must be none, summary or values\n";
+    return 1;
+  }
+  if (numSteps < 1) {
+    llvm::errs() << "prec-run: error: --steps must be at least 1\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  prec::registerPrecDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << "prec-run: error: " << errorMessage << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  Program program;
+  std::string entry;
+  auto started = std::chrono::steady_clock::now();
+  if (!isLowered(*module)) {
+    if (failed(readSignature(*module, program, entry)))
+      return 1;
+    int64_t defaultRanks = getDefaultRanks(*module);
+    if (numRanks == 0)
+      numRanks = static_cast<int>(defaultRanks);
+    PassManager pm(&context);
+    prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+    if (failed(pm.run(*module)))
+      return 1;
+  } else {
+    llvm::errs() << "prec-run: error: the module is already lowered; run the "
+                    "module before prec-lower-to-cpu so that prec-run knows "
+                    "the tensor signature of its entry function\n";
+    return 1;
+  }
+  if (dumpLowered) {
+    module->print(llvm::outs());
+    return 0;
+  }
+  if (failed(parseIndexedOptions(program)))
+    return 1;
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = makeOptimizingTransformer(3, 0, nullptr);
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    llvm::errs() << "prec-run: error: JIT compilation failed: "
+                 << llvm::toString(engine.takeError()) << "\n";
+    return 1;
+  }
+  program.engine = std::move(*engine);
+  auto entryFn = program.engine->lookupPacked(entry);
+  if (!entryFn) {
+    llvm::errs() << "prec-run: error: " << llvm::toString(entryFn.takeError())
+                 << "\n";
+    return 1;
+  }
+  program.entry = *entryFn;
+  llvm::errs() << llvm::formatv(
+      "prec-run: compiled @{0} in {1:f2} s\n", entry,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count());
+
+  precrt_init_options options{};
+  if (backendName == "local") {
+    if (numRanks < 1) {
+      llvm::errs() << "prec-run: error: give the number of ranks with "
+                      "--ranks (the module does not have exactly one grid "
+                      "of static size)\n";
+      return 1;
+    }
+    options.backend = PRECRT_BACKEND_LOCAL;
+    options.num_local_ranks = numRanks;
+  } else if (backendName == "mpi") {
+    options.backend = PRECRT_BACKEND_MPI;
+  } else {
+    llvm::errs() << "prec-run: error: --backend must be local or mpi, got '"
+                 << backendName << "'\n";
+    return 1;
+  }
+  options.timeout_ms = timeoutMs;
+
+  RunState state{&program, {}};
+  started = std::chrono::steady_clock::now();
+  precrt_status_t status = precrtRun(&options, rankMain, &state);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
+
+  bool failedRank = false;
+  for (auto [rank, outcome] : llvm::enumerate(state.outcomes)) {
+    for (const std::string &line : outcome.lines)
+      llvm::outs() << line << "\n";
+    if (!outcome.error.empty()) {
+      llvm::errs() << "prec-run: error: rank " << rank << ": " << outcome.error
+                   << "\n";
+      failedRank = true;
+    }
+  }
+  if (status != PRECRT_SUCCESS) {
+    if (!failedRank)
+      llvm::errs() << "prec-run: error: " << precrtStatusName(status) << ": "
+                   << precrtGetLastErrorMessage() << "\n";
+    return 1;
+  }
+  llvm::errs() << llvm::formatv("prec-run: {0} step(s) in {1:f3} s\n",
+                                numSteps.getValue(), seconds);
+  return failedRank ? 1 : 0;
+}
