@@ -20,9 +20,12 @@ using namespace mlir;
 
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  // prec on tensors: explicit dtypes, then kernels and transports.
+  // prec on tensors: explicit dtypes and divisors, few large collectives,
+  // then kernels and transports.
   OpPassManager &funcs = pm.nest<func::FuncOp>();
   funcs.addPass(createPrecInferPrecision());
+  funcs.addPass(createPrecDivideFactors());
+  funcs.addPass(createPrecBucketCollectives());
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());
   pm.addPass(createConvertPrecToRuntime());

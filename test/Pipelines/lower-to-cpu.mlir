@@ -21,6 +21,9 @@ func.func @step(%w: tensor<2x4xf32>, %g: tensor<8x4xf32>, %lr: f32)
   return %next, %full : tensor<2x4xf32>, tensor<8x4xbf16>
 }
 
+// Bucketed: one gather of both weight shards, one reduce-scatter of both
+// gradients.
 // EXAMPLE-LABEL: llvm.func @mlp_step
-// EXAMPLE-COUNT-4: llvm.call @precrtCompiledCollective
+// EXAMPLE-COUNT-2: llvm.call @precrtCompiledCollective
+// EXAMPLE-NOT: llvm.call @precrtCompiledCollective
 // EXAMPLE-NOT: prec.

@@ -378,6 +378,97 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
   ];
 }
 
+def PrecBucketCollectives
+    : Pass<"prec-bucket-collectives", "mlir::func::FuncOp"> {
+  let summary = "merge collectives into few large ones on flat buffers";
+  let description = [{
+    Merges independent collectives of one block into one collective on a
+    flat 1-D buffer, with the layout of FSDP2's `foreach_all_gather` and
+    `foreach_reduce`: per rank, the chunks of every member are contiguous,
+    so a step issues a few large collectives instead of one per tensor.
+
+    Collectives share a bucket when they are of the same kind
+    (`all_gather`, `reduce_scatter` or `all_reduce`), in the same block, on
+    the same grid and group (the same grid axes), with the same input and
+    result element types, the same effective `forward_dtype`,
+    `backward_dtype`, `acc_dtype`, `reduction` (`grad_reduction` for
+    gathers), `pre_divisor`, `post_divisor` and algorithm
+    (`getReductionAlgorithm`), round to nearest even, have no `scaling` and
+    no fp8 dtype, static shapes and a static group size, and when gathers
+    and scatters work on axis 0 (the FSDP case). They must be independent:
+    no member may use another's result, directly or through other ops. The
+    merged collective goes before the first member, or right after the
+    last input it needs, and every use of a member must come after that
+    point. Anything else stays as it is.
+
+    Layout, for a group of `N` ranks:
+
+    - `all_gather`: each rank's shards are flattened and concatenated
+      (`[total]`); the gathered `[N * total]` is read as `N` rows of
+      `total`, and a member's result is its columns of every row, which
+      are its shards concatenated along dim 0.
+    - `reduce_scatter`: each input `[N * k, ...]` is cut into `N` chunks;
+      the buffer is `[rank 0: chunk 0 of every member][rank 1: ...]...`,
+      and a member's result is its columns of the rank's chunk.
+    - `all_reduce`: as `reduce_scatter`, each member cut into `N` chunks
+      as the runtime cuts a buffer (the first `count % N` one element
+      longer) and padded with zeros to `ceil(count / N)` per rank.
+
+    Value identity: the merged collective computes, element by element,
+    exactly what each member did. Every element goes through the same
+    pre-divide, wire cast, accumulation dtype, post-divide and result cast;
+    every element of a reduction stays in the chunk of the same rank, so a
+    ring (or the backend's reduction) adds the ranks' values in the same
+    order, and the direct algorithm sums in rank order wherever the element
+    is. Padding is added only to padding and dropped afterwards. Stochastic
+    rounding is excluded because its random bits may depend on an
+    element's position.
+
+    `max-bucket-bytes` caps a bucket's size in wire bytes (the flat buffer
+    one rank sends, in `forward_dtype`, padding included); a collective
+    that does not fit starts a new bucket. 0 means no cap. The default,
+    25 MiB, is DDP's `bucket_cap_mb`.
+
+    Before:
+    ```mlir
+    shard.grid @dp(shape = 4)
+    %g1 = prec.reduce_scatter %d1 on @dp scatter_axis = 0 forward_dtype = bf16
+            acc_dtype = f32 : tensor<8x2xf32> -> tensor<2x2xf32>
+    %g2 = prec.reduce_scatter %d2 on @dp scatter_axis = 0 forward_dtype = bf16
+            acc_dtype = f32 : tensor<4xf32> -> tensor<1xf32>
+    ```
+    After:
+    ```mlir
+    %e  = tensor.empty() : tensor<4x5xf32>
+    %f1 = tensor.collapse_shape %d1 [[0, 1]] : tensor<8x2xf32> into tensor<16xf32>
+    %c1 = tensor.expand_shape %f1 [[0, 1]] output_shape [4, 4]
+            : tensor<16xf32> into tensor<4x4xf32>
+    %b1 = tensor.insert_slice %c1 into %e[0, 0] [4, 4] [1, 1]
+            : tensor<4x4xf32> into tensor<4x5xf32>
+    %c2 = tensor.expand_shape %d2 [[0, 1]] output_shape [4, 1]
+            : tensor<4xf32> into tensor<4x1xf32>
+    %b2 = tensor.insert_slice %c2 into %b1[0, 4] [4, 1] [1, 1]
+            : tensor<4x1xf32> into tensor<4x5xf32>
+    %in = tensor.collapse_shape %b2 [[0, 1]] : tensor<4x5xf32> into tensor<20xf32>
+    %r  = prec.reduce_scatter %in on @dp scatter_axis = 0 forward_dtype = bf16
+            backward_dtype = bf16 acc_dtype = f32 : tensor<20xf32> -> tensor<5xf32>
+    %s1 = tensor.extract_slice %r[0] [4] [1] : tensor<5xf32> to tensor<4xf32>
+    %g1 = tensor.expand_shape %s1 [[0, 1]] output_shape [2, 2]
+            : tensor<4xf32> into tensor<2x2xf32>
+    %g2 = tensor.extract_slice %r[4] [1] [1] : tensor<5xf32> to tensor<1xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxBucketBytes", "max-bucket-bytes", "int64_t", "26214400",
+           "the most wire bytes one merged collective sends (0: no limit)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def PrecDecomposeCollectives
     : Pass<"prec-decompose-collectives", "mlir::func::FuncOp"> {
   let summary = "split collectives into pack kernel, transport, unpack kernel";

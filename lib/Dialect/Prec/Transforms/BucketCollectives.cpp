@@ -1,0 +1,482 @@
+//===- BucketCollectives.cpp - few large collectives instead of many ------===//
+//
+// Independent collectives of one kind, on one group, under one precision
+// contract merge into a single collective on a flat buffer laid out as FSDP2
+// lays out its foreach all-gather and reduce-scatter buffers: per rank, the
+// chunks of every member are contiguous.
+//
+// The merged collective computes, element by element, what each member did:
+// every element keeps its dtypes, divisors and rounding, and every element of
+// a reduction stays in the chunk of the rank it belonged to (so a ring sums
+// it in the same rank order). Padding only ever meets padding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <tuple>
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECBUCKETCOLLECTIVES
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Which collectives may share a bucket
+//===----------------------------------------------------------------------===//
+
+/// Everything that must agree for one collective to compute what several did:
+/// the group, and every dtype, divisor and rounding an element goes through.
+struct BucketKey {
+  explicit BucketKey(OperationName kind) : kind(kind) {}
+
+  OperationName kind;
+  FlatSymbolRefAttr grid;
+  SmallVector<int16_t> axes; // all axes of the grid when written as none
+  Type inputElement, resultElement;
+  Type forward, backward, acc;
+  RoundingMode rounding;
+  ReductionKind reduction; // grad_reduction for an all_gather
+  double preDivisor = 1.0, postDivisor = 1.0;
+  std::optional<ReductionAlgorithm> algorithm;
+
+  bool operator==(const BucketKey &other) const {
+    auto fields = [](const BucketKey &key) {
+      return std::tie(key.kind, key.grid, key.axes, key.inputElement,
+                      key.resultElement, key.forward, key.backward, key.acc,
+                      key.rounding, key.reduction, key.preDivisor,
+                      key.postDivisor, key.algorithm);
+    };
+    return fields(*this) == fields(other);
+  }
+};
+
+double getDivisor(Operation *op, StringRef name) {
+  if (auto attr = op->getAttrOfType<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return 1.0;
+}
+
+/// The bucket key of `op` and the size of its group, or nullopt when `op`
+/// stays on its own: gathers and scatters along another axis than 0, dynamic
+/// shapes or groups, empty tensors, scaled (fp8) dtypes, and stochastic
+/// rounding (whose random bits may depend on an element's position).
+std::optional<std::pair<BucketKey, int64_t>>
+getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
+  if (auto gather = dyn_cast<AllGatherOp>(op.getOperation())) {
+    if (gather.getGatherAxis() != 0)
+      return std::nullopt;
+  } else if (auto scatter = dyn_cast<ReduceScatterOp>(op.getOperation())) {
+    if (scatter.getScatterAxis() != 0)
+      return std::nullopt;
+  } else if (!isa<AllReduceOp>(op.getOperation())) {
+    return std::nullopt;
+  }
+
+  RankedTensorType inputType = op.getInput().getType();
+  RankedTensorType resultType = op.getResult().getType();
+  if (!inputType.hasStaticShape() || !resultType.hasStaticShape() ||
+      inputType.getNumElements() == 0)
+    return std::nullopt;
+  if (op->getAttr("scaling") ||
+      op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+          RoundingMode::NearestEven)
+    return std::nullopt;
+
+  BucketKey key(op->getName());
+  key.grid = op.getGridAttr();
+  key.inputElement = inputType.getElementType();
+  key.resultElement = resultType.getElementType();
+  key.forward = op.getEffectiveForwardDtype();
+  key.backward = getEffectiveBackwardDtype(op);
+  key.acc = getEffectiveAccDtype(op);
+  if (llvm::any_of(
+          ArrayRef<Type>{key.forward, key.backward, key.acc},
+          [](Type type) { return type && isScaledLowPrecisionType(type); }))
+    return std::nullopt;
+  key.rounding = RoundingMode::NearestEven;
+  if (op.isReduction()) {
+    key.reduction =
+        op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+    key.preDivisor = getDivisor(op, "pre_divisor");
+    key.postDivisor = getDivisor(op, "post_divisor");
+    key.algorithm = getReductionAlgorithm(op);
+  } else {
+    key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
+  }
+
+  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, key.grid);
+  if (!grid)
+    return std::nullopt;
+  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
+  if (ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  key.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());
+  if (key.axes.empty())
+    for (int16_t axis = 0; axis < grid.getRank(); ++axis)
+      key.axes.push_back(axis);
+  return std::make_pair(std::move(key), groupSize);
+}
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+/// The bucket is a [rows, columns] matrix whose row r is what the merged
+/// collective sends to (reduce_scatter) or reduces with the chunk of (ring
+/// all_reduce) rank r; an all_gather sends a single row. A member of `count`
+/// elements is cut into `rows` chunks as the runtime cuts a buffer (the first
+/// `count % rows` chunks one element longer) and occupies
+/// `ceil(count / rows)` columns, zero padded.
+struct ChunkLayout {
+  int64_t rows;
+  int64_t count;
+
+  int64_t base() const { return count / rows; }
+  int64_t longer() const { return count % rows; }
+  int64_t columns() const { return base() + (longer() ? 1 : 0); }
+};
+
+int64_t getRows(Operation *op, int64_t groupSize) {
+  return isa<AllGatherOp>(op) ? 1 : groupSize;
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [&](int64_t value) -> OpFoldResult {
+    return b.getIndexAttr(value);
+  });
+}
+
+/// Reassociation merging every dimension of a tensor of rank `rank`.
+SmallVector<ReassociationIndices> mergeAll(int64_t rank) {
+  if (rank == 0)
+    return {};
+  ReassociationIndices all;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    all.push_back(dim);
+  return {all};
+}
+
+/// `value` reshaped to `type`, which has the same number of elements, through
+/// its flat form.
+Value reshape(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from == type)
+    return value;
+  auto flatType =
+      RankedTensorType::get({from.getNumElements()}, from.getElementType());
+  Value flat = value;
+  if (from.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, value,
+                                         ArrayRef<ReassociationIndices>{});
+  else if (from.getRank() > 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                           mergeAll(from.getRank()));
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       mergeAll(type.getRank()));
+}
+
+Value extractSlice(OpBuilder &b, Location loc, Value source,
+                   ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
+  if (llvm::all_of(offsets, [](int64_t offset) { return offset == 0; }) &&
+      cast<RankedTensorType>(source.getType()).getShape() == sizes)
+    return source;
+  SmallVector<int64_t> strides(offsets.size(), 1);
+  return tensor::ExtractSliceOp::create(b, loc, source, indexAttrs(b, offsets),
+                                        indexAttrs(b, sizes),
+                                        indexAttrs(b, strides));
+}
+
+Value insertSlice(OpBuilder &b, Location loc, Value source, Value dest,
+                  ArrayRef<int64_t> offsets) {
+  auto sizes = cast<RankedTensorType>(source.getType()).getShape();
+  SmallVector<int64_t> strides(offsets.size(), 1);
+  return tensor::InsertSliceOp::create(
+      b, loc, source, dest, indexAttrs(b, offsets), indexAttrs(b, sizes),
+      indexAttrs(b, strides));
+}
+
+/// Writes the flat `member` into columns [column, column + columns()) of the
+/// 2-D `bucket`, chunk r into row r.
+Value insertChunks(OpBuilder &b, Location loc, Value member, Value bucket,
+                   const ChunkLayout &layout, int64_t column) {
+  Type element = cast<RankedTensorType>(member.getType()).getElementType();
+  int64_t longRows = layout.longer(), longWidth = layout.base() + 1;
+  int64_t shortRows = layout.rows - longRows, shortWidth = layout.base();
+  if (longRows == 0)
+    return insertSlice(
+        b, loc,
+        reshape(b, loc, member,
+                RankedTensorType::get({shortRows, shortWidth}, element)),
+        bucket, {0, column});
+  Value longChunks =
+      reshape(b, loc, extractSlice(b, loc, member, {0}, {longRows * longWidth}),
+              RankedTensorType::get({longRows, longWidth}, element));
+  bucket = insertSlice(b, loc, longChunks, bucket, {0, column});
+  if (shortWidth == 0)
+    return bucket;
+  Value shortChunks =
+      reshape(b, loc,
+              extractSlice(b, loc, member, {longRows * longWidth},
+                           {shortRows * shortWidth}),
+              RankedTensorType::get({shortRows, shortWidth}, element));
+  return insertSlice(b, loc, shortChunks, bucket, {longRows, column});
+}
+
+/// The inverse of insertChunks: the flat member read back from `bucket`.
+Value extractChunks(OpBuilder &b, Location loc, Value bucket,
+                    const ChunkLayout &layout, int64_t column) {
+  Type element = cast<RankedTensorType>(bucket.getType()).getElementType();
+  auto flatType = RankedTensorType::get({layout.count}, element);
+  int64_t longRows = layout.longer(), longWidth = layout.base() + 1;
+  int64_t shortRows = layout.rows - longRows, shortWidth = layout.base();
+  if (longRows == 0)
+    return reshape(
+        b, loc,
+        extractSlice(b, loc, bucket, {0, column}, {shortRows, shortWidth}),
+        flatType);
+  auto longType = RankedTensorType::get({longRows * longWidth}, element);
+  Value longChunks = reshape(
+      b, loc, extractSlice(b, loc, bucket, {0, column}, {longRows, longWidth}),
+      longType);
+  if (shortWidth == 0)
+    return longChunks;
+  auto shortType = RankedTensorType::get({shortRows * shortWidth}, element);
+  Value shortChunks = reshape(
+      b, loc,
+      extractSlice(b, loc, bucket, {longRows, column}, {shortRows, shortWidth}),
+      shortType);
+  Value flat = tensor::EmptyOp::create(b, loc, flatType.getShape(), element);
+  flat = insertSlice(b, loc, longChunks, flat, {0});
+  return insertSlice(b, loc, shortChunks, flat, {longRows * longWidth});
+}
+
+//===----------------------------------------------------------------------===//
+// Buckets
+//===----------------------------------------------------------------------===//
+
+struct Bucket {
+  BucketKey key;
+  int64_t groupSize;
+  SmallVector<CollectiveOpInterface> members;
+  int64_t wireBytes = 0;
+};
+
+/// The bytes of the flat buffer the merged collective reads, in its wire
+/// dtype, that `op` contributes.
+int64_t getWireBytes(CollectiveOpInterface op, const BucketKey &key,
+                     int64_t groupSize) {
+  ChunkLayout layout{getRows(op, groupSize),
+                     op.getInput().getType().getNumElements()};
+  int64_t elements = layout.rows * layout.columns();
+  return elements *
+         llvm::divideCeil(cast<FloatType>(key.forward).getWidth(), 8);
+}
+
+/// The op of `block` that is or contains `op`.
+Operation *getAncestorIn(Block *block, Operation *op) {
+  return block->findAncestorOpInBlock(*op);
+}
+
+/// Where the merged collective of `members` (in block order) can go: before
+/// the first member, or later if an input is defined after it. Null when
+/// some use of a member comes before that point or is itself a member, i.e.
+/// when the members are not independent.
+Operation *findInsertionPoint(ArrayRef<CollectiveOpInterface> members) {
+  Block *block = members.front()->getBlock();
+  Operation *point = members.front();
+  for (CollectiveOpInterface member : members) {
+    Operation *def = member.getInput().getDefiningOp();
+    if (!def || def->getBlock() != block)
+      continue;
+    if (!def->isBeforeInBlock(point))
+      point = def->getNextNode();
+  }
+  for (CollectiveOpInterface member : members) {
+    for (Operation *user : member.getResult().getUsers()) {
+      Operation *ancestor = getAncestorIn(block, user);
+      if (!ancestor)
+        continue;
+      if (ancestor->isBeforeInBlock(point) ||
+          llvm::is_contained(members, ancestor))
+        return nullptr;
+    }
+  }
+  return point;
+}
+
+/// Replaces the members of `bucket` by one collective on a flat buffer. The
+/// members stay in place, without uses, for the caller to erase. Fails, and
+/// leaves the bucket alone, when an earlier merge made it infeasible.
+LogicalResult mergeBucket(Bucket &bucket) {
+  Operation *point = findInsertionPoint(bucket.members);
+  if (!point)
+    return failure();
+  CollectiveOpInterface first = bucket.members.front();
+  MLIRContext *context = first->getContext();
+  OpBuilder b(point);
+  Location loc =
+      FusedLoc::get(context, llvm::map_to_vector(bucket.members,
+                                                 [](CollectiveOpInterface op) {
+                                                   return op.getLoc();
+                                                 }));
+  int64_t groupSize = bucket.groupSize;
+  int64_t rows = getRows(first, groupSize);
+
+  SmallVector<ChunkLayout> layouts;
+  SmallVector<int64_t> columns;
+  int64_t totalColumns = 0;
+  bool padded = false;
+  for (CollectiveOpInterface member : bucket.members) {
+    ChunkLayout layout{rows, member.getInput().getType().getNumElements()};
+    padded |= layout.longer() != 0;
+    layouts.push_back(layout);
+    columns.push_back(totalColumns);
+    totalColumns += layout.columns();
+  }
+
+  // Pack: every member's chunks into the [rows, columns] bucket.
+  Type inputElement = bucket.key.inputElement;
+  Value packed =
+      tensor::EmptyOp::create(b, loc, {rows, totalColumns}, inputElement);
+  if (padded) {
+    Value zero = arith::ConstantOp::create(b, loc, inputElement,
+                                           b.getZeroAttr(inputElement));
+    packed = linalg::FillOp::create(b, loc, zero, packed).getResult(0);
+  }
+  for (auto [member, layout, column] :
+       llvm::zip_equal(bucket.members, layouts, columns)) {
+    auto flatType = RankedTensorType::get({layout.count}, inputElement);
+    packed = insertChunks(b, loc, reshape(b, loc, member.getInput(), flatType),
+                          packed, layout, column);
+  }
+  int64_t sent = rows * totalColumns;
+  Value flatInput =
+      reshape(b, loc, packed, RankedTensorType::get({sent}, inputElement));
+
+  // The merged collective: the first member with the flat buffer and its
+  // dtypes spelled out.
+  int64_t resultSize = isa<AllGatherOp>(first)       ? sent * groupSize
+                       : isa<ReduceScatterOp>(first) ? sent / groupSize
+                                                     : sent;
+  Type resultElement = bucket.key.resultElement;
+  Operation *merged = b.clone(*first);
+  merged->setLoc(loc);
+  merged->setOperand(0, flatInput);
+  merged->getResult(0).setType(
+      RankedTensorType::get({resultSize}, resultElement));
+  merged->setAttr("forward_dtype", TypeAttr::get(bucket.key.forward));
+  merged->setAttr("backward_dtype", TypeAttr::get(bucket.key.backward));
+  if (bucket.key.acc)
+    merged->setAttr("acc_dtype", TypeAttr::get(bucket.key.acc));
+  Value result = merged->getResult(0);
+
+  // Unpack: every member's result from its columns. A gathered or reduced
+  // buffer is read as [N, columns]; a scattered one is this rank's row.
+  Value received = result;
+  if (!isa<ReduceScatterOp>(first))
+    received = reshape(
+        b, loc, result,
+        RankedTensorType::get({groupSize, totalColumns}, resultElement));
+  for (auto [member, layout, column] :
+       llvm::zip_equal(bucket.members, layouts, columns)) {
+    Value flat;
+    if (isa<AllGatherOp>(first))
+      // Its [N, count] block, read row by row, is its shards concatenated
+      // along dim 0.
+      flat = extractSlice(b, loc, received, {0, column},
+                          {groupSize, layout.count});
+    else if (isa<ReduceScatterOp>(first))
+      flat = extractSlice(b, loc, received, {column}, {layout.columns()});
+    else
+      flat = extractChunks(b, loc, received, layout, column);
+    Value replacement = reshape(b, loc, flat, member.getResult().getType());
+    member.getResult().replaceAllUsesWith(replacement);
+  }
+  return success();
+}
+
+struct BucketCollectivesPass
+    : public prec::impl::PrecBucketCollectivesBase<BucketCollectivesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    SymbolTableCollection tables;
+    SmallVector<Operation *> merged;
+    for (Block *block : blocks)
+      bucketBlock(*block, tables, merged);
+    for (Operation *op : merged)
+      op->erase();
+  }
+
+  /// Groups the collectives of `block` in order of appearance: each joins
+  /// the open bucket of its key while the members stay independent and the
+  /// bucket stays under the byte cap, and starts a new bucket otherwise.
+  void bucketBlock(Block &block, SymbolTableCollection &tables,
+                   SmallVectorImpl<Operation *> &merged) {
+    SmallVector<Bucket> open, closed;
+    for (Operation &op : block) {
+      auto collective = dyn_cast<CollectiveOpInterface>(&op);
+      if (!collective)
+        continue;
+      auto keyAndSize = getBucketKey(collective, tables);
+      if (!keyAndSize)
+        continue;
+      auto &[key, groupSize] = *keyAndSize;
+      int64_t bytes = getWireBytes(collective, key, groupSize);
+      auto *bucket = llvm::find_if(open, [&, &key = key](const Bucket &b) {
+        return b.key == key && b.groupSize == groupSize;
+      });
+      if (bucket != open.end()) {
+        SmallVector<CollectiveOpInterface> grown(bucket->members);
+        grown.push_back(collective);
+        bool fits =
+            maxBucketBytes <= 0 || bucket->wireBytes + bytes <= maxBucketBytes;
+        if (fits && findInsertionPoint(grown)) {
+          bucket->members.push_back(collective);
+          bucket->wireBytes += bytes;
+          continue;
+        }
+        closed.push_back(std::move(*bucket));
+        open.erase(bucket);
+      }
+      open.push_back(Bucket{std::move(key), groupSize, {collective}, bytes});
+    }
+    for (Bucket &bucket : open)
+      closed.push_back(std::move(bucket));
+    // Merge in the order of the first members, so that a bucket fed by
+    // another usually comes after it; one that an earlier merge made
+    // infeasible (its input now defined after a use) stays as it is.
+    llvm::stable_sort(closed, [](const Bucket &lhs, const Bucket &rhs) {
+      return lhs.members.front()->isBeforeInBlock(rhs.members.front());
+    });
+    for (Bucket &bucket : closed) {
+      if (bucket.members.size() < 2)
+        continue;
+      if (failed(mergeBucket(bucket)))
+        continue;
+      for (CollectiveOpInterface member : bucket.members)
+        merged.push_back(member);
+    }
+  }
+};
+
+} // namespace
