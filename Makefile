@@ -1,5 +1,5 @@
 # prec quick start:
-#   make demo    install what is missing, build, run prec-opt on the example
+#   make demo    install what is missing, build, run the example FSDP step
 #   make check   install what is missing, build, run every test suite
 # Both are idempotent: a second run only rebuilds what changed.
 
@@ -7,10 +7,10 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 MLIR_DIR ?= /usr/lib/llvm-22/lib/cmake/mlir
-PREC_OPT := $(BUILD_DIR)/bin/prec-opt
+PREC_RUN := $(BUILD_DIR)/bin/prec-run
 
-# Passes that exist run on the example, in pipeline order.
-DEMO_PIPELINE ?= --prec-infer-precision --canonicalize
+# The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
+DEMO_ARGS ?= --steps 8 --scalar 4=0.02
 
 .PHONY: all deps configure build demo check clean
 
@@ -33,7 +33,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 demo: build
-	$(PREC_OPT) $(DEMO_PIPELINE) examples/fsdp_step.mlir
+	$(PREC_RUN) $(DEMO_ARGS) examples/fsdp_step.mlir
 
 check: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target check-prec

@@ -20,6 +20,10 @@ using namespace mlir;
 
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+  // Whole-module precision semantics: policies, generated backward functions.
+  pm.addPass(createPrecApplyPolicy());
+  pm.addPass(createPrecGenerateBackward());
+
   // prec on tensors: explicit dtypes and divisors, few large collectives,
   // then kernels and transports.
   OpPassManager &funcs = pm.nest<func::FuncOp>();
@@ -28,6 +32,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   funcs.addPass(createPrecBucketCollectives());
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());
+  funcs.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createConvertPrecToRuntime());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -216,12 +216,16 @@ void writeElement(const ValueSpec &spec, void *data, int64_t i, double value) {
     return;
   }
   case ScalarKind::F16:
-  case ScalarKind::BF16:
-    precrtConvert(&value, PRECRT_DTYPE_F64, bytes,
+  case ScalarKind::BF16: {
+    // Through f32, the runtime's reference conversion source; values given
+    // to prec-run are f32 values already (or generated as such).
+    auto v = static_cast<float>(value);
+    precrtConvert(&v, PRECRT_DTYPE_F32, bytes,
                   spec.element == ScalarKind::F16 ? PRECRT_DTYPE_F16
                                                   : PRECRT_DTYPE_BF16,
                   1);
     return;
+  }
   case ScalarKind::I64: {
     auto v = static_cast<int64_t>(value);
     std::memcpy(bytes, &v, 8);
@@ -384,7 +388,8 @@ LogicalResult initializeArgument(const Program &program, unsigned index,
                         (program.replicated.count(index) ? 0 : mix(~uint64_t(rank))));
   for (int64_t i = 0; i < spec.numElements(); ++i) {
     uint64_t bits = mix(stream + static_cast<uint64_t>(i));
-    double uniform = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+    // Uniform in [-1, 1) with 24 bits: exactly an f32 value.
+    double uniform = static_cast<double>(bits >> 40) * 0x1.0p-24;
     writeElement(spec, data, i, 2.0 * uniform - 1.0);
   }
   return success();

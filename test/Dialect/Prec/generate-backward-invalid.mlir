@@ -53,13 +53,21 @@ func.func @scalar(%x: f32 {prec.grad_dtype = f32}) -> f32 attributes {prec.diffe
 
 // -----
 
-// expected-error @below {{cannot create its backward function 'clash_backward': the symbol exists}}
+// expected-error @below {{cannot create its backward function 'clash_backward': the symbol exists and is not a declaration}}
 func.func @clash(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
   return %x : tensor<4xf32>
 }
 func.func @clash_backward() {
   return
 }
+
+// -----
+
+func.func @declared(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  return %x : tensor<4xf32>
+}
+// expected-error @below {{declares the backward function of @declared with type '(tensor<4xf32>) -> tensor<4xf32>', expected '(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>'}}
+func.func private @declared_backward(tensor<4xf32>) -> tensor<4xf32>
 
 // -----
 

@@ -94,8 +94,9 @@ private:
   /// differentiable arguments and results.
   LogicalResult analyzeForward();
 
-  /// Creates the empty backward function with its signature.
-  func::FuncOp createFunction();
+  /// Creates the empty backward function with its signature, or takes the
+  /// declaration of it that the module already has.
+  FailureOr<func::FuncOp> createFunction();
 
   /// Applies the gradient rules of the recomputed ops in reverse order.
   LogicalResult propagate(OpBuilder &builder, ArrayRef<Operation *> recomputed);
@@ -103,6 +104,8 @@ private:
   func::FuncOp forward;
   SymbolTable &symbols;
   std::string name;
+  /// The module's declaration of the backward function, if it has one.
+  func::FuncOp declared;
   /// Indices of the arguments that get a gradient, and its type.
   SmallVector<unsigned> differentiableArgs;
   SmallVector<Type> argGradientTypes;
@@ -121,9 +124,14 @@ LogicalResult BackwardBuilder::analyzeForward() {
                                "differentiate, got ")
            << forward.getBody().getBlocks().size() << " blocks";
   name = (forward.getSymName() + "_backward").str();
-  if (symbols.lookup(name))
-    return forward.emitOpError("cannot create its backward function '")
-           << name << "': the symbol exists";
+  // A declaration of the backward function lets the module call it before
+  // it is generated; any other symbol of that name is in the way.
+  if (Operation *existing = symbols.lookup(name)) {
+    declared = dyn_cast<func::FuncOp>(existing);
+    if (!declared || !declared.isExternal())
+      return forward.emitOpError("cannot create its backward function '")
+             << name << "': the symbol exists and is not a declaration";
+  }
 
   // The backward function runs the forward ops again: only ops without
   // side effects may be repeated.
@@ -155,14 +163,21 @@ LogicalResult BackwardBuilder::analyzeForward() {
   return success();
 }
 
-func::FuncOp BackwardBuilder::createFunction() {
+FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
   FunctionType type = forward.getFunctionType();
   SmallVector<Type> inputs(type.getInputs());
   for (unsigned index : differentiableResults)
     inputs.push_back(type.getResult(index));
-  auto backward = func::FuncOp::create(
-      forward.getLoc(), name,
-      FunctionType::get(forward.getContext(), inputs, argGradientTypes));
+  auto backwardType =
+      FunctionType::get(forward.getContext(), inputs, argGradientTypes);
+  if (declared) {
+    if (declared.getFunctionType() != backwardType)
+      return declared.emitOpError("declares the backward function of @")
+             << forward.getSymName() << " with type "
+             << declared.getFunctionType() << ", expected " << backwardType;
+    return declared;
+  }
+  auto backward = func::FuncOp::create(forward.getLoc(), name, backwardType);
   backward.setVisibility(forward.getVisibility());
   symbols.insert(backward, std::next(forward->getIterator()));
   return backward;
@@ -217,7 +232,10 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
 LogicalResult BackwardBuilder::run() {
   if (failed(analyzeForward()))
     return failure();
-  func::FuncOp backward = createFunction();
+  FailureOr<func::FuncOp> created = createFunction();
+  if (failed(created))
+    return failure();
+  func::FuncOp backward = *created;
   Block *entry = backward.addEntryBlock();
   OpBuilder builder = OpBuilder::atBlockEnd(entry);
 
@@ -237,7 +255,12 @@ LogicalResult BackwardBuilder::run() {
                   entry->getArgument(forward.getNumArguments() + position));
 
   if (failed(propagate(builder, recomputed))) {
-    backward.erase();
+    if (declared) {
+      backward.getBody().dropAllReferences();
+      backward.getBody().getBlocks().clear();
+    } else {
+      backward.erase();
+    }
     return failure();
   }
 

@@ -1,0 +1,105 @@
+"""Checks one step of examples/fsdp_step.mlir against a float64 reference.
+
+Usage: check_fsdp_step.py OUTPUT_DIR NUM_RANKS COMPUTE_DTYPE
+
+COMPUTE_DTYPE is bf16 for the example as written, or f32 for the same
+program with every bf16 replaced by f32, whose much tighter tolerance
+catches any error in the backward pass or the averaging.
+
+The reference recomputes the step from every rank's arguments: gather the
+bf16-rounded weight shards, forward, the backward pass derived by hand (not
+by prec-generate-backward), the averaged gradient shards and SGD. Along the
+way prec rounds a few intermediates to bf16 (h and the bf16 gradients of
+the bf16 values); the reference keeps them in float64 and instead carries,
+for every value, the magnitude it was computed from (the same expression on
+absolute values). The tolerance is (4 u_c + 128 u_f32) * magnitude: at most
+four roundings to the compute dtype c on any path and f32 sums of up to 128
+terms.
+"""
+import sys
+
+from reference import Checker, UNIT_ROUNDOFF as U, read, rank_file, round_to
+
+BATCH, HIDDEN, OUT = 8, 64, 16
+
+
+def matmul(a, b, rows, inner, cols):
+    return [[sum(a[i][k] * b[k][j] for k in range(inner)) for j in range(cols)]
+            for i in range(rows)]
+
+
+def transpose(a):
+    return [list(row) for row in zip(*a)]
+
+
+def rows_of(flat, cols):
+    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+
+
+def absolute(a):
+    return [[abs(v) for v in row] for row in a]
+
+
+def main():
+    directory, n, compute = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    shard1, shard2 = HIDDEN // n, HIDDEN // n
+    args = []
+    for r in range(n):
+        args.append({
+            "w1": rows_of(read(rank_file(directory, r, "arg", 0), "f32"), HIDDEN),
+            "w2": rows_of(read(rank_file(directory, r, "arg", 1), "f32"), OUT),
+            "x": rows_of(read(rank_file(directory, r, "arg", 2), compute), HIDDEN),
+            "t": rows_of(read(rank_file(directory, r, "arg", 3), "f32"), OUT),
+            "lr": read(rank_file(directory, r, "arg", 4), "f32")[0],
+        })
+    # The gathered weights: every shard rounded once to the compute dtype.
+    w1 = [[round_to(v, compute) for v in row] for a in args for row in a["w1"]]
+    w2 = [[round_to(v, compute) for v in row] for a in args for row in a["w2"]]
+
+    losses, dw1, dw2, dw1_mag, dw2_mag = [], [], [], [], []
+    scale = 2.0 / (BATCH * OUT)  # d mean(err^2) / d err
+    for a in args:
+        h = matmul(a["x"], w1, BATCH, HIDDEN, HIDDEN)
+        h_mag = matmul(absolute(a["x"]), absolute(w1), BATCH, HIDDEN, HIDDEN)
+        y = matmul(h, w2, BATCH, HIDDEN, OUT)
+        y_mag = matmul(h_mag, absolute(w2), BATCH, HIDDEN, OUT)
+        err = [[y[i][j] - a["t"][i][j] for j in range(OUT)] for i in range(BATCH)]
+        err_mag = [[y_mag[i][j] + abs(a["t"][i][j]) for j in range(OUT)] for i in range(BATCH)]
+        losses.append(sum(e * e for row in err for e in row) / (BATCH * OUT))
+        dy = [[scale * e for e in row] for row in err]
+        dy_mag = [[scale * e for e in row] for row in err_mag]
+        dw2.append(matmul(transpose(h), dy, HIDDEN, BATCH, OUT))
+        dw2_mag.append(matmul(transpose(h_mag), dy_mag, HIDDEN, BATCH, OUT))
+        dh = matmul(dy, transpose(w2), BATCH, OUT, HIDDEN)
+        dh_mag = matmul(dy_mag, transpose(absolute(w2)), BATCH, OUT, HIDDEN)
+        dw1.append(matmul(transpose(a["x"]), dh, HIDDEN, BATCH, HIDDEN))
+        dw1_mag.append(matmul(transpose(absolute(a["x"])), dh_mag, HIDDEN, BATCH, HIDDEN))
+
+    check = Checker("fsdp_step in %s on %d ranks" % (compute, n))
+    relative = (4 if compute != "f32" else 0) * U[compute] + 128 * U["f32"]
+    mean_loss = sum(losses) / n
+    for r in range(n):
+        new_w1 = rows_of(read(rank_file(directory, r, "result", 0), "f32"), HIDDEN)
+        new_w2 = rows_of(read(rank_file(directory, r, "result", 1), "f32"), OUT)
+        loss = read(rank_file(directory, r, "result", 2), "f32")[0]
+        lr = args[r]["lr"]
+        # The loss terms are squares: their own magnitude bounds them.
+        check.close("rank %d loss" % r, loss, mean_loss, 2 * relative * mean_loss)
+        for name, new, old, grads, mags, shard, cols in (
+                ("w1", new_w1, args[r]["w1"], dw1, dw1_mag, shard1, HIDDEN),
+                ("w2", new_w2, args[r]["w2"], dw2, dw2_mag, shard2, OUT)):
+            for i in range(shard):
+                row = r * shard + i
+                for j in range(cols):
+                    grad = sum(g[row][j] for g in grads) / n
+                    magnitude = sum(m[row][j] for m in mags) / n
+                    want = old[i][j] - lr * grad
+                    tolerance = (abs(lr) * relative * magnitude
+                                 + 2 * U["f32"] * (abs(old[i][j]) + abs(lr * grad)))
+                    check.close("rank %d %s[%d][%d]" % (r, name, i, j),
+                                new[i][j], want, tolerance)
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
