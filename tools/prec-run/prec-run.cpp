@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -705,6 +706,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   program.engine = std::move(*engine);
+  // Lowered copies between buffers of general layout call memrefCopy.
+  program.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   auto entryFn = program.engine->lookupPacked(entry);
   if (!entryFn) {
     llvm::errs() << "prec-run: error: " << llvm::toString(entryFn.takeError())
