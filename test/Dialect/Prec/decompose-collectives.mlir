@@ -106,3 +106,17 @@ func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = prec.all_reduce %x on @dp forward_dtype = bf16 rounding = <stochastic> : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+shard.grid @dp(shape = 4)
+
+// An explicit direct algorithm wins over the default ring of equal dtypes.
+// CHECK-LABEL: func @explicit_direct
+// CHECK: prec.transport <all_to_all>
+// CHECK: iterator_types = ["reduction", "parallel"]
+func.func @explicit_direct(%g: tensor<32xf32>) -> tensor<8xf32> {
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 algorithm = <direct>
+         : tensor<32xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -10,12 +10,12 @@
 //                    post-divides, casts to the result type and restores the
 //                    result's layout.
 //
-// For reductions the algorithm honours the precision contract: when acc_dtype
-// is wider than the wire dtype, chunks are exchanged with an all_to_all (or
-// all_gather for all_reduce) and summed in acc_dtype by the unpack kernel,
-// so partial sums are never rounded to the wire dtype; the backend's own
-// reduction, which rounds at every step, is used only when
-// acc_dtype == forward_dtype.
+// For reductions the algorithm is the one getReductionAlgorithm names, which
+// prec-error-bounds also uses: `direct` exchanges chunks with an all_to_all
+// (or an all_gather for all_reduce) and sums them in acc_dtype in the unpack
+// kernel, so partial sums are never rounded to the wire dtype; `ring` (the
+// default only when acc_dtype == forward_dtype) is the backend's own
+// reduction, which rounds at every step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,7 +129,7 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
     plan.reduction = ReductionKind::Sum;
     plan.postDivisor *= static_cast<double>(plan.groupSize);
   }
-  plan.wireReduction = plan.acc == plan.wire;
+  plan.wireReduction = getReductionAlgorithm(op) == ReductionAlgorithm::Ring;
   return plan;
 }
 
