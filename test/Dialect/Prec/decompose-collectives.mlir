@@ -40,6 +40,18 @@ func.func @wire_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// Gathering along dimension 1 of f32 values: no conversion, but the unpack
+// kernel places each rank's chunk.
+// CHECK-LABEL: func @gather_inner_dim
+// CHECK: %[[G:.*]] = prec.transport <all_gather> %{{.*}} : tensor<6xf32> -> tensor<24xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[G]] {{.*}} into tensor<4x2x3xf32>
+// CHECK: %[[U:.*]] = linalg.generic {indexing_maps = [#[[$PERM]], #{{.*}}], {{.*}} ins(%[[E]] : tensor<4x2x3xf32>) outs(%{{.*}} : tensor<2x4x3xf32>)
+// CHECK: tensor.collapse_shape %[[U]] {{\[\[}}0], [1, 2]] : tensor<2x4x3xf32> into tensor<2x12xf32>
+func.func @gather_inner_dim(%w: tensor<2x3xf32>) -> tensor<2x12xf32> {
+  %0 = prec.all_gather %w on @dp gather_axis = 1 : tensor<2x3xf32> -> tensor<2x12xf32>
+  return %0 : tensor<2x12xf32>
+}
+
 // Scattering along dimension 1: the pack kernel moves each rank's chunk to
 // the front.
 // CHECK-LABEL: func @scatter_inner_dim
@@ -50,11 +62,14 @@ func.func @scatter_inner_dim(%g: tensor<2x12xf32>) -> tensor<2x3xf32> {
   return %0 : tensor<2x3xf32>
 }
 
-// all_gather: cast on the sending side, result layout on the receiving side.
+// all_gather: cast on the sending side; gathered along dimension 0 the
+// received buffer already has the result's layout.
 // CHECK-LABEL: func @gather
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4xbf16>)
-// CHECK: prec.transport <all_gather> %{{.*}} on @dp : tensor<8xbf16> -> tensor<32xbf16>
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<4x2x4xbf16> into tensor<8x4xbf16>
+// CHECK: %[[G:.*]] = prec.transport <all_gather> %{{.*}} on @dp : tensor<8xbf16> -> tensor<32xbf16>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1]] output_shape [8, 4] : tensor<32xbf16> into tensor<8x4xbf16>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
 func.func @gather(%w: tensor<2x4xf32>) -> tensor<8x4xbf16> {
   %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
          : tensor<2x4xf32> -> tensor<8x4xbf16>

@@ -234,6 +234,11 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
     return convertFloat(nb, nl, scaled, wire);
   };
 
+  // Nothing to convert and chunks already leading: the input is the buffer.
+  bool identityValues = inputElement == wire && preDivisor == 1.0;
+  if (identityValues && (!splitDimension || *splitDimension == 0))
+    return flatten(b, loc, input);
+
   if (!splitDimension) {
     auto packedType = RankedTensorType::get(inputType.getShape(), wire);
     Value packed =
@@ -283,6 +288,10 @@ Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
   int64_t rank = chunkShape.size();
   SmallVector<int64_t> receivedShape{groupSize};
   receivedShape.append(chunkShape.begin(), chunkShape.end());
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  // Chunks land along the leading dimension in their received order.
+  if (concatDim == 0 && resultElement == wire)
+    return unflatten(b, loc, flat, resultType);
   Value received = unflatten(b, loc, flat, RankedTensorType::get(receivedShape, wire));
 
   SmallVector<int64_t> expandedResult(chunkShape.begin(), chunkShape.end());
@@ -293,7 +302,6 @@ Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
     if (r != concatDim)
       inputExprs.push_back(b.getAffineDimExpr(r));
   auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
-  auto resultElement = cast<FloatType>(resultType.getElementType());
   Value unpacked = buildElementwise(
       b, loc, received, inputMap,
       RankedTensorType::get(expandedResult, resultElement),
@@ -338,6 +346,8 @@ Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
                   const DecompositionPlan &plan, RankedTensorType resultType) {
   auto resultElement = cast<FloatType>(resultType.getElementType());
   auto accType = cast<RankedTensorType>(accumulated.getType());
+  if (plan.postDivisor == 1.0 && accType.getElementType() == resultElement)
+    return accumulated;
   FloatType compute = getComputeType(cast<FloatType>(accType.getElementType()));
   return buildElementwise(
       b, loc, accumulated, b.getMultiDimIdentityMap(accType.getRank()),
