@@ -2,41 +2,48 @@
 
 Usage: every-prefix.py PREC_OPT FILE...
 
-Each file is cut at many points (every line end and a spread of byte
-offsets); prec-opt must exit with 0 or 1, within a timeout, for every cut.
+Every `// -----` chunk of each file is cut at every line end and at a spread
+of byte offsets; all the truncated chunks go to one prec-opt process with
+-split-input-file, which must exit with 0 or 1 (a diagnostic), within a
+timeout. On a crash, the chunks are retried one by one to name the culprit.
 """
 import subprocess
 import sys
 
-TIMEOUT_SECONDS = 20
+SEPARATOR = "\n// -----\n"
+TIMEOUT_SECONDS = 120
 
 
-def cut_points(text):
-    points = {i + 1 for i, c in enumerate(text) if c == "\n"}
-    points.update(range(0, len(text), max(1, len(text) // 200)))
-    return sorted(points)
+def truncations(chunk):
+    cuts = {i + 1 for i, c in enumerate(chunk) if c == "\n"}
+    cuts.update(range(0, len(chunk), max(1, len(chunk) // 16)))
+    return [chunk[:cut] for cut in sorted(cuts)]
+
+
+def run(prec_opt, text):
+    return subprocess.run([prec_opt, "-", "-split-input-file", "-o", "/dev/null"],
+                          input=text.encode(), capture_output=True,
+                          timeout=TIMEOUT_SECONDS)
 
 
 def main():
     prec_opt, files = sys.argv[1], sys.argv[2:]
-    failures = 0
-    runs = 0
+    pieces = []
     for path in files:
-        text = open(path, encoding="utf-8").read()
-        for cut in cut_points(text):
-            runs += 1
-            result = subprocess.run(
-                [prec_opt, "-", "-split-input-file", "-o", "/dev/null"],
-                input=text[:cut].encode(),
-                capture_output=True,
-                timeout=TIMEOUT_SECONDS,
-            )
-            if result.returncode not in (0, 1):
-                failures += 1
-                print(f"{path}: cut at byte {cut}: exit code {result.returncode}")
-                print(result.stderr.decode(errors="replace")[-2000:])
-    print(f"{runs} truncated inputs, {failures} crashes")
-    return 1 if failures else 0
+        for chunk in open(path, encoding="utf-8").read().split(SEPARATOR):
+            pieces.extend(truncations(chunk))
+    result = run(prec_opt, SEPARATOR.join(pieces))
+    print("%d truncated inputs, exit code %d" % (len(pieces), result.returncode))
+    if result.returncode in (0, 1):
+        return 0
+    for piece in pieces:
+        single = run(prec_opt, piece)
+        if single.returncode not in (0, 1):
+            print("crash (exit code %d) on:\n%s\n%s" % (
+                single.returncode, piece, single.stderr.decode(errors="replace")[-2000:]))
+            return 1
+    print(result.stderr.decode(errors="replace")[-2000:])
+    return 1
 
 
 if __name__ == "__main__":
