@@ -1,5 +1,7 @@
 # -*- Python -*-
 import os
+import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -26,3 +28,21 @@ if os.path.exists(os.path.join(prec_tools_dir, "prec-run")):
     config.available_features.add("prec-run")
     tools.append("prec-run")
 llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir])
+
+# The runtime library, for programs run by upstream's mlir-runner.
+config.substitutions.append(("%precrt_lib", os.path.join(config.prec_obj_root, "runtime")))
+config.substitutions.append(("%mlir_lib", os.path.join(config.llvm_tools_dir, "..", "lib")))
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")):
+    config.available_features.add("mlir-runner")
+
+# %mpirun N ...: N processes under mpirun. OpenMPI needs leave to run as root
+# and to start more processes than cores, and in containers must not use the
+# cross-memory attach of its shared-memory transport.
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    version = subprocess.run([mpirun, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        mpirun = ("env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                  "OMPI_MCA_btl_vader_single_copy_mechanism=none %s --oversubscribe" % mpirun)
+    config.substitutions.append(("%mpirun", mpirun + " -np"))

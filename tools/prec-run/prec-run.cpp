@@ -521,12 +521,34 @@ struct RunState {
   std::vector<RankOutcome> outcomes;
 };
 
+/// Prints what `rank` printed and, if it failed, why. Returns whether it
+/// failed.
+bool reportOutcome(size_t rank, const RankOutcome &outcome) {
+  for (const std::string &line : outcome.lines)
+    llvm::outs() << line << "\n";
+  if (outcome.error.empty())
+    return false;
+  // One write: the processes of mpirun share stderr.
+  llvm::errs() << "prec-run: error: rank " + std::to_string(rank) + ": " +
+                      outcome.error + "\n";
+  return true;
+}
+
 int rankMain(precrt_comm_t world, void *userData) {
   auto *state = static_cast<RunState *>(userData);
   int32_t rank = 0;
   precrtCommRank(world, &rank);
   RankOutcome outcome;
   int status = runRank(*state->program, rank, outcome);
+  // A process of mpirun that failed leaves at once: finalizing MPI would
+  // wait for peers that may wait in a collective for this rank until the
+  // timeout, while mpirun ends the whole job when a process exits with a
+  // failure.
+  if (status != 0 && backendName == "mpi") {
+    reportOutcome(rank, outcome);
+    llvm::outs().flush();
+    std::_Exit(1);
+  }
   std::lock_guard<std::mutex> lock(outcomesMutex);
   if (static_cast<size_t>(rank) >= state->outcomes.size())
     state->outcomes.resize(rank + 1);
@@ -721,10 +743,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   program.entry = *entryFn;
-  llvm::errs() << llvm::formatv(
-      "prec-run: compiled @{0} in {1:f2} s\n", entry,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-          .count());
+  // One write per line: the processes of mpirun share stderr.
+  llvm::errs() << llvm::formatv("prec-run: compiled @{0} in {1:f2} s\n", entry,
+                                std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - started)
+                                    .count())
+                      .str();
 
   precrt_init_options options{};
   if (backendName == "local") {
@@ -752,16 +776,10 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
           .count();
 
+  // On the MPI backend, each process holds (and writes) its own rank only.
   bool failedRank = false;
-  for (auto [rank, outcome] : llvm::enumerate(state.outcomes)) {
-    for (const std::string &line : outcome.lines)
-      llvm::outs() << line << "\n";
-    if (!outcome.error.empty()) {
-      llvm::errs() << "prec-run: error: rank " << rank << ": " << outcome.error
-                   << "\n";
-      failedRank = true;
-    }
-  }
+  for (auto [rank, outcome] : llvm::enumerate(state.outcomes))
+    failedRank |= reportOutcome(rank, outcome);
   if (status != PRECRT_SUCCESS) {
     if (!failedRank)
       llvm::errs() << "prec-run: error: " << precrtStatusName(status) << ": "
@@ -769,6 +787,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   llvm::errs() << llvm::formatv("prec-run: {0} step(s) in {1:f3} s\n",
-                                numSteps.getValue(), seconds);
+                                numSteps.getValue(), seconds)
+                      .str();
   return failedRank ? 1 : 0;
 }

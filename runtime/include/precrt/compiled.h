@@ -9,7 +9,9 @@
  * collective of that rank returns at once with the same status; the driver
  * (prec-run, or an embedding program) checks precrtCompiledGetError() after
  * the program returns. Peers of a failed rank fail through the runtime's
- * timeout, never hang.
+ * timeout, never hang. Code run without a driver (mlir-runner) gets an
+ * implicit world from PRECRT_BACKEND, and a failure ends the process
+ * (docs/Runtime.md, "Generated code without a driver").
  *
 \*===----------------------------------------------------------------------===*/
 
