@@ -1,10 +1,6 @@
 """Checks the generated gradients of finite-difference.mlir by central differences.
 
-Usage: check_gradients.py PREC_RUN MODULE WORK_DIR [LAUNCHER...]
-
-LAUNCHER, when given, is the command that starts the ranks (an mpirun
-command line ending in its process count); prec-run then runs with
---backend mpi under it.
+Usage: check_gradients.py PREC_RUN MODULE WORK_DIR
 
 The module's @backward runs once per seed: 1 on rank 0 and 0 elsewhere
 gives dL/d(argument of rank q) on every rank q, where L = sum_r L_r is the
@@ -52,16 +48,14 @@ def write(path, values):
 
 def main():
     prec_run, module, work = sys.argv[1], sys.argv[2], sys.argv[3]
-    launcher = sys.argv[4:]
-    backend = ["--backend", "mpi"] if launcher else []
 
     def run(entry, output_dir, files):
         os.makedirs(output_dir, exist_ok=True)
-        command = launcher + [prec_run, module, "--entry", entry, "--print", "none",
-                              "--output-dir", output_dir] + backend
+        command = [prec_run, module, "--entry", entry, "--print", "none",
+                   "--output-dir", output_dir]
         for index, pattern in sorted(files.items()):
             command += ["--arg", "%d=%s" % (index, pattern)]
-        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+        subprocess.run(command, check=True)
 
     # Gradients for two seeds; the arguments are prec-run's seeded ones.
     seeds = os.path.join(work, "seeds")
