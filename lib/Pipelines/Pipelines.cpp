@@ -27,6 +27,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   // prec on tensors: explicit dtypes and divisors, few large collectives,
   // then kernels and transports.
   OpPassManager &funcs = pm.nest<func::FuncOp>();
+  // The accumulation schedule sets its own divisors, so it runs before
+  // prec-divide-factors would divide each collective as if it ran alone.
+  funcs.addPass(createPrecAccumulateMicrobatches());
   funcs.addPass(createPrecInferPrecision());
   funcs.addPass(createPrecDivideFactors());
   funcs.addPass(createPrecBucketCollectives());

@@ -1,4 +1,6 @@
 // RUN: prec-opt %s --split-input-file --prec-accumulate-microbatches -verify-diagnostics | FileCheck %s --enable-var-scope
+// Scheduling consumes prec.microbatches, so a second run changes nothing.
+// RUN: prec-opt %s --split-input-file --prec-accumulate-microbatches --prec-accumulate-microbatches -verify-diagnostics | FileCheck %s --enable-var-scope
 
 // HSDP on 4 replicas x 8 shards with 2 microbatches: reduce-scatter each
 // microbatch over the shard axis, accumulate the shard, add it before the one
@@ -10,6 +12,7 @@ shard.grid @hsdp(shape = 4x8)
 
 // CHECK-LABEL: func @hsdp_two_microbatches
 // CHECK-SAME: (%[[G:.*]]: tensor<2x256xf32>)
+// CHECK-NOT: prec.microbatches
 func.func @hsdp_two_microbatches(%g: tensor<2x256xf32>) -> tensor<32xf32>
     attributes {prec.microbatches = 2 : i64} {
   // CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32xf32>

@@ -255,6 +255,10 @@ struct AccumulateMicrobatchesPass
       if (failed(verifyChain(chain, microbatches)) ||
           failed(scheduleChain(chain, microbatches)))
         return signalPassFailure();
+    // The count is consumed: a scheduled function has no microbatch sum left,
+    // and running the pass (or a pipeline containing it) again must not
+    // look for one.
+    func->removeAttr(PrecDialect::kMicrobatchesAttrName);
   }
 };
 

@@ -290,9 +290,11 @@ def PrecAccumulateMicrobatches
     partial shards stay in the accumulation dtype (more precise than
     rounding each to the reduce-scatter's result type, as the contract
     allows), and the all-reduce rounds once to the final result type.
-    Chains it cannot schedule (other uses of the intermediate values,
-    overlapping axes, explicit divisors, dynamic group sizes, a microbatch
-    dimension other than `M`) are rejected with a diagnostic naming the op.
+    Once scheduled, the function loses its `prec.microbatches`, so that the
+    pass can run again. Chains it cannot schedule (other uses of the
+    intermediate values, overlapping axes, explicit divisors, dynamic group
+    sizes, a microbatch dimension other than `M`) are rejected with a
+    diagnostic naming the op.
 
     Before:
     ```mlir
