@@ -427,8 +427,16 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   std::vector<int64_t> resultStorage(layout.size / 8 + 1, 0);
   auto *resultBytes = reinterpret_cast<uint8_t *>(resultStorage.data());
   SmallVector<void *> resultData(program.results.size(), nullptr);
+  // Result buffers the program allocated; they belong to the caller.
+  SmallVector<void *> resultAllocations;
+  auto releaseResults = [&] {
+    for (void *allocation : resultAllocations)
+      std::free(allocation);
+    resultAllocations.clear();
+  };
 
   for (int step = 0; step < numSteps; ++step) {
+    releaseResults();
     // Pack: one pointer per lowered scalar argument.
     SmallVector<PackedValue> packed(numArgs);
     SmallVector<void *> pointers;
@@ -464,6 +472,12 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     for (auto [i, spec] : llvm::enumerate(program.results)) {
       uint8_t *field = resultBytes + layout.offsets[i];
       if (spec.isBuffer) {
+        void *allocated;
+        std::memcpy(&allocated, field, 8);
+        bool isArgument = llvm::any_of(
+            args, [&](const Buffer &arg) { return arg.data == allocated; });
+        if (!isArgument && !llvm::is_contained(resultAllocations, allocated))
+          resultAllocations.push_back(allocated);
         int64_t aligned;
         std::memcpy(&aligned, field + 8, 8);
         int64_t offset;
@@ -510,6 +524,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
                         resultData[i], spec.bytes(), error)))
       return fail(error);
   }
+  releaseResults();
   for (Buffer &buffer : args)
     if (buffer.owned)
       std::free(buffer.data);
