@@ -7,6 +7,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 MLIR_DIR ?= /usr/lib/llvm-22/lib/cmake/mlir
+PREC_OPT := $(BUILD_DIR)/bin/prec-opt
 PREC_RUN := $(BUILD_DIR)/bin/prec-run
 
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
@@ -40,3 +41,16 @@ check: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Benchmarks (never part of check); docs/performance.md records their results.
+.PHONY: bench-numerics bench-compile
+
+bench-numerics: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt prec_bench_reduction_error
+	/usr/bin/python3 bench/numerics/reduction_error_report.py \
+	  --bench $(BUILD_DIR)/bin/prec_bench_reduction_error --prec-opt $(PREC_OPT) \
+	  --plot docs/images/reduction-error.png
+
+bench-compile: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt
+	python3 bench/compile/time_lower_to_cpu.py --prec-opt $(PREC_OPT) --passes

@@ -12,6 +12,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   # Runtime tests and benchmarks
   libgtest-dev libbenchmark-dev
+  # Plots of bench/numerics
+  python3-matplotlib
 )
 
 missing=()

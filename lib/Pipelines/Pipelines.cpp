@@ -37,8 +37,12 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createConvertPrecToRuntime());
+  // No CSE before bufferization: it would merge the `tensor.empty` and
+  // `linalg.fill` destinations of all layers into one value with thousands of
+  // uses, which one-shot bufferization's conflict analysis handles in cubic
+  // time (and resolves with copies). The deallocation pipeline runs CSE on
+  // buffers.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 
   // Tensors to buffers.
   bufferization::OneShotBufferizePassOptions bufferization;

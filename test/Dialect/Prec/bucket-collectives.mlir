@@ -15,16 +15,13 @@ shard.grid @hsdp(shape = 2x4)
 // the 4 gathered rows.
 // CHECK-LABEL: func.func @gathers
 // CHECK-SAME: (%[[A:.*]]: tensor<2x4xf32>, %[[B:.*]]: tensor<3xf32>, %[[C:.*]]: tensor<1x2x3xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x17xf32>
 // CHECK: %[[FA:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1]] : tensor<2x4xf32> into tensor<8xf32>
 // CHECK: %[[RA:.*]] = tensor.expand_shape %[[FA]] {{.*}} into tensor<1x8xf32>
-// CHECK: %[[BA:.*]] = tensor.insert_slice %[[RA]] into %[[EMPTY]][0, 0] [1, 8] [1, 1]
 // CHECK: %[[RB:.*]] = tensor.expand_shape %[[B]] {{.*}} into tensor<1x3xf32>
-// CHECK: %[[BB:.*]] = tensor.insert_slice %[[RB]] into %[[BA]][0, 8] [1, 3] [1, 1]
 // CHECK: %[[FC:.*]] = tensor.collapse_shape %[[C]]
 // CHECK: %[[RC:.*]] = tensor.expand_shape %[[FC]] {{.*}} into tensor<1x6xf32>
-// CHECK: %[[BC:.*]] = tensor.insert_slice %[[RC]] into %[[BB]][0, 11] [1, 6] [1, 1]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[BC]] {{.*}} into tensor<17xf32>
+// CHECK: %[[PACKED:.*]] = tensor.concat dim(1) %[[RA]], %[[RB]], %[[RC]] : {{.*}} -> tensor<1x17xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PACKED]] {{.*}} into tensor<17xf32>
 // CHECK: %[[G:.*]] = prec.all_gather %[[FLAT]] on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f32 : tensor<17xf32> -> tensor<68xbf16>
 // CHECK-NOT: prec.all_gather
 // CHECK: %[[ROWS:.*]] = tensor.expand_shape %[[G]] {{.*}} output_shape [4, 17]
@@ -52,13 +49,11 @@ func.func @gathers(%a: tensor<2x4xf32>, %b: tensor<3xf32>, %c: tensor<1x2x3xf32>
 // chunk of %d1 (4 elements) then of %d2 (1 element); this rank keeps its row.
 // CHECK-LABEL: func.func @scatters
 // CHECK-SAME: (%[[D1:.*]]: tensor<8x2xf32>, %[[D2:.*]]: tensor<4xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x5xf32>
 // CHECK: %[[F1:.*]] = tensor.collapse_shape %[[D1]] {{.*}} into tensor<16xf32>
 // CHECK: %[[C1:.*]] = tensor.expand_shape %[[F1]] {{.*}} output_shape [4, 4]
-// CHECK: %[[B1:.*]] = tensor.insert_slice %[[C1]] into %[[EMPTY]][0, 0] [4, 4] [1, 1]
 // CHECK: %[[C2:.*]] = tensor.expand_shape %[[D2]] {{.*}} output_shape [4, 1]
-// CHECK: %[[B2:.*]] = tensor.insert_slice %[[C2]] into %[[B1]][0, 4] [4, 1] [1, 1]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[B2]] {{.*}} into tensor<20xf32>
+// CHECK: %[[PACKED:.*]] = tensor.concat dim(1) %[[C1]], %[[C2]] : {{.*}} -> tensor<4x5xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PACKED]] {{.*}} into tensor<20xf32>
 // CHECK: %[[R:.*]] = prec.reduce_scatter %[[FLAT]] on @dp scatter_axis = 0 reduction = <avg> forward_dtype = bf16 backward_dtype = bf16 acc_dtype = f32 : tensor<20xf32> -> tensor<5xf32>
 // CHECK-NOT: prec.reduce_scatter
 // CHECK: %[[S1:.*]] = tensor.extract_slice %[[R]][0] [4] [1]
@@ -76,22 +71,26 @@ func.func @scatters(%d1: tensor<8x2xf32>, %d2: tensor<4xf32>)
 
 // All-reduces keep every element in the chunk the runtime would give it: 3
 // elements are chunks of 1, 1, 1, 0 and 6 elements chunks of 2, 2, 1, 1, so
-// the [4, 1 + 2] buffer is zero padded where a chunk is short.
+// the [4, 1 + 2] buffer is zero padded where a chunk is short. Each member
+// fills its own zeroed block; one concat puts the blocks side by side.
 // CHECK-LABEL: func.func @padded
 // CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<2x3xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x3xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4x3xf32>)
+// CHECK: %[[EMPTYX:.*]] = tensor.empty() : tensor<4x1xf32>
+// CHECK: %[[FILLX:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTYX]] : tensor<4x1xf32>)
 // CHECK: %[[CX:.*]] = tensor.expand_shape %[[X]] {{.*}} output_shape [3, 1]
-// CHECK: %[[BX:.*]] = tensor.insert_slice %[[CX]] into %[[FILL]][0, 0] [3, 1] [1, 1]
+// CHECK: %[[BX:.*]] = tensor.insert_slice %[[CX]] into %[[FILLX]][0, 0] [3, 1] [1, 1]
 // CHECK: %[[FY:.*]] = tensor.collapse_shape %[[Y]]
+// CHECK: %[[EMPTYY:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK: %[[FILLY:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTYY]] : tensor<4x2xf32>)
 // CHECK: %[[LONG:.*]] = tensor.extract_slice %[[FY]][0] [4] [1]
 // CHECK: %[[CLONG:.*]] = tensor.expand_shape %[[LONG]] {{.*}} output_shape [2, 2]
-// CHECK: %[[BL:.*]] = tensor.insert_slice %[[CLONG]] into %[[BX]][0, 1] [2, 2] [1, 1]
+// CHECK: %[[BL:.*]] = tensor.insert_slice %[[CLONG]] into %[[FILLY]][0, 0] [2, 2] [1, 1]
 // CHECK: %[[SHORT:.*]] = tensor.extract_slice %[[FY]][4] [2] [1]
 // CHECK: %[[CSHORT:.*]] = tensor.expand_shape %[[SHORT]] {{.*}} output_shape [2, 1]
-// CHECK: %[[BS:.*]] = tensor.insert_slice %[[CSHORT]] into %[[BL]][2, 1] [2, 1] [1, 1]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[BS]] {{.*}} into tensor<12xf32>
+// CHECK: %[[BS:.*]] = tensor.insert_slice %[[CSHORT]] into %[[BL]][2, 0] [2, 1] [1, 1]
+// CHECK: %[[PACKED:.*]] = tensor.concat dim(1) %[[BX]], %[[BS]] : {{.*}} -> tensor<4x3xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PACKED]] {{.*}} into tensor<12xf32>
 // CHECK: %[[R:.*]] = prec.all_reduce %[[FLAT]] on @dp reduction = <avg> forward_dtype = f32 backward_dtype = f32 acc_dtype = f32 : tensor<12xf32> -> tensor<12xf32>
 // CHECK: %[[ROWS:.*]] = tensor.expand_shape %[[R]] {{.*}} output_shape [4, 3]
 // CHECK: %[[SX:.*]] = tensor.extract_slice %[[ROWS]][0, 0] [3, 1] [1, 1]
@@ -154,10 +153,9 @@ func.func @incompatible(%a: tensor<8xf32>, %b: tensor<4xf32>, %c: tensor<2x2xf32
 // CHECK: %[[A:.*]] = prec.all_gather %[[X]] on @dp gather_axis = 0 : tensor<2xf32> -> tensor<8xf32>
 // CHECK: %[[CAST:.*]] = prec.cast %[[A]]
 // CHECK: %[[T:.*]] = tensor.extract_slice %[[CAST]][0] [2] [1]
-// CHECK: tensor.empty() : tensor<1x10xf32>
-// CHECK: tensor.insert_slice %{{.*}}[0, 0] [1, 8]
-// CHECK: tensor.expand_shape %[[T]]
-// CHECK: tensor.insert_slice %{{.*}}[0, 8] [1, 2]
+// CHECK: %[[RA:.*]] = tensor.expand_shape %[[A]] {{.*}} into tensor<1x8xf32>
+// CHECK: %[[RT:.*]] = tensor.expand_shape %[[T]] {{.*}} into tensor<1x2xf32>
+// CHECK: tensor.concat dim(1) %[[RA]], %[[RT]] : {{.*}} -> tensor<1x10xf32>
 // CHECK: prec.all_gather %{{.*}} : tensor<10xf32> -> tensor<40xf32>
 // CHECK-NOT: prec.all_gather
 // CHECK: return
@@ -178,7 +176,7 @@ func.func @dependent(%x: tensor<2xf32>)
 // CHECK: prec.cast
 // CHECK: prec.cast
 // CHECK: prec.all_gather %{{.*}} : tensor<2xf32> -> tensor<8xf32>
-// CHECK-NOT: tensor.insert_slice
+// CHECK-NOT: tensor.concat
 func.func @used_before_input(%x: tensor<2xf32>, %w: tensor<2xbf16>)
     -> (tensor<8xbf16>, tensor<8xf32>) {
   %a = prec.all_gather %x on @dp gather_axis = 0 : tensor<2xf32> -> tensor<8xf32>

@@ -342,30 +342,42 @@ LogicalResult mergeBucket(Bucket &bucket) {
   SmallVector<ChunkLayout> layouts;
   SmallVector<int64_t> columns;
   int64_t totalColumns = 0;
-  bool padded = false;
   for (CollectiveOpInterface member : bucket.members) {
     ChunkLayout layout{rows, member.getInput().getType().getNumElements()};
-    padded |= layout.longer() != 0;
     layouts.push_back(layout);
     columns.push_back(totalColumns);
     totalColumns += layout.columns();
   }
 
-  // Pack: every member's chunks into the [rows, columns] bucket.
+  // Pack: every member's chunks into its own [rows, columns] block (zero
+  // padded where its chunks are uneven), the blocks side by side in one
+  // tensor.concat. A chain of insert_slices into one bucket tensor would
+  // make one-shot bufferization's conflict analysis superlinear in the
+  // number of members.
   Type inputElement = bucket.key.inputElement;
-  Value packed =
-      tensor::EmptyOp::create(b, loc, {rows, totalColumns}, inputElement);
-  if (padded) {
-    Value zero = arith::ConstantOp::create(b, loc, inputElement,
-                                           b.getZeroAttr(inputElement));
-    packed = linalg::FillOp::create(b, loc, zero, packed).getResult(0);
-  }
-  for (auto [member, layout, column] :
-       llvm::zip_equal(bucket.members, layouts, columns)) {
+  Value zero;
+  SmallVector<Value> blocks;
+  for (auto [member, layout] : llvm::zip_equal(bucket.members, layouts)) {
     auto flatType = RankedTensorType::get({layout.count}, inputElement);
-    packed = insertChunks(b, loc, reshape(b, loc, member.getInput(), flatType),
-                          packed, layout, column);
+    Value flat = reshape(b, loc, member.getInput(), flatType);
+    auto blockType =
+        RankedTensorType::get({rows, layout.columns()}, inputElement);
+    if (layout.longer() == 0) {
+      blocks.push_back(reshape(b, loc, flat, blockType));
+      continue;
+    }
+    if (!zero)
+      zero = arith::ConstantOp::create(b, loc, inputElement,
+                                       b.getZeroAttr(inputElement));
+    Value block = tensor::EmptyOp::create(b, loc, blockType.getShape(),
+                                          inputElement);
+    block = linalg::FillOp::create(b, loc, zero, block).getResult(0);
+    blocks.push_back(insertChunks(b, loc, flat, block, layout, /*column=*/0));
   }
+  Value packed = blocks.size() == 1
+                     ? blocks.front()
+                     : tensor::ConcatOp::create(b, loc, /*dim=*/1, blocks)
+                           .getResult();
   int64_t sent = rows * totalColumns;
   Value flatInput =
       reshape(b, loc, packed, RankedTensorType::get({sent}, inputElement));
