@@ -21,8 +21,8 @@ void precRegisterDialects(MlirDialectRegistry registry) {
 
 MlirAttribute precReductionKindAttrGet(MlirContext ctx,
                                        PrecReductionKind kind) {
-  return wrap(ReductionKindAttr::get(unwrap(ctx),
-                                     static_cast<ReductionKind>(kind)));
+  return wrap(
+      ReductionKindAttr::get(unwrap(ctx), static_cast<ReductionKind>(kind)));
 }
 
 bool precAttributeIsAReductionKind(MlirAttribute attr) {

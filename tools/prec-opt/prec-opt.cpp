@@ -23,6 +23,6 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::prec::registerPrecDialects(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "prec optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "prec optimizer driver\n", registry));
 }

@@ -55,46 +55,52 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input .mlir file>"),
-                                          cl::Required);
-static cl::opt<int> numRanks(
-    "ranks", cl::desc("ranks (threads) of the local backend; default: the "
-                      "size of the module's only grid"),
-    cl::init(0));
 static cl::opt<std::string>
-    backendName("backend", cl::desc("local (threads, default) or mpi (one "
-                                    "process per rank under mpirun)"),
+    inputFilename(cl::Positional, cl::desc("<input .mlir file>"), cl::Required);
+static cl::opt<int>
+    numRanks("ranks",
+             cl::desc("ranks (threads) of the local backend; default: the "
+                      "size of the module's only grid"),
+             cl::init(0));
+static cl::opt<std::string>
+    backendName("backend",
+                cl::desc("local (threads, default) or mpi (one "
+                         "process per rank under mpirun)"),
                 cl::init("local"));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("function to run (default: the only public "
-                                "function with a body)"),
+    entryName("entry",
+              cl::desc("function to run (default: the only public "
+                       "function with a body)"),
               cl::init(""));
-static cl::opt<uint64_t> seed("seed",
-                              cl::desc("seed of the argument initialization"),
-                              cl::init(1));
+static cl::opt<uint64_t>
+    seed("seed", cl::desc("seed of the argument initialization"), cl::init(1));
 static cl::list<std::string>
     scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"));
-static cl::list<std::string> fileArgs(
-    "arg", cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
-                    "argument; %r in PATH is replaced by the rank"));
-static cl::list<unsigned> replicatedArgs(
-    "replicate", cl::desc("INDEX: give this argument the same random values "
-                          "on every rank"),
-    cl::CommaSeparated);
-static cl::opt<int> numSteps("steps", cl::desc("run the function this many "
-                                               "times, feeding results back"),
+static cl::list<std::string>
+    fileArgs("arg",
+             cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
+                      "argument; %r in PATH is replaced by the rank"));
+static cl::list<unsigned>
+    replicatedArgs("replicate",
+                   cl::desc("INDEX: give this argument the same random values "
+                            "on every rank"),
+                   cl::CommaSeparated);
+static cl::opt<int> numSteps("steps",
+                             cl::desc("run the function this many "
+                                      "times, feeding results back"),
                              cl::init(1));
-static cl::opt<std::string> printMode(
-    "print", cl::desc("none, summary (default) or values"),
-    cl::init("summary"));
-static cl::opt<std::string> outputDir(
-    "output-dir", cl::desc("write every argument and result of every rank "
-                           "as raw files into this directory"),
-    cl::init(""));
-static cl::opt<int64_t> timeoutMs(
-    "timeout-ms", cl::desc("collective timeout (default: the runtime's)"),
-    cl::init(0));
+static cl::opt<std::string>
+    printMode("print", cl::desc("none, summary (default) or values"),
+              cl::init("summary"));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("write every argument and result of every rank "
+                       "as raw files into this directory"),
+              cl::init(""));
+static cl::opt<int64_t>
+    timeoutMs("timeout-ms",
+              cl::desc("collective timeout (default: the runtime's)"),
+              cl::init(0));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false));
@@ -326,8 +332,8 @@ std::string formatValues(const ValueSpec &spec, const void *data,
   return text;
 }
 
-LogicalResult writeRaw(const std::string &path, const void *data,
-                       size_t bytes, std::string &error) {
+LogicalResult writeRaw(const std::string &path, const void *data, size_t bytes,
+                       std::string &error) {
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char *>(data), bytes);
   if (!out) {
@@ -353,8 +359,7 @@ std::string substituteRank(StringRef pattern, int32_t rank) {
 /// Fills argument `index` of `rank`: from a file, the scalar table, or the
 /// seeded generator.
 LogicalResult initializeArgument(const Program &program, unsigned index,
-                                 int32_t rank, void *data,
-                                 std::string &error) {
+                                 int32_t rank, void *data, std::string &error) {
   const ValueSpec &spec = program.args[index];
   if (!spec.isBuffer) {
     auto it = program.scalars.find(index);
@@ -385,8 +390,9 @@ LogicalResult initializeArgument(const Program &program, unsigned index,
     in.read(static_cast<char *>(data), size);
     return success();
   }
-  uint64_t stream = mix(seed ^ mix(index + 1) ^
-                        (program.replicated.count(index) ? 0 : mix(~uint64_t(rank))));
+  uint64_t stream =
+      mix(seed ^ mix(index + 1) ^
+          (program.replicated.count(index) ? 0 : mix(~uint64_t(rank))));
   for (int64_t i = 0; i < spec.numElements(); ++i) {
     uint64_t bits = mix(stream + static_cast<uint64_t>(i));
     // Uniform in [-1, 1) with 24 bits: exactly an f32 value.
@@ -449,7 +455,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
         value.fields.append(spec.shape.begin(), spec.shape.end());
         int64_t stride = 1;
         SmallVector<int64_t> strides(spec.shape.size());
-        for (int64_t d = static_cast<int64_t>(spec.shape.size()) - 1; d >= 0; --d) {
+        for (int64_t d = static_cast<int64_t>(spec.shape.size()) - 1; d >= 0;
+             --d) {
           strides[d] = stride;
           stride *= spec.shape[d];
         }
@@ -482,8 +489,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
         std::memcpy(&aligned, field + 8, 8);
         int64_t offset;
         std::memcpy(&offset, field + 16, 8);
-        resultData[i] = reinterpret_cast<uint8_t *>(aligned) +
-                        offset * spec.elementBytes();
+        resultData[i] =
+            reinterpret_cast<uint8_t *>(aligned) + offset * spec.elementBytes();
       } else {
         resultData[i] = field;
       }
@@ -513,14 +520,15 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
 
   for (auto [i, spec] : llvm::enumerate(program.results)) {
     if (printMode != "none")
-      outcome.lines.push_back(llvm::formatv("rank {0}: result {1}: {2}", rank, i,
+      outcome.lines.push_back(llvm::formatv("rank {0}: result {1}: {2}", rank,
+                                            i,
                                             formatValues(spec, resultData[i],
                                                          printMode == "values"))
                                   .str());
     std::string error;
     if (!outputDir.empty() &&
-        failed(writeRaw(outputDir + "/rank" + std::to_string(rank) +
-                            "_result" + std::to_string(i) + ".bin",
+        failed(writeRaw(outputDir + "/rank" + std::to_string(rank) + "_result" +
+                            std::to_string(i) + ".bin",
                         resultData[i], spec.bytes(), error)))
       return fail(error);
   }
@@ -608,9 +616,8 @@ LogicalResult readSignature(ModuleOp module, Program &program,
       return module.emitError("no public function with a body to run");
   }
   name = entry.getSymName().str();
-  for (auto [kind, types] :
-       {std::pair{"argument", entry.getArgumentTypes()},
-        std::pair{"result", entry.getResultTypes()}})
+  for (auto [kind, types] : {std::pair{"argument", entry.getArgumentTypes()},
+                             std::pair{"result", entry.getResultTypes()}})
     for (auto [i, type] : llvm::enumerate(types)) {
       FailureOr<ValueSpec> spec = getValueSpec(type);
       if (failed(spec))
@@ -679,7 +686,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "prec-run: run a prec program on N ranks\n");
   if (printMode != "none" && printMode != "summary" && printMode != "values") {
-    llvm::errs() << "prec-run: error: --print must be none, summary or values\n";
+    llvm::errs()
+        << "prec-run: error: --print must be none, summary or values\n";
     return 1;
   }
   if (numSteps < 1) {

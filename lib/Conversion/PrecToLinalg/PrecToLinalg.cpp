@@ -28,9 +28,10 @@ LogicalResult checkLowerable(Operation *op) {
       castOp && castOp.getRounding() != RoundingMode::NearestEven)
     return op->emitOpError("stochastic rounding is not supported by the "
                            "linalg lowering");
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes())) {
-    if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape())
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    if (auto shaped = dyn_cast<ShapedType>(type);
+        shaped && !shaped.hasStaticShape())
       return op->emitOpError("expected static shapes, got ") << type;
     if (isScaledLowPrecisionType(getElementTypeOrSelf(type)))
       return op->emitOpError("fp8 conversions are not supported by the "
@@ -75,15 +76,16 @@ struct CastOpLowering : OpConversionPattern<CastOp> {
     auto target = cast<FloatType>(getElementTypeOrSelf(op.getType()));
     Location loc = op.getLoc();
     if (!isa<RankedTensorType>(op.getType())) {
-      rewriter.replaceOp(op, convertFloat(rewriter, loc, adaptor.getInput(), target));
+      rewriter.replaceOp(
+          op, convertFloat(rewriter, loc, adaptor.getInput(), target));
       return success();
     }
-    rewriter.replaceOp(
-        op, buildFusedElementwise(
-                rewriter, loc, adaptor.getInput(), op.getType(),
-                [&](OpBuilder &b, Location l, ValueRange x) -> SmallVector<Value> {
-                  return {convertFloat(b, l, x[0], target)};
-                }));
+    rewriter.replaceOp(op, buildFusedElementwise(
+                               rewriter, loc, adaptor.getInput(), op.getType(),
+                               [&](OpBuilder &b, Location l,
+                                   ValueRange x) -> SmallVector<Value> {
+                                 return {convertFloat(b, l, x[0], target)};
+                               }));
     return success();
   }
 };
@@ -96,9 +98,8 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     RankedTensorType inputType = op.getInput().getType();
     Location loc = op.getLoc();
     auto input = cast<FloatType>(inputType.getElementType());
-    auto acc = op.getAccDtype()
-                   ? cast<FloatType>(*op.getAccDtype())
-                   : getDefaultAccumulationType(input);
+    auto acc = op.getAccDtype() ? cast<FloatType>(*op.getAccDtype())
+                                : getDefaultAccumulationType(input);
     auto resultElement = cast<FloatType>(op.getType().getElementType());
     ReductionKind kind = op.getReduction();
 
@@ -108,13 +109,14 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
         kind == ReductionKind::Max   ? llvm::APFloat::getInf(semantics, true)
         : kind == ReductionKind::Min ? llvm::APFloat::getInf(semantics, false)
                                      : llvm::APFloat::getZero(semantics);
-    Value init = linalg::FillOp::create(
-                     rewriter, loc,
-                     ValueRange{arith::ConstantOp::create(
-                         rewriter, loc, acc, rewriter.getFloatAttr(acc, identity))},
-                     ValueRange{tensor::EmptyOp::create(
-                         rewriter, loc, accType.getShape(), acc)})
-                     .getResult(0);
+    Value init =
+        linalg::FillOp::create(
+            rewriter, loc,
+            ValueRange{arith::ConstantOp::create(
+                rewriter, loc, acc, rewriter.getFloatAttr(acc, identity))},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               accType.getShape(), acc)})
+            .getResult(0);
     int64_t rank = inputType.getRank();
     SmallVector<AffineExpr> kept;
     SmallVector<utils::IteratorType> iterators;
@@ -130,27 +132,32 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     }
     auto reduced = linalg::GenericOp::create(
         rewriter, loc, accType, adaptor.getInput(), init,
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
-                            AffineMap::get(rank, 0, kept, rewriter.getContext())},
+        ArrayRef<AffineMap>{
+            rewriter.getMultiDimIdentityMap(rank),
+            AffineMap::get(rank, 0, kept, rewriter.getContext())},
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value term = convertFloat(b, l, args[0], acc);
           Value combined =
-              kind == ReductionKind::Max   ? arith::MaximumFOp::create(b, l, args[1], term)
-              : kind == ReductionKind::Min ? arith::MinimumFOp::create(b, l, args[1], term)
-                                           : arith::AddFOp::create(b, l, args[1], term).getResult();
+              kind == ReductionKind::Max
+                  ? arith::MaximumFOp::create(b, l, args[1], term)
+              : kind == ReductionKind::Min
+                  ? arith::MinimumFOp::create(b, l, args[1], term)
+                  : arith::AddFOp::create(b, l, args[1], term).getResult();
           linalg::YieldOp::create(b, l, combined);
         });
     rewriter.replaceOp(
-        op, buildFusedElementwise(
-                rewriter, loc, reduced.getResult(0), op.getType(),
-                [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-                  Value value = v[0];
-                  if (kind == ReductionKind::Avg)
-                    value = arith::DivFOp::create(
-                        b, l, value,
-                        floatConstant(b, l, acc, static_cast<double>(reducedCount)));
-                  return {convertFloat(b, l, value, resultElement)};
-                }));
+        op,
+        buildFusedElementwise(
+            rewriter, loc, reduced.getResult(0), op.getType(),
+            [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+              Value value = v[0];
+              if (kind == ReductionKind::Avg)
+                value = arith::DivFOp::create(
+                    b, l, value,
+                    floatConstant(b, l, acc,
+                                  static_cast<double>(reducedCount)));
+              return {convertFloat(b, l, value, resultElement)};
+            }));
     return success();
   }
 };
@@ -161,7 +168,8 @@ void appendShard(OpBuilder &b, Location loc, Value shard, Value next,
   if (shard)
     results.push_back(convertFloat(
         b, loc, next,
-        cast<FloatType>(cast<RankedTensorType>(shard.getType()).getElementType())));
+        cast<FloatType>(
+            cast<RankedTensorType>(shard.getType()).getElementType())));
 }
 
 struct SGDOpLowering : OpConversionPattern<SGDOp> {
@@ -174,23 +182,24 @@ struct SGDOpLowering : OpConversionPattern<SGDOp> {
     Value lr = convertFloat(rewriter, loc, adaptor.getLr(), master);
     double weightDecay = op.getWeightDecay().convertToDouble();
     rewriter.replaceOp(
-        op, buildFusedElementwise(
-                rewriter, loc, ValueRange{adaptor.getParam(), adaptor.getGrad()},
-                op->getResultTypes(),
-                [&](OpBuilder &b, Location l, ValueRange x) -> SmallVector<Value> {
-                  Value param = x[0];
-                  Value grad = convertFloat(b, l, x[1], master);
-                  if (weightDecay != 0.0)
-                    grad = arith::AddFOp::create(
-                        b, l, grad,
-                        arith::MulFOp::create(
-                            b, l, floatConstant(b, l, master, weightDecay), param));
-                  Value next = arith::SubFOp::create(
-                      b, l, param, arith::MulFOp::create(b, l, lr, grad));
-                  SmallVector<Value> results{next};
-                  appendShard(b, l, op.getShard(), next, results);
-                  return results;
-                }));
+        op,
+        buildFusedElementwise(
+            rewriter, loc, ValueRange{adaptor.getParam(), adaptor.getGrad()},
+            op->getResultTypes(),
+            [&](OpBuilder &b, Location l, ValueRange x) -> SmallVector<Value> {
+              Value param = x[0];
+              Value grad = convertFloat(b, l, x[1], master);
+              if (weightDecay != 0.0)
+                grad = arith::AddFOp::create(
+                    b, l, grad,
+                    arith::MulFOp::create(
+                        b, l, floatConstant(b, l, master, weightDecay), param));
+              Value next = arith::SubFOp::create(
+                  b, l, param, arith::MulFOp::create(b, l, lr, grad));
+              SmallVector<Value> results{next};
+              appendShard(b, l, op.getShard(), next, results);
+              return results;
+            }));
     return success();
   }
 };
@@ -220,38 +229,42 @@ struct AdamWOpLowering : OpConversionPattern<AdamWOp> {
     Value correction2 = biasCorrection(beta2);
     Value decay = arith::SubFOp::create(
         rewriter, loc, one,
-        arith::MulFOp::create(rewriter, loc, lr,
-                              floatConstant(rewriter, loc, master, weightDecay)));
+        arith::MulFOp::create(
+            rewriter, loc, lr,
+            floatConstant(rewriter, loc, master, weightDecay)));
 
     rewriter.replaceOp(
-        op, buildFusedElementwise(
-                rewriter, loc,
-                ValueRange{adaptor.getParam(), adaptor.getGrad(),
-                           adaptor.getExpAvg(), adaptor.getExpAvgSq()},
-                op->getResultTypes(),
-                [&](OpBuilder &b, Location l, ValueRange x) -> SmallVector<Value> {
-                  auto constant = [&](double v) { return floatConstant(b, l, master, v); };
-                  Value grad = convertFloat(b, l, x[1], master);
-                  Value m = arith::AddFOp::create(
-                      b, l, arith::MulFOp::create(b, l, constant(beta1), x[2]),
-                      arith::MulFOp::create(b, l, constant(1.0 - beta1), grad));
-                  Value v = arith::AddFOp::create(
-                      b, l, arith::MulFOp::create(b, l, constant(beta2), x[3]),
-                      arith::MulFOp::create(
-                          b, l, constant(1.0 - beta2),
-                          arith::MulFOp::create(b, l, grad, grad)));
-                  Value mHat = arith::DivFOp::create(b, l, m, correction1);
-                  Value vHat = arith::DivFOp::create(b, l, v, correction2);
-                  Value denominator = arith::AddFOp::create(
-                      b, l, math::SqrtOp::create(b, l, vHat), constant(eps));
-                  Value update = arith::MulFOp::create(
-                      b, l, lr, arith::DivFOp::create(b, l, mHat, denominator));
-                  Value next = arith::SubFOp::create(
-                      b, l, arith::MulFOp::create(b, l, x[0], decay), update);
-                  SmallVector<Value> results{next, m, v};
-                  appendShard(b, l, op.getShard(), next, results);
-                  return results;
-                }));
+        op,
+        buildFusedElementwise(
+            rewriter, loc,
+            ValueRange{adaptor.getParam(), adaptor.getGrad(),
+                       adaptor.getExpAvg(), adaptor.getExpAvgSq()},
+            op->getResultTypes(),
+            [&](OpBuilder &b, Location l, ValueRange x) -> SmallVector<Value> {
+              auto constant = [&](double v) {
+                return floatConstant(b, l, master, v);
+              };
+              Value grad = convertFloat(b, l, x[1], master);
+              Value m = arith::AddFOp::create(
+                  b, l, arith::MulFOp::create(b, l, constant(beta1), x[2]),
+                  arith::MulFOp::create(b, l, constant(1.0 - beta1), grad));
+              Value v = arith::AddFOp::create(
+                  b, l, arith::MulFOp::create(b, l, constant(beta2), x[3]),
+                  arith::MulFOp::create(
+                      b, l, constant(1.0 - beta2),
+                      arith::MulFOp::create(b, l, grad, grad)));
+              Value mHat = arith::DivFOp::create(b, l, m, correction1);
+              Value vHat = arith::DivFOp::create(b, l, v, correction2);
+              Value denominator = arith::AddFOp::create(
+                  b, l, math::SqrtOp::create(b, l, vHat), constant(eps));
+              Value update = arith::MulFOp::create(
+                  b, l, lr, arith::DivFOp::create(b, l, mHat, denominator));
+              Value next = arith::SubFOp::create(
+                  b, l, arith::MulFOp::create(b, l, x[0], decay), update);
+              SmallVector<Value> results{next, m, v};
+              appendShard(b, l, op.getShard(), next, results);
+              return results;
+            }));
     return success();
   }
 };
@@ -283,6 +296,7 @@ struct ConvertPrecToLinalgPass
 
 void mlir::prec::populatePrecToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<CastOpLowering, ReduceOpLowering, SGDOpLowering,
-               AdamWOpLowering>(patterns.getContext());
+  patterns
+      .add<CastOpLowering, ReduceOpLowering, SGDOpLowering, AdamWOpLowering>(
+          patterns.getContext());
 }

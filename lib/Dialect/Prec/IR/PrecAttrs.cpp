@@ -64,9 +64,8 @@ Attribute ScalingAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), *kind, history, blockSize,
-                    scaleDtype);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    *kind, history, blockSize, scaleDtype);
 }
 
 void ScalingAttr::print(AsmPrinter &printer) const {
@@ -81,10 +80,9 @@ void ScalingAttr::print(AsmPrinter &printer) const {
   printer << '>';
 }
 
-LogicalResult
-ScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    ScalingKind kind, int64_t history, int64_t blockSize,
-                    Type scaleDtype) {
+LogicalResult ScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ScalingKind kind, int64_t history,
+                                  int64_t blockSize, Type scaleDtype) {
   if (kind == ScalingKind::Delayed && history < 1)
     return emitError() << "expected delayed scaling with a history of at "
                           "least 1 step, got "

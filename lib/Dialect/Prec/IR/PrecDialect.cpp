@@ -33,8 +33,7 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attribute.getName() == kDifferentiableAttrName) {
-    if (!isa<UnitAttr>(attribute.getValue()) ||
-        !isa<FunctionOpInterface>(op))
+    if (!isa<UnitAttr>(attribute.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError("expected '")
              << kDifferentiableAttrName << "' to be a unit attribute on a "
              << "function, got " << attribute.getValue() << " on '"

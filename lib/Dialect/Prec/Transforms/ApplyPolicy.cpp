@@ -20,7 +20,8 @@ namespace {
 /// The policy that governs `func`: its own, else the nearest enclosing one.
 PolicyAttr getGoverningPolicy(func::FuncOp func) {
   for (Operation *op = func; op; op = op->getParentOp())
-    if (auto policy = op->getAttrOfType<PolicyAttr>(PrecDialect::kPolicyAttrName))
+    if (auto policy =
+            op->getAttrOfType<PolicyAttr>(PrecDialect::kPolicyAttrName))
       return policy;
   return {};
 }
@@ -48,7 +49,8 @@ LogicalResult applyToCollectives(func::FuncOp func, PolicyAttr policy) {
         applied =
             setFromPolicy(op, "backward_dtype", policy.getReduce(), "reduce");
     } else if (op.isReduction()) {
-      applied = setFromPolicy(op, "forward_dtype", policy.getReduce(), "reduce");
+      applied =
+          setFromPolicy(op, "forward_dtype", policy.getReduce(), "reduce");
     }
     return failed(applied) ? WalkResult::interrupt() : WalkResult::advance();
   });
@@ -81,18 +83,19 @@ LogicalResult applyOutputDtype(func::FuncOp func, FloatType output,
         Type castType = isa<ShapedType>(type)
                             ? cast<ShapedType>(type).clone(output)
                             : Type(output);
-        operand.set(CastOp::create(builder, ret.getLoc(), castType,
-                                   operand.get()));
+        operand.set(
+            CastOp::create(builder, ret.getLoc(), castType, operand.get()));
       }
       resultTypes.push_back(operand.get().getType());
     }
   });
-  func.setFunctionType(
-      FunctionType::get(func.getContext(), func.getArgumentTypes(), resultTypes));
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getArgumentTypes(), resultTypes));
   return success();
 }
 
-struct ApplyPolicyPass : public prec::impl::PrecApplyPolicyBase<ApplyPolicyPass> {
+struct ApplyPolicyPass
+    : public prec::impl::PrecApplyPolicyBase<ApplyPolicyPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
