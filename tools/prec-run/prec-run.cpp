@@ -441,6 +441,22 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     resultAllocations.clear();
   };
 
+  // Long runs say how far they got, at most once a second, on stderr.
+  auto runStart = std::chrono::steady_clock::now();
+  auto lastReport = runStart;
+  auto reportProgress = [&](int step) {
+    auto now = std::chrono::steady_clock::now();
+    if (numSteps == 1 ||
+        (now - lastReport < std::chrono::seconds(1) && step + 1 < numSteps))
+      return;
+    lastReport = now;
+    std::string line = llvm::formatv(
+        "prec-run: step {0}/{1} after {2:f2} s\n", step + 1,
+        numSteps.getValue(),
+        std::chrono::duration<double>(now - runStart).count());
+    llvm::errs() << line;
+  };
+
   for (int step = 0; step < numSteps; ++step) {
     releaseResults();
     // Pack: one pointer per lowered scalar argument.
@@ -472,6 +488,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
       pointers.push_back(resultBytes);
 
     program.entry(pointers.data());
+    if (rank == 0)
+      reportProgress(step);
 
     if (const char *error = precrtCompiledGetError())
       return fail(std::string("step ") + std::to_string(step) + ": " + error);
