@@ -576,3 +576,99 @@ func.func @transport_rank(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %0 = prec.transport <all_to_all> %x on @dp : tensor<2x4xf32> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @all_gather_grad_max(%x: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grad_reduction <sum> or <avg>, got <max>}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 grad_reduction = <max> : tensor<2xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @all_gather_grad_min(%x: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grad_reduction <sum> or <avg>, got <min>}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 grad_reduction = <min> : tensor<2xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @all_to_all_same_axis_indivisible(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{expected dimension 0 (3) to be divisible by the group size 2}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0 : tensor<3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// f8E8M0FNU has no zero: a scale type, never a wire, accumulation or data type.
+shard.grid @dp(shape = 2)
+func.func @scale_type_wire(%x: tensor<4xf32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected forward_dtype of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E8M0FNU : tensor<4xf32> -> tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @scale_type_backward(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected backward_dtype of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.all_reduce %x on @dp backward_dtype = f8E8M0FNU : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @scale_type_collective_operand(%x: tensor<4xf8E8M0FNU>) -> tensor<4xf8E8M0FNU> {
+  // expected-error @+1 {{expected input of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.all_reduce %x on @dp acc_dtype = f8E8M0FNU : tensor<4xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
+  return %0 : tensor<4xf8E8M0FNU>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @scale_type_collective_result(%x: tensor<4xf32>) -> tensor<2xf8E8M0FNU> {
+  // expected-error @+1 {{expected result of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 : tensor<4xf32> -> tensor<2xf8E8M0FNU>
+  return %0 : tensor<2xf8E8M0FNU>
+}
+
+// -----
+
+func.func @scale_type_reduce(%x: tensor<4xf8E8M0FNU>) -> tensor<f8E8M0FNU> {
+  // expected-error @+1 {{expected input of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.reduce %x dims = [0] acc_dtype = f8E8M0FNU : tensor<4xf8E8M0FNU> -> tensor<f8E8M0FNU>
+  return %0 : tensor<f8E8M0FNU>
+}
+
+// -----
+
+func.func @scale_type_reduce_acc(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{expected acc_dtype of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.reduce %x dims = [0] acc_dtype = f8E8M0FNU : tensor<4xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @scale_type_cast(%x: tensor<4xf32>) -> tensor<4xf8E8M0FNU> {
+  // expected-error @+1 {{expected result of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.cast %x : tensor<4xf32> to tensor<4xf8E8M0FNU>
+  return %0 : tensor<4xf8E8M0FNU>
+}
+
+// -----
+
+func.func @scale_type_dequantize(%q: tensor<8xf8E4M3FN>, %s: tensor<f32>) -> tensor<8xf8E8M0FNU> {
+  // expected-error @+1 {{expected result of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.dequantize %q scale %s scaling = <dynamic> : tensor<8xf8E4M3FN>, tensor<f32> -> tensor<8xf8E8M0FNU>
+  return %0 : tensor<8xf8E8M0FNU>
+}

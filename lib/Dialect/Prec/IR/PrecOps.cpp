@@ -34,12 +34,6 @@ FloatType mlir::prec::getDefaultAccumulationType(FloatType forwardType) {
   return Float32Type::get(forwardType.getContext());
 }
 
-Type mlir::prec::getEffectiveBackwardDtype(CollectiveOpInterface op) {
-  if (TypeAttr backward = op.getBackwardDtypeAttr())
-    return backward.getValue();
-  return op.getEffectiveForwardDtype();
-}
-
 Type mlir::prec::getEffectiveAccDtype(CollectiveOpInterface op) {
   if (!op.isReduction())
     return {};
@@ -98,8 +92,17 @@ ReductionAlgorithm mlir::prec::getReductionAlgorithm(CollectiveOpInterface op) {
              : ReductionAlgorithm::Direct;
 }
 
-AverageDivisors mlir::prec::getAverageDivisors(int64_t divisor,
-                                               FloatType accType) {
+ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
+  ReductionDivisors divisors;
+  if (auto pre = op->getAttrOfType<FloatAttr>("pre_divisor"))
+    divisors.pre = pre.getValueAsDouble();
+  if (auto post = op->getAttrOfType<FloatAttr>("post_divisor"))
+    divisors.post = post.getValueAsDouble();
+  return divisors;
+}
+
+ReductionDivisors mlir::prec::getAverageDivisors(int64_t divisor,
+                                                 FloatType accType) {
   assert(divisor >= 1 && "expected a positive divisor");
   const llvm::fltSemantics &f32 = llvm::APFloat::IEEEsingle();
   if (llvm::APFloat::semanticsMaxExponent(accType.getFloatSemantics()) >=
@@ -117,6 +120,20 @@ static std::string formatExtent(int64_t extent) {
   return ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
 }
 
+/// Verifies that `type` (or its element type) can hold the values ops
+/// compute with: a float type without a zero (f8E8M0FNU, a scale-only type)
+/// cannot accumulate, average or carry data, only scales.
+static LogicalResult verifyValueFloatType(Operation *op, StringRef name,
+                                          Type type) {
+  auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+  if (!floatType ||
+      llvm::APFloat::semanticsHasZero(floatType.getFloatSemantics()))
+    return success();
+  return op->emitOpError("expected ")
+         << name << " of a float type with a zero, got " << floatType
+         << " (a scale-only type)";
+}
+
 //===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
@@ -129,6 +146,11 @@ Type CastOp::getEffectiveBackwardDtype() {
 
 LogicalResult CastOp::verify() {
   Type inputType = getInput().getType(), resultType = getType();
+  if (failed(verifyValueFloatType(*this, "input", inputType)) ||
+      failed(verifyValueFloatType(*this, "result", resultType)) ||
+      failed(verifyValueFloatType(*this, "backward_dtype",
+                                  getEffectiveBackwardDtype())))
+    return failure();
   auto inputShaped = dyn_cast<ShapedType>(inputType);
   auto resultShaped = dyn_cast<ShapedType>(resultType);
   if (static_cast<bool>(inputShaped) != static_cast<bool>(resultShaped) ||
@@ -200,6 +222,11 @@ static LogicalResult verifyAccumulationType(Operation *op, Type acc,
 
 LogicalResult ReduceOp::verify() {
   RankedTensorType inputType = getInput().getType();
+  if (failed(verifyValueFloatType(*this, "input", inputType)) ||
+      failed(verifyValueFloatType(*this, "result", getType())) ||
+      (getAccDtype() &&
+       failed(verifyValueFloatType(*this, "acc_dtype", *getAccDtype()))))
+    return failure();
   if (failed(verifyDimList(*this, "dims", getDims(), inputType.getRank())))
     return failure();
   SmallVector<int64_t> expectedShape;
@@ -234,10 +261,19 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   }
 
   Type forward = op.getEffectiveForwardDtype();
-  if (TypeAttr acc = op.getAccDtypeAttr())
-    if (failed(verifyAccumulationType(operation, acc.getValue(), forward,
-                                      "forward_dtype")))
+  TypeAttr acc = op.getAccDtypeAttr();
+  std::pair<StringRef, Type> valueTypes[] = {
+      {"input", op.getInput().getType()},
+      {"result", op.getResult().getType()},
+      {"forward_dtype", forward},
+      {"backward_dtype", op.getEffectiveBackwardDtype()},
+      {"acc_dtype", acc ? acc.getValue() : Type()}};
+  for (auto [name, type] : valueTypes)
+    if (type && failed(verifyValueFloatType(operation, name, type)))
       return failure();
+  if (acc && failed(verifyAccumulationType(operation, acc.getValue(), forward,
+                                           "forward_dtype")))
+    return failure();
 
   auto scaling = operation->getAttrOfType<ScalingAttr>("scaling");
   TypeAttr backward = op.getBackwardDtypeAttr();
@@ -329,6 +365,13 @@ static LogicalResult verifyAxisInRange(Operation *op, StringRef name,
 }
 
 LogicalResult AllGatherOp::verify() {
+  // The gradient is a reduce_scatter with this reduction; only the linear
+  // ones are a transpose of the gather.
+  ReductionKind gradReduction = getGradReduction();
+  if (gradReduction != ReductionKind::Sum &&
+      gradReduction != ReductionKind::Avg)
+    return emitOpError("expected grad_reduction <sum> or <avg>, got <")
+           << stringifyReductionKind(gradReduction) << ">";
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyAxisInRange(*this, "gather_axis", static_cast<int64_t>(getGatherAxis()),
                                getInput().getType().getRank())))
@@ -428,6 +471,12 @@ AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   RankedTensorType inputType = getInput().getType(), resultType = getType();
   if (split == concat) {
     int64_t in = inputType.getDimSize(split), out = resultType.getDimSize(split);
+    // The dimension is exchanged in group-size chunks.
+    if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(*groupSize) &&
+        in % *groupSize != 0)
+      return emitOpError("expected dimension ")
+             << split << " (" << in << ") to be divisible by the group size "
+             << *groupSize;
     if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out) || in == out)
       return success();
     return emitOpError("expected result dimension ")
@@ -497,11 +546,15 @@ static LogicalResult verifyQuantization(Operation *op, RankedTensorType wide,
 }
 
 LogicalResult QuantizeOp::verify() {
+  if (failed(verifyValueFloatType(*this, "input", getInput().getType())))
+    return failure();
   return verifyQuantization(*this, getInput().getType(), getType(),
                             getScale().getType(), getScaling());
 }
 
 LogicalResult DequantizeOp::verify() {
+  if (failed(verifyValueFloatType(*this, "result", getType())))
+    return failure();
   return verifyQuantization(*this, getType(), getInput().getType(),
                             getScale().getType(), getScaling());
 }

@@ -155,7 +155,7 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
   FloatType accType = getMicrobatchAccType(microbatchSum);
   auto shardAcc = cast<FloatType>(getEffectiveAccDtype(reduceScatter));
   auto replicateAcc = cast<FloatType>(getEffectiveAccDtype(allReduce));
-  AverageDivisors divisors = getAverageDivisors(
+  ReductionDivisors divisors = getAverageDivisors(
       divisor, getNarrowestRange({shardAcc, accType, replicateAcc}));
 
   OpBuilder builder(reduceScatter);

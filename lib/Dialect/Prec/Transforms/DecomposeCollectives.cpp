@@ -44,7 +44,7 @@ using namespace mlir::prec;
 
 /// Converts a float scalar to `to` with one rounding: extend, truncate, or
 /// (between bf16 and f16, neither of which holds the other) extend to f32
-/// exactly and truncate once.
+/// exactly and truncate once, skipping the step on a side that is f32.
 Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
                                FloatType to) {
   auto from = cast<FloatType>(value.getType());
@@ -54,7 +54,12 @@ Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
     return arith::ExtFOp::create(b, loc, to, value);
   if (floatTypeContains(from, to))
     return arith::TruncFOp::create(b, loc, to, value);
-  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  FloatType f32 = b.getF32Type();
+  Value wide = from == f32
+                   ? value
+                   : arith::ExtFOp::create(b, loc, f32, value).getResult();
+  if (to == f32)
+    return wide;
   return arith::TruncFOp::create(b, loc, to, wide);
 }
 
@@ -90,17 +95,13 @@ struct DecompositionPlan {
   int64_t groupSize = 1;
 };
 
-/// Reads a divisor attribute written by prec-divide-factors.
-double getDivisor(Operation *op, StringRef name) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return 1.0;
-}
-
 FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
                                                SymbolTableCollection &tables) {
   DecompositionPlan plan;
   auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  if (!grid)
+    return op->emitOpError("expected grid ")
+           << op.getGridAttr() << " to name a 'shard.grid'";
   plan.groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
   if (ShapedType::isDynamic(plan.groupSize))
     return op->emitOpError("cannot decompose a collective over grid axes of "
@@ -122,8 +123,9 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
 
   plan.acc = cast<FloatType>(getEffectiveAccDtype(op));
   plan.reduction = op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
-  plan.preDivisor = getDivisor(op, "pre_divisor");
-  plan.postDivisor = getDivisor(op, "post_divisor");
+  ReductionDivisors divisors = getExplicitDivisors(op);
+  plan.preDivisor = divisors.pre;
+  plan.postDivisor = divisors.post;
   if (plan.reduction == ReductionKind::Avg) {
     // An average left for the decomposition divides once, after summing.
     plan.reduction = ReductionKind::Sum;

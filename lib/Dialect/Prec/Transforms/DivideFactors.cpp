@@ -39,7 +39,7 @@ LogicalResult makeDivisorsExplicit(ReductionOp op) {
       getStaticCollectiveGroupSize(op, "its divide factors");
   if (failed(groupSize))
     return failure();
-  AverageDivisors divisors = getAverageDivisors(*groupSize, acc);
+  ReductionDivisors divisors = getAverageDivisors(*groupSize, acc);
   op.setReduction(ReductionKind::Sum);
   setDivisorIfNotOne(op, op.getPreDivisorAttrName(), divisors.pre);
   setDivisorIfNotOne(op, op.getPostDivisorAttrName(), divisors.post);

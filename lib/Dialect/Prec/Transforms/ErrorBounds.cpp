@@ -39,11 +39,9 @@ double getConversionError(Type from, Type to) {
 
 /// The relative error of dividing by `divisor` in `type`: none for powers
 /// of two (only the exponent changes), else one rounding.
-double getDivisionError(std::optional<double> divisor, Type type) {
-  if (!divisor)
-    return 0.0;
+double getDivisionError(double divisor, Type type) {
   int exponent;
-  if (std::frexp(*divisor, &exponent) == 0.5)
+  if (std::frexp(divisor, &exponent) == 0.5)
     return 0.0;
   return getUnitRoundoff(type);
 }
@@ -64,7 +62,7 @@ struct CollectiveBound {
   Type input, forward, acc, result;
   std::optional<ReductionAlgorithm> algorithm;
   std::optional<ReductionKind> reduction;
-  std::optional<double> preDivisor, postDivisor;
+  double preDivisor = 1.0, postDivisor = 1.0;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
 };
@@ -85,12 +83,6 @@ std::string printLocation(Location loc) {
   else
     loc.print(os);
   return text;
-}
-
-std::optional<double> getDivisor(Operation *op, StringRef name) {
-  if (auto divisor = op->getAttrOfType<FloatAttr>(name))
-    return divisor.getValueAsDouble();
-  return std::nullopt;
 }
 
 /// Rounding added by the scaling of an fp8 wire: dividing by the scale in
@@ -137,8 +129,9 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     info.algorithm = getReductionAlgorithm(op);
     info.reduction =
         op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
-    info.preDivisor = getDivisor(op, "pre_divisor");
-    info.postDivisor = getDivisor(op, "post_divisor");
+    ReductionDivisors divisors = getExplicitDivisors(op);
+    info.preDivisor = divisors.pre;
+    info.postDivisor = divisors.post;
     if (*info.reduction == ReductionKind::Avg)
       info.postDivisor = static_cast<double>(info.groupSize);
     received = info.acc;

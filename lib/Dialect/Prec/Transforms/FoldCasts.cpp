@@ -45,14 +45,14 @@ Type getComputedDtype(CollectiveOpInterface op) {
 
 bool hasScaledWire(CollectiveOpInterface op) {
   return isScaledLowPrecisionType(op.getEffectiveForwardDtype()) ||
-         isScaledLowPrecisionType(getEffectiveBackwardDtype(op));
+         isScaledLowPrecisionType(op.getEffectiveBackwardDtype());
 }
 
 /// Pins the forward and backward dtypes of `op` to their current effective
 /// values, so that changing its input type leaves them unchanged.
 void pinDtypes(CollectiveOpInterface op) {
   Type forward = op.getEffectiveForwardDtype();
-  Type backward = getEffectiveBackwardDtype(op);
+  Type backward = op.getEffectiveBackwardDtype();
   Type acc = getEffectiveAccDtype(op);
   op->setAttr("forward_dtype", TypeAttr::get(forward));
   op->setAttr("backward_dtype", TypeAttr::get(backward));
@@ -136,7 +136,7 @@ struct MergeWideningCastIntoOperand
       return rewriter.notifyMatchFailure(collective, "no plain cast operand");
     Type narrow = getElementTypeOrSelf(castOp.getInput().getType());
     Type wide = getElementTypeOrSelf(castOp.getType());
-    Type backward = getEffectiveBackwardDtype(collective);
+    Type backward = collective.getEffectiveBackwardDtype();
     if (!isa<RankedTensorType>(castOp.getInput().getType()) ||
         !contains(wide, narrow) || !contains(wide, backward) ||
         !contains(wide,

@@ -28,7 +28,7 @@ struct InferPrecisionPass
         setDtypeIfAbsent(op, "forward_dtype",
                          collective.getEffectiveForwardDtype());
         setDtypeIfAbsent(op, "backward_dtype",
-                         getEffectiveBackwardDtype(collective));
+                         collective.getEffectiveBackwardDtype());
         if (Type acc = getEffectiveAccDtype(collective))
           setDtypeIfAbsent(op, "acc_dtype", acc);
         return;

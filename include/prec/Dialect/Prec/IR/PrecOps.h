@@ -32,9 +32,12 @@ bool floatTypeContains(FloatType wide, FloatType narrow);
 /// f32 for everything narrower (PyTorch's rule).
 FloatType getDefaultAccumulationType(FloatType forwardType);
 
-/// The dtype a collective's gradient travels in: `backward_dtype`, or by
-/// default its effective forward dtype.
-Type getEffectiveBackwardDtype(CollectiveOpInterface op);
+/// The dtype a collective's gradient travels in. Prefer the interface's
+/// `op.getEffectiveBackwardDtype()`; this spelling remains for existing
+/// callers.
+inline Type getEffectiveBackwardDtype(CollectiveOpInterface op) {
+  return op.getEffectiveBackwardDtype();
+}
 
 /// The dtype a reducing collective accumulates in: `acc_dtype`, or by
 /// default the accumulation type of its effective forward dtype. Null for
@@ -61,20 +64,26 @@ FailureOr<int64_t> getStaticCollectiveGroupSize(CollectiveOpInterface op,
 /// (partial sums rounded to the wire dtype at every hop) otherwise.
 ReductionAlgorithm getReductionAlgorithm(CollectiveOpInterface op);
 
-/// How an average over `divisor` values is split around a sum accumulated in
-/// `accType`: `pre` divides each input before the wire cast, `post` the
-/// accumulated sum, and `pre * post == divisor`.
-struct AverageDivisors {
+/// The divisors of a reducing collective: `pre` divides each input before
+/// the wire cast, `post` the accumulated sum.
+struct ReductionDivisors {
   double pre = 1.0;
   double post = 1.0;
 };
 
+/// The explicit `pre_divisor` and `post_divisor` of `op`, 1 when absent. An
+/// `avg` reduction is not folded in.
+ReductionDivisors getExplicitDivisors(CollectiveOpInterface op);
+
+/// How an average over `divisor` values is split around a sum accumulated in
+/// `accType`, with `pre * post == divisor`.
+///
 /// Accumulation types with f32's exponent range (f32, bf16, f64) cannot
 /// overflow by summing a group, so the whole divisor is applied once, after
 /// the sum. Narrower ranges (f16) get `pre` = the power of two nearest to
 /// sqrt(divisor), ties upwards, i.e. the largest power of two `f` with
 /// `f * f <= 2 * divisor`, and `post = divisor / pre`.
-AverageDivisors getAverageDivisors(int64_t divisor, FloatType accType);
+ReductionDivisors getAverageDivisors(int64_t divisor, FloatType accType);
 
 } // namespace mlir::prec
 
