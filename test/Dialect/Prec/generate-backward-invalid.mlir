@@ -1,4 +1,7 @@
 // RUN: prec-opt %s --prec-generate-backward -split-input-file -verify-diagnostics
+// A function named twice is differentiated once; its failed backward
+// function leaves no symbol behind.
+// RUN: not prec-opt %s --prec-generate-backward="functions=named_twice,named_twice" -split-input-file 2>&1 | FileCheck %s --check-prefix=TWICE
 
 func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
   // expected-error @below {{'math.exp' op has no gradient rule (it does not implement BackwardOpInterface)}}
@@ -103,4 +106,15 @@ func.func @matmul_transposed(%a: tensor<8x4xf32>, %b: tensor<16x4xf32>, %c: tens
          ins(%a, %b : tensor<8x4xf32>, tensor<16x4xf32>)
          outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Other chunks report that they lack @named_twice.
+// TWICE:     error: 'prec.reduce_scatter' op has no gradient rule for reduction 'max'
+// TWICE-NOT: error: 'prec.reduce_scatter' op has no gradient rule for reduction 'max'
+shard.grid @dp(shape = 4)
+func.func @named_twice(%x: tensor<8xf32>) -> tensor<2xf32> {
+  %y = prec.reduce_scatter %x on @dp scatter_axis = 0 reduction = <max> : tensor<8xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
 }

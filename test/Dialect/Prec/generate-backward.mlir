@@ -85,6 +85,22 @@ func.func @reduce_scatter_avg(%g: tensor<64x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }
 
+// Explicit divisors (what prec-divide-factors makes of an avg) divide the
+// gradient by pre_divisor * post_divisor, in the gradient's dtype.
+// CHECK-LABEL: func.func @reduce_scatter_divisors_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<16x16xbf16>)
+// CHECK:         %[[EIGHT:.*]] = arith.constant dense<8.000000e+00> : tensor<16x16xbf16>
+// CHECK:         %[[SCALED:.*]] = arith.divf %[[DY]], %[[EIGHT]] : tensor<16x16xbf16>
+// CHECK:         prec.all_gather %[[SCALED]] on @hsdp grid_axes = [0] gather_axis = 0
+// CHECK-SAME:      grad_reduction = <sum> : tensor<16x16xbf16> -> tensor<64x16xbf16>
+func.func @reduce_scatter_divisors(%g: tensor<64x16xbf16>) -> tensor<16x16xbf16>
+    attributes {prec.differentiable} {
+  %r = prec.reduce_scatter %g on @hsdp grid_axes = [0] scatter_axis = 0
+         pre_divisor = 2.0 post_divisor = 4.0
+         : tensor<64x16xbf16> -> tensor<16x16xbf16>
+  return %r : tensor<16x16xbf16>
+}
+
 // all_reduce -> all_reduce with the same reduction, dtypes swapped; the
 // accumulation dtype follows the default of the new wire dtype.
 // CHECK-LABEL: func.func @all_reduce_backward(
@@ -95,6 +111,21 @@ func.func @all_reduce(%g: tensor<16xf32>) -> tensor<16xf32>
     attributes {prec.differentiable} {
   %r = prec.all_reduce %g on @hsdp grid_axes = [0] reduction = <avg>
          forward_dtype = bf16 backward_dtype = f32 acc_dtype = f32
+         : tensor<16xf32> -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// The transposed all_reduce divides by the same pre_divisor and post_divisor.
+// CHECK-LABEL: func.func @all_reduce_divisors_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<16xf32>)
+// CHECK-NOT:     arith.divf
+// CHECK:         prec.all_reduce %[[DY]] on @hsdp grid_axes = [0]
+// CHECK-SAME:      pre_divisor = 2.000000e+00 post_divisor = 3.000000e+00
+// CHECK-SAME:      : tensor<16xf32> -> tensor<16xf32>
+func.func @all_reduce_divisors(%g: tensor<16xf32>) -> tensor<16xf32>
+    attributes {prec.differentiable} {
+  %r = prec.all_reduce %g on @hsdp grid_axes = [0]
+         pre_divisor = 2.0 post_divisor = 3.0
          : tensor<16xf32> -> tensor<16xf32>
   return %r : tensor<16xf32>
 }

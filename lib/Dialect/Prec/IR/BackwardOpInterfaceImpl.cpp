@@ -59,10 +59,9 @@ Value mlir::prec::createSplatLike(OpBuilder &builder, Location loc, Value like,
 
 /// `tensor / divisor`, elementwise, in the tensor's element type.
 static Value createDivide(OpBuilder &builder, Location loc, Value tensor,
-                          int64_t divisor) {
+                          double divisor) {
   Type elementType = cast<RankedTensorType>(tensor.getType()).getElementType();
-  Value splat = createSplatLike(builder, loc, tensor, elementType,
-                                static_cast<double>(divisor));
+  Value splat = createSplatLike(builder, loc, tensor, elementType, divisor);
   return arith::DivFOp::create(builder, loc, tensor, splat);
 }
 
@@ -124,7 +123,8 @@ struct AllGatherBackwardModel
 };
 
 /// reduce_scatter -> all_gather; an `avg` divides the gradient by the group
-/// size first (each rank's input contributed 1/N to the result).
+/// size first (each rank's input contributed 1/N to the result), explicit
+/// divisors by `pre_divisor * post_divisor`.
 struct ReduceScatterBackwardModel
     : public BackwardOpInterface::ExternalModel<ReduceScatterBackwardModel,
                                                 ReduceScatterOp> {
@@ -138,6 +138,9 @@ struct ReduceScatterBackwardModel
       return failure();
     Location loc = op->getLoc();
     Value gradient = resultGradients[0];
+    ReductionDivisors divisors = getExplicitDivisors(scatter);
+    if (double divisor = divisors.pre * divisors.post; divisor != 1.0)
+      gradient = createDivide(builder, loc, gradient, divisor);
     if (*kind == ReductionKind::Avg) {
       auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
           op, scatter.getGridAttr());
@@ -147,7 +150,8 @@ struct ReduceScatterBackwardModel
       if (ShapedType::isDynamic(groupSize))
         return op->emitOpError("has no gradient rule for an avg over a ")
                << "group of dynamic size";
-      gradient = createDivide(builder, loc, gradient, groupSize);
+      gradient =
+          createDivide(builder, loc, gradient, static_cast<double>(groupSize));
     }
     operandGradients.push_back(
         AllGatherOp::create(builder, loc, scatter.getInput().getType(),
@@ -160,8 +164,8 @@ struct ReduceScatterBackwardModel
   }
 };
 
-/// all_reduce -> all_reduce of the same (sum or avg) reduction: both are
-/// symmetric linear maps.
+/// all_reduce -> all_reduce of the same (sum or avg) reduction and divisors:
+/// both are symmetric linear maps.
 struct AllReduceBackwardModel
     : public BackwardOpInterface::ExternalModel<AllReduceBackwardModel,
                                                 AllReduceOp> {
@@ -179,7 +183,8 @@ struct AllReduceBackwardModel
         TypeAttr::get(allReduce.getEffectiveBackwardDtype()),
         TypeAttr::get(allReduce.getEffectiveForwardDtype()),
         RoundingMode::NearestEven, allReduce.getScalingAttr(), *kind,
-        /*acc_dtype=*/nullptr));
+        /*acc_dtype=*/nullptr, allReduce.getPreDivisorAttr(),
+        allReduce.getPostDivisorAttr(), /*algorithm=*/nullptr));
     return success();
   }
 };

@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECGENERATEBACKWARD
@@ -259,7 +260,7 @@ LogicalResult BackwardBuilder::run() {
       backward.getBody().dropAllReferences();
       backward.getBody().getBlocks().clear();
     } else {
-      backward.erase();
+      symbols.erase(backward);
     }
     return failure();
   }
@@ -292,11 +293,12 @@ struct GenerateBackwardPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> forwards;
+    // A function named twice is differentiated once.
+    llvm::SetVector<func::FuncOp> forwards;
     if (functions.empty()) {
       for (auto function : module.getOps<func::FuncOp>())
         if (function->hasAttr(PrecDialect::kDifferentiableAttrName))
-          forwards.push_back(function);
+          forwards.insert(function);
     }
     for (const std::string &functionName : functions) {
       auto function = module.lookupSymbol<func::FuncOp>(functionName);
@@ -306,7 +308,7 @@ struct GenerateBackwardPass
             << functionName << "' to differentiate";
         return signalPassFailure();
       }
-      forwards.push_back(function);
+      forwards.insert(function);
     }
 
     SymbolTable symbols(module);
