@@ -38,6 +38,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -760,9 +761,27 @@ int main(int argc, char **argv) {
   if (failed(parseIndexedOptions(program)))
     return 1;
 
+  // Optimize for the host: without its target machine the optimizer has no
+  // cost model of the vector units and leaves the kernels' loops scalar.
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder) {
+    llvm::errs() << "prec-run: error: "
+                 << llvm::toString(hostBuilder.takeError()) << "\n";
+    return 1;
+  }
+  auto hostMachine = hostBuilder->createTargetMachine();
+  if (!hostMachine) {
+    llvm::errs() << "prec-run: error: "
+                 << llvm::toString(hostMachine.takeError()) << "\n";
+    return 1;
+  }
+  // The options hold a reference to the transformer, which must outlive
+  // ExecutionEngine::create.
+  auto optimize = makeOptimizingTransformer(3, 0, hostMachine->get());
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = makeOptimizingTransformer(3, 0, nullptr);
-  auto engine = ExecutionEngine::create(*module, engineOptions);
+  engineOptions.transformer = optimize;
+  auto engine =
+      ExecutionEngine::create(*module, engineOptions, std::move(*hostMachine));
   if (!engine) {
     llvm::errs() << "prec-run: error: JIT compilation failed: "
                  << llvm::toString(engine.takeError()) << "\n";
