@@ -54,3 +54,11 @@ bench-numerics: configure
 bench-compile: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt
 	python3 bench/compile/time_lower_to_cpu.py --prec-opt $(PREC_OPT) --passes
+
+# The generated pack kernel against memcpy; compiled reduce-scatters on 4
+# local ranks against the runtime's.
+.PHONY: bench-e2e
+
+bench-e2e: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec_bench_e2e
+	$(BUILD_DIR)/bin/prec_bench_e2e
