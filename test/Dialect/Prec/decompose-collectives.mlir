@@ -1,7 +1,7 @@
 // RUN: prec-opt %s --prec-decompose-collectives -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
 
-// CHECK-DAG: #[[$ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-// CHECK-DAG: #[[$DROP0:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$SOURCE_LAST:.*]] = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+// CHECK-DAG: #[[$DROP_SOURCE:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$PERM:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 
 shard.grid @dp(shape = 4)
@@ -17,7 +17,7 @@ shard.grid @dp(shape = 4)
 // CHECK: %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2]] : tensor<4x2x4xbf16> into tensor<32xbf16>
 // CHECK: %[[X:.*]] = prec.transport <all_to_all> %[[F]] on @dp : tensor<32xbf16> -> tensor<32xbf16>
 // CHECK: %[[R:.*]] = tensor.expand_shape %[[X]] {{.*}} into tensor<4x2x4xbf16>
-// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$DROP0]]], iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[R]] : tensor<4x2x4xbf16>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$SOURCE_LAST]], #[[$DROP_SOURCE]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[R]] : tensor<4x2x4xbf16>) outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK:   arith.extf %{{.*}} : bf16 to f32
 // CHECK:   arith.addf
 // CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<2x4xf32>)
@@ -33,7 +33,7 @@ func.func @direct_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
 // acc_dtype == forward_dtype: the contract allows the backend's reduction.
 // CHECK-LABEL: func @wire_reduce_scatter
 // CHECK: prec.transport <reduce_scatter> %{{.*}} on @dp reduction = <sum> : tensor<32xbf16> -> tensor<8xbf16>
-// CHECK-NOT: iterator_types = ["reduction"
+// CHECK-NOT: "reduction"]
 func.func @wire_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
   %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = bf16
          : tensor<8x4xf32> -> tensor<2x4xf32>
@@ -80,7 +80,7 @@ func.func @gather(%w: tensor<2x4xf32>) -> tensor<8x4xbf16> {
 // sum them in f32.
 // CHECK-LABEL: func @direct_all_reduce
 // CHECK: prec.transport <all_gather> %{{.*}} : tensor<8xbf16> -> tensor<32xbf16>
-// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: iterator_types = ["parallel", "reduction"]
 func.func @direct_all_reduce(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = prec.all_reduce %x on @dp : tensor<8xbf16> -> tensor<8xbf16>
   return %0 : tensor<8xbf16>
@@ -129,7 +129,7 @@ shard.grid @dp(shape = 4)
 // An explicit direct algorithm wins over the default ring of equal dtypes.
 // CHECK-LABEL: func @explicit_direct
 // CHECK: prec.transport <all_to_all>
-// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: iterator_types = ["parallel", "reduction"]
 func.func @explicit_direct(%g: tensor<32xf32>) -> tensor<8xf32> {
   %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 algorithm = <direct>
          : tensor<32xf32> -> tensor<8xf32>

@@ -377,15 +377,20 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
       b, loc, getReductionIdentity(b, plan.reduction, plan.acc));
   Value init = linalg::FillOp::create(b, loc, identity, empty).getResult(0);
 
-  SmallVector<AffineExpr> outputExprs;
-  for (int64_t d = 1; d <= rank; ++d)
-    outputExprs.push_back(b.getAffineDimExpr(d));
-  auto outputMap = AffineMap::get(rank + 1, 0, outputExprs, b.getContext());
-  SmallVector<utils::IteratorType> iterators{utils::IteratorType::reduction};
-  iterators.append(rank, utils::IteratorType::parallel);
+  // The source rank is the innermost dimension, so that the loops sum each
+  // element's N terms in one pass over the accumulator instead of N passes
+  // (the order of the terms, and so the rounding, is the same).
+  SmallVector<AffineExpr> inputExprs{b.getAffineDimExpr(rank)};
+  for (int64_t d = 0; d < rank; ++d)
+    inputExprs.push_back(b.getAffineDimExpr(d));
+  auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
+  auto outputMap = AffineMap::get(
+      rank + 1, 0, ArrayRef(inputExprs).drop_front(), b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
   auto sum = linalg::GenericOp::create(
-      b, loc, accType, received, init,
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank + 1), outputMap},
+      b, loc, accType, received, init, ArrayRef<AffineMap>{inputMap, outputMap},
       iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value term = convertFloat(nb, nl, args[0], plan.acc);
         linalg::YieldOp::create(nb, nl,
