@@ -61,6 +61,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 using namespace mlir;
@@ -136,6 +138,58 @@ void *allocate(size_t bytes) {
 }
 
 //===----------------------------------------------------------------------===//
+// A caching allocator for the generated code
+//===----------------------------------------------------------------------===//
+
+/// Keeps freed blocks for reuse by size, as a training framework's allocator
+/// does: the generated code allocates its wire and accumulation buffers on
+/// every call, and with malloc those of 32 MiB and more are fresh mmap pages
+/// each time, whose faults and zeroing cost more than the collective.
+class CachingAllocator {
+public:
+  static void *allocate(size_t bytes) {
+    CachingAllocator &self = get();
+    {
+      std::lock_guard<std::mutex> lock(self.mutex);
+      auto it = self.cached.find(bytes);
+      if (it != self.cached.end()) {
+        void *data = it->second;
+        self.cached.erase(it);
+        self.sizes[data] = bytes;
+        return data;
+      }
+    }
+    void *data = std::malloc(bytes);
+    std::lock_guard<std::mutex> lock(self.mutex);
+    self.sizes[data] = bytes;
+    return data;
+  }
+
+  static void release(void *data) {
+    if (!data)
+      return;
+    CachingAllocator &self = get();
+    std::lock_guard<std::mutex> lock(self.mutex);
+    auto it = self.sizes.find(data);
+    if (it == self.sizes.end()) {
+      std::free(data); // not ours
+      return;
+    }
+    self.cached.emplace(it->second, data);
+    self.sizes.erase(it);
+  }
+
+private:
+  static CachingAllocator &get() {
+    static CachingAllocator allocator;
+    return allocator;
+  }
+  std::mutex mutex;
+  std::multimap<size_t, void *> cached;
+  std::map<void *, size_t> sizes;
+};
+
+//===----------------------------------------------------------------------===//
 // Compilation
 //===----------------------------------------------------------------------===//
 
@@ -172,7 +226,8 @@ void lowerToCPU(ModuleOp module) {
 /// JIT-compiles a lowered module at -O3 for the host as prec-run does,
 /// optionally writing the optimized LLVM IR to `llvmPath`.
 std::unique_ptr<ExecutionEngine> jitCompile(ModuleOp module,
-                                            StringRef llvmPath = "") {
+                                            StringRef llvmPath = "",
+                                            bool cachingAllocator = false) {
   auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!hostBuilder)
     fatal(llvm::toString(hostBuilder.takeError()));
@@ -202,11 +257,19 @@ std::unique_ptr<ExecutionEngine> jitCompile(ModuleOp module,
   if (!engine)
     fatal("JIT compilation failed: " + llvm::toString(engine.takeError()));
   // Lowered copies between buffers of general layout call memrefCopy.
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     symbols[interner("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
+    if (cachingAllocator) {
+      symbols[interner("malloc")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&CachingAllocator::allocate),
+          llvm::JITSymbolFlags::Exported};
+      symbols[interner("free")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&CachingAllocator::release),
+          llvm::JITSymbolFlags::Exported};
+    }
     return symbols;
   });
   return std::move(*engine);
@@ -501,22 +564,18 @@ struct ReduceScatterState {
   PackedFunction functions[numVariants] = {};
   int64_t elements = 0;
   int32_t ranks = 0;
+  bool cachingAllocator = false;
   // Filled by rank 0: seconds per call per repetition, and error statistics
   // combined over ranks (max, sum of relative errors).
   std::vector<double> seconds[numVariants];
   double maxError[numVariants] = {}, sumError[numVariants] = {};
 };
 
-int reduceScatterRank(precrt_comm_t world, void *userData) {
-  auto *state = static_cast<ReduceScatterState *>(userData);
-  int32_t rank = 0, size = 0;
-  precrtCommRank(world, &rank);
-  precrtCommSize(world, &size);
+/// Times every variant on this rank's `input` and fills `state` on rank 0.
+void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
+                 ReduceScatterState *state) {
   int64_t n = state->elements, chunk = n / size;
-  auto *input = static_cast<float *>(allocate(n * 4));
   auto *backendResult = static_cast<float *>(allocate(chunk * 4));
-  for (int64_t i = 0; i < n; ++i)
-    input[i] = gradient(rank, i);
   std::memset(backendResult, 0, chunk * 4);
   std::vector<std::vector<float>> kept(numVariants, std::vector<float>(chunk));
 
@@ -549,7 +608,9 @@ int reduceScatterRank(precrt_comm_t world, void *userData) {
         state->seconds[v].push_back(seconds);
       if (rep + 1 == reduceReps)
         std::memcpy(kept[v].data(), result, chunk * 4);
-      if (allocated)
+      if (state->cachingAllocator)
+        CachingAllocator::release(allocated);
+      else
         std::free(allocated);
     }
   }
@@ -581,10 +642,26 @@ int reduceScatterRank(precrt_comm_t world, void *userData) {
       state->maxError[v] = maxima[v];
       state->sumError[v] = sums[v];
     }
-  std::free(input);
   std::free(backendResult);
+}
+
+/// Runs the variants with each allocator (one precrtRun: MPI starts once).
+int reduceScatterRank(precrt_comm_t world, void *userData) {
+  auto *states = static_cast<std::vector<ReduceScatterState> *>(userData);
+  int32_t rank = 0, size = 0;
+  precrtCommRank(world, &rank);
+  precrtCommSize(world, &size);
+  int64_t n = states->front().elements;
+  auto *input = static_cast<float *>(allocate(n * 4));
+  for (int64_t i = 0; i < n; ++i)
+    input[i] = gradient(rank, i);
+  for (ReduceScatterState &state : *states)
+    runVariants(world, rank, size, input, &state);
+  std::free(input);
   return 0;
 }
+
+void reportReduceScatter(const ReduceScatterState &state);
 
 void benchmarkReduceScatter(Compiler &compiler) {
   precrt_init_options options{};
@@ -609,30 +686,41 @@ void benchmarkReduceScatter(Compiler &compiler) {
   OwningOpRef<ModuleOp> module =
       compiler.parse(reduceScatterSource(reduceElements, ranks));
   lowerToCPU(*module);
-  std::unique_ptr<ExecutionEngine> engine = jitCompile(*module);
-  ReduceScatterState state;
-  state.elements = reduceElements;
-  state.ranks = ranks;
-  for (int v = 0; v < numVariants; ++v)
-    if (variants[v].function)
-      state.functions[v] = lookup(*engine, variants[v].function);
-
-  precrt_status_t status = precrtRun(&options, reduceScatterRank, &state);
+  // The generated code's buffers come from malloc, then from a caching
+  // allocator.
+  std::unique_ptr<ExecutionEngine> engines[2];
+  std::vector<ReduceScatterState> states(2);
+  for (int caching = 0; caching < 2; ++caching) {
+    engines[caching] = jitCompile(*module, "", caching);
+    ReduceScatterState &state = states[caching];
+    state.elements = reduceElements;
+    state.ranks = ranks;
+    state.cachingAllocator = caching;
+    for (int v = 0; v < numVariants; ++v)
+      if (variants[v].function)
+        state.functions[v] = lookup(*engines[caching], variants[v].function);
+  }
+  precrt_status_t status = precrtRun(&options, reduceScatterRank, &states);
   if (status != PRECRT_SUCCESS)
     fatal(llvm::formatv("{0}: {1}", precrtStatusName(status),
                         precrtGetLastErrorMessage()));
-  if (state.seconds[0].empty())
-    return; // not rank 0 of an MPI job
+  for (const ReduceScatterState &state : states)
+    if (!state.seconds[0].empty()) // rank 0 (of an MPI job) reports
+      reportReduceScatter(state);
+}
 
+void reportReduceScatter(const ReduceScatterState &state) {
   llvm::outs() << llvm::formatv(
       "== reduce_scatter avg of {0} f32 ({1} MiB) per rank on {2} ranks ({3}), "
-      "ms per call over {4} reps ==\n",
-      reduceElements.getValue(), reduceElements * 4 / (1 << 20), ranks,
-      backendName.getValue(), reduceReps.getValue());
+      "generated code's buffers from {4}; ms per call over {5} reps ==\n",
+      state.elements, state.elements * 4 / (1 << 20), state.ranks,
+      backendName.getValue(),
+      state.cachingAllocator ? "a caching allocator" : "malloc",
+      reduceReps.getValue());
   double backendBest = best(state.seconds[0]);
   double backendMedian = median(state.seconds[0]);
   double f32Max = state.maxError[1];
-  int64_t total = reduceElements;
+  int64_t total = state.elements;
   for (int v = 0; v < numVariants; ++v) {
     const std::vector<double> &s = state.seconds[v];
     llvm::outs() << llvm::formatv(
