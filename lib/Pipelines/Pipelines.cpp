@@ -52,6 +52,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // The copies deallocation inserts (a returned argument, for one) become
+  // memref copies.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // Buffers to loops to LLVM.
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
