@@ -104,16 +104,11 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     ReductionKind kind = op.getReduction();
 
     auto accType = RankedTensorType::get(op.getType().getShape(), acc);
-    const llvm::fltSemantics &semantics = acc.getFloatSemantics();
-    llvm::APFloat identity =
-        kind == ReductionKind::Max   ? llvm::APFloat::getInf(semantics, true)
-        : kind == ReductionKind::Min ? llvm::APFloat::getInf(semantics, false)
-                                     : llvm::APFloat::getZero(semantics);
     Value init =
         linalg::FillOp::create(
             rewriter, loc,
             ValueRange{arith::ConstantOp::create(
-                rewriter, loc, acc, rewriter.getFloatAttr(acc, identity))},
+                rewriter, loc, getReductionIdentity(rewriter, kind, acc))},
             ValueRange{tensor::EmptyOp::create(rewriter, loc,
                                                accType.getShape(), acc)})
             .getResult(0);
@@ -137,13 +132,8 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
             AffineMap::get(rank, 0, kept, rewriter.getContext())},
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value term = convertFloat(b, l, args[0], acc);
-          Value combined =
-              kind == ReductionKind::Max
-                  ? arith::MaximumFOp::create(b, l, args[1], term)
-              : kind == ReductionKind::Min
-                  ? arith::MinimumFOp::create(b, l, args[1], term)
-                  : arith::AddFOp::create(b, l, args[1], term).getResult();
-          linalg::YieldOp::create(b, l, combined);
+          linalg::YieldOp::create(
+              b, l, combineReduction(b, l, kind, args[1], term));
         });
     rewriter.replaceOp(
         op,

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -158,40 +159,6 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   });
 }
 
-/// Reassociation merging every dimension of a tensor of rank `rank`.
-SmallVector<ReassociationIndices> mergeAll(int64_t rank) {
-  if (rank == 0)
-    return {};
-  ReassociationIndices all;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    all.push_back(dim);
-  return {all};
-}
-
-/// `value` reshaped to `type`, which has the same number of elements, through
-/// its flat form.
-Value reshape(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
-  auto from = cast<RankedTensorType>(value.getType());
-  if (from == type)
-    return value;
-  auto flatType =
-      RankedTensorType::get({from.getNumElements()}, from.getElementType());
-  Value flat = value;
-  if (from.getRank() == 0)
-    flat = tensor::ExpandShapeOp::create(b, loc, flatType, value,
-                                         ArrayRef<ReassociationIndices>{});
-  else if (from.getRank() > 1)
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, value,
-                                           mergeAll(from.getRank()));
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 1)
-    return flat;
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       mergeAll(type.getRank()));
-}
-
 Value extractSlice(OpBuilder &b, Location loc, Value source,
                    ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
   if (llvm::all_of(offsets, [](int64_t offset) { return offset == 0; }) &&
@@ -222,20 +189,20 @@ Value insertChunks(OpBuilder &b, Location loc, Value member, Value bucket,
   if (longRows == 0)
     return insertSlice(
         b, loc,
-        reshape(b, loc, member,
-                RankedTensorType::get({shortRows, shortWidth}, element)),
+        reshapeTensor(b, loc, member,
+                      RankedTensorType::get({shortRows, shortWidth}, element)),
         bucket, {0, column});
-  Value longChunks =
-      reshape(b, loc, extractSlice(b, loc, member, {0}, {longRows * longWidth}),
-              RankedTensorType::get({longRows, longWidth}, element));
+  Value longChunks = reshapeTensor(
+      b, loc, extractSlice(b, loc, member, {0}, {longRows * longWidth}),
+      RankedTensorType::get({longRows, longWidth}, element));
   bucket = insertSlice(b, loc, longChunks, bucket, {0, column});
   if (shortWidth == 0)
     return bucket;
   Value shortChunks =
-      reshape(b, loc,
-              extractSlice(b, loc, member, {longRows * longWidth},
-                           {shortRows * shortWidth}),
-              RankedTensorType::get({shortRows, shortWidth}, element));
+      reshapeTensor(b, loc,
+                    extractSlice(b, loc, member, {longRows * longWidth},
+                                 {shortRows * shortWidth}),
+                    RankedTensorType::get({shortRows, shortWidth}, element));
   return insertSlice(b, loc, shortChunks, bucket, {longRows, column});
 }
 
@@ -247,18 +214,18 @@ Value extractChunks(OpBuilder &b, Location loc, Value bucket,
   int64_t longRows = layout.longer(), longWidth = layout.base() + 1;
   int64_t shortRows = layout.rows - longRows, shortWidth = layout.base();
   if (longRows == 0)
-    return reshape(
+    return reshapeTensor(
         b, loc,
         extractSlice(b, loc, bucket, {0, column}, {shortRows, shortWidth}),
         flatType);
   auto longType = RankedTensorType::get({longRows * longWidth}, element);
-  Value longChunks = reshape(
+  Value longChunks = reshapeTensor(
       b, loc, extractSlice(b, loc, bucket, {0, column}, {longRows, longWidth}),
       longType);
   if (shortWidth == 0)
     return longChunks;
   auto shortType = RankedTensorType::get({shortRows * shortWidth}, element);
-  Value shortChunks = reshape(
+  Value shortChunks = reshapeTensor(
       b, loc,
       extractSlice(b, loc, bucket, {longRows, column}, {shortRows, shortWidth}),
       shortType);
@@ -359,28 +326,28 @@ LogicalResult mergeBucket(Bucket &bucket) {
   SmallVector<Value> blocks;
   for (auto [member, layout] : llvm::zip_equal(bucket.members, layouts)) {
     auto flatType = RankedTensorType::get({layout.count}, inputElement);
-    Value flat = reshape(b, loc, member.getInput(), flatType);
+    Value flat = reshapeTensor(b, loc, member.getInput(), flatType);
     auto blockType =
         RankedTensorType::get({rows, layout.columns()}, inputElement);
     if (layout.longer() == 0) {
-      blocks.push_back(reshape(b, loc, flat, blockType));
+      blocks.push_back(reshapeTensor(b, loc, flat, blockType));
       continue;
     }
     if (!zero)
       zero = arith::ConstantOp::create(b, loc, inputElement,
                                        b.getZeroAttr(inputElement));
-    Value block = tensor::EmptyOp::create(b, loc, blockType.getShape(),
-                                          inputElement);
+    Value block =
+        tensor::EmptyOp::create(b, loc, blockType.getShape(), inputElement);
     block = linalg::FillOp::create(b, loc, zero, block).getResult(0);
     blocks.push_back(insertChunks(b, loc, flat, block, layout, /*column=*/0));
   }
-  Value packed = blocks.size() == 1
-                     ? blocks.front()
-                     : tensor::ConcatOp::create(b, loc, /*dim=*/1, blocks)
-                           .getResult();
+  Value packed =
+      blocks.size() == 1
+          ? blocks.front()
+          : tensor::ConcatOp::create(b, loc, /*dim=*/1, blocks).getResult();
   int64_t sent = rows * totalColumns;
-  Value flatInput =
-      reshape(b, loc, packed, RankedTensorType::get({sent}, inputElement));
+  Value flatInput = reshapeTensor(b, loc, packed,
+                                  RankedTensorType::get({sent}, inputElement));
 
   // The merged collective: the first member with the flat buffer and its
   // dtypes spelled out.
@@ -403,7 +370,7 @@ LogicalResult mergeBucket(Bucket &bucket) {
   // buffer is read as [N, columns]; a scattered one is this rank's row.
   Value received = result;
   if (!isa<ReduceScatterOp>(first))
-    received = reshape(
+    received = reshapeTensor(
         b, loc, result,
         RankedTensorType::get({groupSize, totalColumns}, resultElement));
   for (auto [member, layout, column] :
@@ -418,7 +385,8 @@ LogicalResult mergeBucket(Bucket &bucket) {
       flat = extractSlice(b, loc, received, {column}, {layout.columns()});
     else
       flat = extractChunks(b, loc, received, layout, column);
-    Value replacement = reshape(b, loc, flat, member.getResult().getType());
+    Value replacement =
+        reshapeTensor(b, loc, flat, member.getResult().getType());
     member.getResult().replaceAllUsesWith(replacement);
   }
   return success();

@@ -42,40 +42,18 @@ using namespace mlir::prec;
 // Scalar conversions used inside the kernels
 //===----------------------------------------------------------------------===//
 
-/// Converts a float scalar to `to` with one rounding: extend, truncate, or
-/// (between bf16 and f16, neither of which holds the other) extend to f32
-/// exactly and truncate once, skipping the step on a side that is f32.
-Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
-                               FloatType to) {
-  auto from = cast<FloatType>(value.getType());
-  if (from == to)
-    return value;
-  if (floatTypeContains(to, from))
-    return arith::ExtFOp::create(b, loc, to, value);
-  if (floatTypeContains(from, to))
-    return arith::TruncFOp::create(b, loc, to, value);
-  FloatType f32 = b.getF32Type();
-  Value wide = from == f32
-                   ? value
-                   : arith::ExtFOp::create(b, loc, f32, value).getResult();
-  if (to == f32)
-    return wide;
-  return arith::TruncFOp::create(b, loc, to, wide);
-}
-
 /// The type arithmetic on `type` values is done in: f32 for narrower types.
 static FloatType getComputeType(FloatType type) {
   return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
 
 /// `value / divisor` computed in `value`'s type (no-op for a divisor of 1).
-static Value divideBy(OpBuilder &b, Location loc, Value value,
-                      double divisor) {
+static Value divideBy(OpBuilder &b, Location loc, Value value, double divisor) {
   if (divisor == 1.0)
     return value;
   auto type = cast<FloatType>(value.getType());
-  Value constant = arith::ConstantOp::create(
-      b, loc, type, b.getFloatAttr(type, divisor));
+  Value constant =
+      arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, divisor));
   return arith::DivFOp::create(b, loc, value, constant);
 }
 
@@ -87,7 +65,7 @@ namespace {
 
 struct DecompositionPlan {
   FloatType wire;
-  FloatType acc;              // reductions only
+  FloatType acc; // reductions only
   ReductionKind reduction = ReductionKind::Sum;
   double preDivisor = 1.0;
   double postDivisor = 1.0;
@@ -98,7 +76,8 @@ struct DecompositionPlan {
 FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
                                                SymbolTableCollection &tables) {
   DecompositionPlan plan;
-  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  auto grid =
+      tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   if (!grid)
     return op->emitOpError("expected grid ")
            << op.getGridAttr() << " to name a 'shard.grid'";
@@ -143,39 +122,11 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
-/// Reassociation that merges every dimension of a tensor of rank `rank` into
-/// one (or, for rank 0, introduces the single dimension).
-SmallVector<ReassociationIndices> flatReassociation(int64_t rank) {
-  if (rank == 0)
-    return {};
-  ReassociationIndices all;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    all.push_back(dim);
-  return {all};
-}
-
 Value flatten(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  auto flatType = RankedTensorType::get({type.getNumElements()},
-                                        type.getElementType());
-  if (type.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, flatType, tensor,
-                                         ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 1)
-    return tensor;
-  return tensor::CollapseShapeOp::create(b, loc, flatType, tensor,
-                                         flatReassociation(type.getRank()));
-}
-
-Value unflatten(OpBuilder &b, Location loc, Value flat,
-                RankedTensorType type) {
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 1)
-    return flat;
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       flatReassociation(type.getRank()));
+  return reshapeTensor(
+      b, loc, tensor,
+      RankedTensorType::get({type.getNumElements()}, type.getElementType()));
 }
 
 /// `shape` with dimension `dim` split into [outer, shape[dim] / outer].
@@ -232,7 +183,8 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
   auto inputElement = cast<FloatType>(inputType.getElementType());
   FloatType compute = getComputeType(inputElement);
   auto kernelBody = [&](OpBuilder &nb, Location nl, Value x) {
-    Value scaled = divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
+    Value scaled =
+        divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
     return convertFloat(nb, nl, scaled, wire);
   };
 
@@ -243,9 +195,9 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
 
   if (!splitDimension) {
     auto packedType = RankedTensorType::get(inputType.getShape(), wire);
-    Value packed =
-        buildElementwise(b, loc, input, b.getMultiDimIdentityMap(inputType.getRank()),
-                         packedType, kernelBody);
+    Value packed = buildElementwise(
+        b, loc, input, b.getMultiDimIdentityMap(inputType.getRank()),
+        packedType, kernelBody);
     return flatten(b, loc, packed);
   }
 
@@ -274,9 +226,9 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
       inputExprs.push_back(b.getAffineDimExpr(e));
   }
   auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
-  Value packed = buildElementwise(b, loc, expanded, inputMap,
-                                  RankedTensorType::get(packedShape, wire),
-                                  kernelBody);
+  Value packed =
+      buildElementwise(b, loc, expanded, inputMap,
+                       RankedTensorType::get(packedShape, wire), kernelBody);
   return flatten(b, loc, packed);
 }
 
@@ -286,61 +238,35 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
 Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
                         ArrayRef<int64_t> chunkShape, int64_t concatDim,
                         int64_t groupSize, RankedTensorType resultType) {
-  auto wire = cast<FloatType>(cast<RankedTensorType>(flat.getType()).getElementType());
+  auto wire =
+      cast<FloatType>(cast<RankedTensorType>(flat.getType()).getElementType());
   int64_t rank = chunkShape.size();
   SmallVector<int64_t> receivedShape{groupSize};
   receivedShape.append(chunkShape.begin(), chunkShape.end());
   auto resultElement = cast<FloatType>(resultType.getElementType());
   // Chunks land along the leading dimension in their received order.
   if (concatDim == 0 && resultElement == wire)
-    return unflatten(b, loc, flat, resultType);
-  Value received = unflatten(b, loc, flat, RankedTensorType::get(receivedShape, wire));
+    return reshapeTensor(b, loc, flat, resultType);
+  Value received =
+      reshapeTensor(b, loc, flat, RankedTensorType::get(receivedShape, wire));
 
   SmallVector<int64_t> expandedResult(chunkShape.begin(), chunkShape.end());
   expandedResult.insert(expandedResult.begin() + concatDim, groupSize);
-  // Result dims r0..rn with rc the source rank: received = [rc, r0.., r(c+1), ..].
+  // Result dims r0..rn with rc the source rank: received = [rc, r0.., r(c+1),
+  // ..].
   SmallVector<AffineExpr> inputExprs{b.getAffineDimExpr(concatDim)};
   for (int64_t r = 0; r <= rank; ++r)
     if (r != concatDim)
       inputExprs.push_back(b.getAffineDimExpr(r));
   auto inputMap = AffineMap::get(rank + 1, 0, inputExprs, b.getContext());
-  Value unpacked = buildElementwise(
-      b, loc, received, inputMap,
-      RankedTensorType::get(expandedResult, resultElement),
-      [&](OpBuilder &nb, Location nl, Value w) {
-        return convertFloat(nb, nl, w, resultElement);
-      });
-  return tensor::CollapseShapeOp::create(b, loc, resultType, unpacked,
-                                         mergeDimReassociation(rank, concatDim));
-}
-
-Value combine(OpBuilder &b, Location loc, ReductionKind kind, Value lhs,
-              Value rhs) {
-  switch (kind) {
-  case ReductionKind::Max:
-    return arith::MaximumFOp::create(b, loc, lhs, rhs);
-  case ReductionKind::Min:
-    return arith::MinimumFOp::create(b, loc, lhs, rhs);
-  case ReductionKind::Sum:
-  case ReductionKind::Avg:
-    return arith::AddFOp::create(b, loc, lhs, rhs);
-  }
-  llvm_unreachable("unknown reduction kind");
-}
-
-TypedAttr getReductionIdentity(OpBuilder &b, ReductionKind kind,
-                               FloatType type) {
-  const llvm::fltSemantics &semantics = type.getFloatSemantics();
-  switch (kind) {
-  case ReductionKind::Max:
-    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, true));
-  case ReductionKind::Min:
-    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, false));
-  case ReductionKind::Sum:
-  case ReductionKind::Avg:
-    return b.getFloatAttr(type, llvm::APFloat::getZero(semantics));
-  }
-  llvm_unreachable("unknown reduction kind");
+  Value unpacked =
+      buildElementwise(b, loc, received, inputMap,
+                       RankedTensorType::get(expandedResult, resultElement),
+                       [&](OpBuilder &nb, Location nl, Value w) {
+                         return convertFloat(nb, nl, w, resultElement);
+                       });
+  return tensor::CollapseShapeOp::create(
+      b, loc, resultType, unpacked, mergeDimReassociation(rank, concatDim));
 }
 
 /// `cast(acc / postDivisor, result type)` elementwise, unflattening first.
@@ -354,8 +280,8 @@ Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
   return buildElementwise(
       b, loc, accumulated, b.getMultiDimIdentityMap(accType.getRank()),
       resultType, [&](OpBuilder &nb, Location nl, Value v) {
-        Value scaled =
-            divideBy(nb, nl, convertFloat(nb, nl, v, compute), plan.postDivisor);
+        Value scaled = divideBy(nb, nl, convertFloat(nb, nl, v, compute),
+                                plan.postDivisor);
         return convertFloat(nb, nl, scaled, resultElement);
       });
 }
@@ -367,9 +293,10 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
                         RankedTensorType resultType) {
   int64_t rank = resultType.getRank();
   SmallVector<int64_t> receivedShape{plan.groupSize};
-  receivedShape.append(resultType.getShape().begin(), resultType.getShape().end());
-  Value received =
-      unflatten(b, loc, flat, RankedTensorType::get(receivedShape, plan.wire));
+  receivedShape.append(resultType.getShape().begin(),
+                       resultType.getShape().end());
+  Value received = reshapeTensor(
+      b, loc, flat, RankedTensorType::get(receivedShape, plan.wire));
 
   auto accType = RankedTensorType::get(resultType.getShape(), plan.acc);
   Value empty = tensor::EmptyOp::create(b, loc, accType.getShape(), plan.acc);
@@ -393,8 +320,8 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
       b, loc, accType, received, init, ArrayRef<AffineMap>{inputMap, outputMap},
       iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value term = convertFloat(nb, nl, args[0], plan.acc);
-        linalg::YieldOp::create(nb, nl,
-                                combine(nb, nl, plan.reduction, args[1], term));
+        linalg::YieldOp::create(
+            nb, nl, combineReduction(nb, nl, plan.reduction, args[1], term));
       });
   return buildFinish(b, loc, sum.getResult(0), plan, resultType);
 }
@@ -422,9 +349,9 @@ Value decompose(OpBuilder &b, AllGatherOp op, const DecompositionPlan &plan) {
   RankedTensorType inputType = op.getInput().getType();
   Value packed = buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize,
                            plan.wire, 1.0);
-  Value moved = buildTransport(b, loc, op, TransportKind::AllGather, packed,
-                               inputType.getNumElements() * plan.groupSize,
-                               std::nullopt);
+  Value moved =
+      buildTransport(b, loc, op, TransportKind::AllGather, packed,
+                     inputType.getNumElements() * plan.groupSize, std::nullopt);
   return buildGatherUnpack(b, loc, moved, inputType.getShape(),
                            op.getGatherAxis(), plan.groupSize, op.getType());
 }
@@ -433,8 +360,8 @@ Value decompose(OpBuilder &b, AllToAllOp op, const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType inputType = op.getInput().getType();
   int64_t split = op.getSplitAxis();
-  Value packed = buildPack(b, loc, op.getInput(), split, plan.groupSize,
-                           plan.wire, 1.0);
+  Value packed =
+      buildPack(b, loc, op.getInput(), split, plan.groupSize, plan.wire, 1.0);
   Value moved = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
                                inputType.getNumElements(), std::nullopt);
   SmallVector<int64_t> chunkShape(inputType.getShape());
@@ -453,8 +380,9 @@ Value decompose(OpBuilder &b, ReduceScatterOp op,
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::ReduceScatter,
                                    packed, chunk, plan.reduction);
-    Value shaped = unflatten(b, loc, reduced,
-                             RankedTensorType::get(resultType.getShape(), plan.wire));
+    Value shaped =
+        reshapeTensor(b, loc, reduced,
+                      RankedTensorType::get(resultType.getShape(), plan.wire));
     return buildFinish(b, loc, shaped, plan, resultType);
   }
   Value exchanged = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
@@ -471,8 +399,9 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::AllReduce, packed,
                                    count, plan.reduction);
-    Value shaped = unflatten(b, loc, reduced,
-                             RankedTensorType::get(resultType.getShape(), plan.wire));
+    Value shaped =
+        reshapeTensor(b, loc, reduced,
+                      RankedTensorType::get(resultType.getShape(), plan.wire));
     return buildFinish(b, loc, shaped, plan, resultType);
   }
   Value gathered = buildTransport(b, loc, op, TransportKind::AllGather, packed,
@@ -481,7 +410,8 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
 }
 
 struct DecomposeCollectivesPass
-    : public prec::impl::PrecDecomposeCollectivesBase<DecomposeCollectivesPass> {
+    : public prec::impl::PrecDecomposeCollectivesBase<
+          DecomposeCollectivesPass> {
   void runOnOperation() override {
     SymbolTableCollection tables;
     SmallVector<CollectiveOpInterface> collectives;
