@@ -100,7 +100,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   key.inputElement = inputType.getElementType();
   key.resultElement = resultType.getElementType();
   key.forward = op.getEffectiveForwardDtype();
-  key.backward = getEffectiveBackwardDtype(op);
+  key.backward = op.getEffectiveBackwardDtype();
   key.acc = getEffectiveAccDtype(op);
   if (llvm::any_of(
           ArrayRef<Type>{key.forward, key.backward, key.acc},

@@ -32,13 +32,6 @@ bool floatTypeContains(FloatType wide, FloatType narrow);
 /// f32 for everything narrower (PyTorch's rule).
 FloatType getDefaultAccumulationType(FloatType forwardType);
 
-/// The dtype a collective's gradient travels in. Prefer the interface's
-/// `op.getEffectiveBackwardDtype()`; this spelling remains for existing
-/// callers.
-inline Type getEffectiveBackwardDtype(CollectiveOpInterface op) {
-  return op.getEffectiveBackwardDtype();
-}
-
 /// The dtype a reducing collective accumulates in: `acc_dtype`, or by
 /// default the accumulation type of its effective forward dtype. Null for
 /// collectives that do not reduce.
