@@ -51,9 +51,13 @@ bench-numerics: configure
 	  --bench $(BUILD_DIR)/bin/prec_bench_reduction_error --prec-opt $(PREC_OPT) \
 	  --plot docs/images/reduction-error.png
 
+# 2048 and more layers exhaust 24 GB until deallocation scales (docs/performance.md).
+COMPILE_BENCH_LAYERS ?= 256 512 1024
+
 bench-compile: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt
-	python3 bench/compile/time_lower_to_cpu.py --prec-opt $(PREC_OPT) --passes
+	python3 bench/compile/time_lower_to_cpu.py --prec-opt $(PREC_OPT) --passes \
+	  --layers $(COMPILE_BENCH_LAYERS)
 
 # The generated pack kernel against memcpy; compiled reduce-scatters on 4
 # local ranks against the runtime's.
