@@ -1,6 +1,8 @@
 // RUN: prec-opt %s --prec-bucket-collectives | FileCheck %s --enable-var-scope
 // RUN: prec-opt %s --prec-bucket-collectives=max-bucket-bytes=64 | FileCheck %s --enable-var-scope --check-prefix=CAP
 // RUN: prec-opt %s --prec-bucket-collectives --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
+// RUN: not prec-opt %s --prec-bucket-collectives=max-bucket-bytes=-5 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: expected max-bucket-bytes >= 0 (0: no cap), got -5
 
 shard.grid @dp(shape = 4)
 shard.grid @hsdp(shape = 2x4)

@@ -397,6 +397,12 @@ struct BucketCollectivesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (maxBucketBytes < 0) {
+      emitError(getOperation().getLoc(),
+                "expected max-bucket-bytes >= 0 (0: no cap), got ")
+          << static_cast<int64_t>(maxBucketBytes);
+      return signalPassFailure();
+    }
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     SymbolTableCollection tables;
