@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeGpuTestUtil.h"
 #include "TestUtil.h"
 
 #include "precrt/gpu.h"
@@ -22,15 +23,9 @@
 #include <functional>
 
 using namespace precrt_test;
+using namespace precrt_fake_gpu_test;
 
 namespace {
-
-std::string lastError() { return precrtGetLastErrorMessage(); }
-
-template <typename Function> Function fakeSymbol(const char *library, const char *name) {
-  void *handle = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
-  return handle ? reinterpret_cast<Function>(dlsym(handle, name)) : nullptr;
-}
 
 int contextDepth() {
   auto depth = fakeSymbol<int (*)()>(PRECRT_FAKE_CUDA_DRIVER, "fakeCudaContextDepth");
@@ -130,43 +125,6 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
             PRECRT_ERROR_INVALID_ARGUMENT);
   mgpuModuleUnload(module);
   EXPECT_EQ(contextDepth(), 0);
-}
-
-/// Runs `body` on `n` NCCL ranks (thread bootstrap) with device buffers.
-precrt_status_t runNccl(int n, const std::function<void(precrt_comm_t, int)> &body,
-                        int64_t timeoutMs = 20000) {
-  precrt_init_options options{};
-  options.backend = PRECRT_BACKEND_NCCL;
-  options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
-  options.num_local_ranks = n;
-  options.timeout_ms = timeoutMs;
-  return precrtRun(
-      &options,
-      [](precrt_comm_t world, void *data) {
-        int32_t rank = -1;
-        precrtCommRank(world, &rank);
-        (*static_cast<const std::function<void(precrt_comm_t, int)> *>(data))(world,
-                                                                           rank);
-        return 0;
-      },
-      const_cast<std::function<void(precrt_comm_t, int)> *>(&body));
-}
-
-/// A device copy of `host`.
-void *toDevice(const std::vector<uint8_t> &host) {
-  void *device = nullptr;
-  EXPECT_EQ(precrtGpuMalloc(&device, host.size()), PRECRT_SUCCESS);
-  EXPECT_EQ(precrtGpuMemcpyAsync(device, host.data(), host.size(), nullptr),
-            PRECRT_SUCCESS);
-  return device;
-}
-
-std::vector<uint8_t> toHost(void *device, size_t bytes) {
-  std::vector<uint8_t> host(bytes);
-  EXPECT_EQ(precrtGpuMemcpyAsync(host.data(), device, bytes, nullptr),
-            PRECRT_SUCCESS);
-  precrtGpuFree(device);
-  return host;
 }
 
 TEST(FakeNccl, CollectivesOnFourRanks) {
@@ -328,12 +286,6 @@ TEST(FakeNccl, MoreRanksThanGpusIsUnavailable) {
   EXPECT_EQ(runNccl(5, [](precrt_comm_t, int) {}), PRECRT_ERROR_UNAVAILABLE);
   EXPECT_NE(lastError().find("5 ranks need 5 GPUs, 4 found"), std::string::npos)
       << lastError();
-}
-
-/// Checks run in a fresh copy of the binary, before any library is loaded.
-void expectInFreshProcess(const std::function<bool()> &check) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(std::exit(check() ? 0 : 1), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(FakeVersions, OldLibrariesAreRefusedWithTheirVersion) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "precrt/compiled.h"
 #include "precrt/gpu.h"
 #include "precrt/mgpu.h"
 #include "precrt/precrt.h"
@@ -49,6 +50,25 @@ TEST(GpuUnavailable, DriverEntryPointsReportTheMissingDriver) {
   EXPECT_NE(printed.find("mgpuStreamCreate failed: CUDA driver unavailable"),
             std::string::npos)
       << printed;
+}
+
+TEST(GpuUnavailable, CompiledGpuCodeRecordsTheMissingDriver) {
+  if (gpuPresent())
+    GTEST_SKIP() << "a CUDA driver and GPU are present";
+  ASSERT_EQ(precrtLocalRun(
+                1,
+                [](precrt_comm_t, void *) {
+                  EXPECT_EQ(precrtCompiledGpuStream(), nullptr);
+                  const char *error = precrtCompiledGetError();
+                  EXPECT_NE(std::string(error ? error : "")
+                                .find("CUDA driver unavailable"),
+                            std::string::npos);
+                  EXPECT_EQ(precrtCompiledGpuMaxBlocks(256), 1);
+                  precrtCompiledClearError();
+                  return 0;
+                },
+                nullptr),
+            PRECRT_SUCCESS);
 }
 
 /// Runs `check` in a fresh copy of this test binary (a death test in the

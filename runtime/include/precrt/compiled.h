@@ -25,6 +25,10 @@ extern "C" {
 #endif
 
 #define PRECRT_COMPILED_COLLECTIVE_SYMBOL "precrtCompiledCollective"
+#define PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL                            \
+  "precrtCompiledCollectiveOnStream"
+#define PRECRT_COMPILED_GPU_STREAM_SYMBOL "precrtCompiledGpuStream"
+#define PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL "precrtCompiledGpuMaxBlocks"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -44,7 +48,46 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
 
-/* The message of the first failure of a compiled collective on the calling
+/*===--- GPU code (prec-lower-to-cuda) -----------------------------------===*
+ *
+ * Lowered GPU code enqueues everything it does (allocations, copies, kernels)
+ * on one compute stream per rank, which it obtains once per call of a
+ * lowered function, and returns without synchronizing it: the driver
+ * synchronizes the stream after the call. The GPU entry points below record
+ * a failure like a failed compiled collective: as the rank's error for
+ * precrtCompiledGetError(), or, without a driver, on stderr before ending
+ * the process. The device is the calling thread's (precrtGpuSetDevice; an
+ * nccl world sets it to the rank's GPU). */
+
+/* The compute stream of the calling rank (thread) on its current device, as
+ * a CUstream. Created on first use (non-blocking: it does not wait for the
+ * legacy default stream), owned by the runtime, the same for every call of
+ * the thread, and destroyed when the thread exits. Without a driver and with
+ * PRECRT_BACKEND=nccl, the process joins that world first, which selects its
+ * GPU. NULL on failure. */
+PRECRT_EXPORT void *precrtCompiledGpuStream(void);
+
+/* The largest grid whose blocks of `threads_per_block` threads can all be
+ * resident at once on the current device: multiprocessors x (max resident
+ * threads per multiprocessor / threads_per_block), at least 1. The device's
+ * attributes are read once and cached. Grid-stride kernels launch this many
+ * blocks (or fewer); 1 on failure. */
+PRECRT_EXPORT int64_t precrtCompiledGpuMaxBlocks(int64_t threads_per_block);
+
+/* precrtCompiledCollective on device buffers that work enqueued on `stream`
+ * (the compute stream) writes before the call and reads after it. The group
+ * must be an NCCL communicator. The collective runs on the group
+ * communicator's own stream (one per group, created with it), which first
+ * waits for an event recorded on `stream`; afterwards `stream` waits for an
+ * event recorded on the group's stream, so the kernels enqueued next see the
+ * result. The events are created once per thread. The call returns when the
+ * collective is done on the GPU (or timed out). */
+PRECRT_EXPORT int32_t precrtCompiledCollectiveOnStream(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes, void *stream);
+
+/* The message of the first failure of a compiled entry point on the calling
  * thread since the last clear, or NULL. */
 PRECRT_EXPORT const char *precrtCompiledGetError(void);
 PRECRT_EXPORT void precrtCompiledClearError(void);

@@ -30,9 +30,35 @@ PRECRT_EXPORT precrt_status_t precrtGpuGetDeviceCount(int32_t *count);
 /* The calling thread's device for later calls. */
 PRECRT_EXPORT precrt_status_t precrtGpuSetDevice(int32_t device);
 
+/* What precrt asks of a device; read once per device and cached. */
+typedef struct precrt_gpu_device_properties {
+  char name[256];
+  int32_t compute_capability_major;
+  int32_t compute_capability_minor;
+  int32_t multiprocessor_count;
+  int32_t max_threads_per_multiprocessor;
+  /* Non-zero when the driver and the device support stream-ordered
+   * allocation (cuMemAllocAsync / cuMemFreeAsync from the default pool). */
+  int32_t stream_ordered_allocation;
+} precrt_gpu_device_properties;
+
+PRECRT_EXPORT precrt_status_t precrtGpuGetDeviceProperties(
+    int32_t device, precrt_gpu_device_properties *properties);
+
 PRECRT_EXPORT precrt_status_t precrtGpuMalloc(void **ptr, size_t bytes);
 PRECRT_EXPORT precrt_status_t precrtGpuMallocManaged(void **ptr, size_t bytes);
 PRECRT_EXPORT precrt_status_t precrtGpuFree(void *ptr);
+/* Stream-ordered allocation on `stream` (cuMemAllocAsync): the memory may be
+ * used by work enqueued on `stream` after this call, or on other streams
+ * ordered after it by events, and neither call synchronizes the device.
+ * With a NULL stream, or where the device has no stream-ordered allocation
+ * (precrt_gpu_device_properties), they are precrtGpuMalloc / precrtGpuFree.
+ * precrtGpuFreeAsync frees any pointer of this API: memory that was not
+ * allocated stream-ordered goes back through cuMemFree, which synchronizes;
+ * precrtGpuFree also frees stream-ordered memory. */
+PRECRT_EXPORT precrt_status_t precrtGpuMallocAsync(void **ptr, size_t bytes,
+                                                   void *stream);
+PRECRT_EXPORT precrt_status_t precrtGpuFreeAsync(void *ptr, void *stream);
 PRECRT_EXPORT precrt_status_t precrtGpuMemcpyAsync(void *dst, const void *src,
                                                    size_t bytes, void *stream);
 PRECRT_EXPORT precrt_status_t precrtGpuMemset32Async(void *dst, uint32_t value,

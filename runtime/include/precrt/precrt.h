@@ -151,6 +151,13 @@ PRECRT_EXPORT precrt_status_t precrtCommSetTimeoutMs(precrt_comm_t comm,
  * stream). CPU backends accept only NULL. */
 PRECRT_EXPORT precrt_status_t precrtCommSetStream(precrt_comm_t comm,
                                                   void *stream);
+/* The CUstream that NCCL collectives of `comm` are issued on: the one set
+ * with precrtCommSetStream, else the communicator's own (created with it).
+ * NULL for CPU backends. */
+PRECRT_EXPORT precrt_status_t precrtCommGetStream(precrt_comm_t comm,
+                                                  void **stream);
+/* "local", "mpi", "nccl"; NULL for an unknown value. */
+PRECRT_EXPORT const char *precrtBackendName(precrt_backend_t backend);
 
 /* The communicator over `axes` of a grid of shape `shape[0..num_dims)` laid
  * over the ranks of `parent` (size == product of the shape), row-major (last

@@ -399,6 +399,28 @@ precrt_status_t precrtCommSetStream(precrt_comm_t comm, void *stream) {
   return unwrap(comm)->setStream(stream);
 }
 
+precrt_status_t precrtCommGetStream(precrt_comm_t comm, void **stream) {
+  PRECRT_REQUIRE_COMM(comm, "precrtCommGetStream");
+  if (!stream)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtCommGetStream: null result");
+  *stream = unwrap(comm)->stream();
+  return PRECRT_SUCCESS;
+}
+
+const char *precrtBackendName(precrt_backend_t backend) {
+  switch (backend) {
+  case PRECRT_BACKEND_LOCAL:
+    return "local";
+  case PRECRT_BACKEND_MPI:
+    return "mpi";
+  case PRECRT_BACKEND_NCCL:
+    return "nccl";
+  default:
+    return nullptr;
+  }
+}
+
 precrt_status_t precrtCommForGridAxes(precrt_comm_t parent, int32_t num_dims,
                                       const int64_t *shape, int32_t num_axes,
                                       const int32_t *axes,

@@ -156,6 +156,9 @@ public:
 
   /// Accepts only nullptr; NCCL overrides it.
   virtual precrt_status_t setStream(void *stream);
+  /// The CUstream the backend enqueues device work on; nullptr for the CPU
+  /// backends.
+  virtual void *stream() const { return nullptr; }
 
   /// Runs one collective: numbers it, refuses it on a broken communicator,
   /// then hands it to the backend (which checks agreement first).

@@ -11,7 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "precrt/compiled.h"
+#include "precrt/gpu.h"
 
+#include "gpu/ComputeStream.h"
+#include "gpu/GpuContext.h"
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -45,14 +50,40 @@ struct Transport {
   const int64_t *shape;
   int32_t num_axes;
   const int32_t *axes;
+  /// The compute stream of GPU code, whose work produces `send` and
+  /// consumes `recv`; nullptr for host buffers.
+  void *stream = nullptr;
 };
+
+/// Moves the data of `call` over `group`; the thread's error says why not.
+precrt_status_t moveData(precrt_comm_t group, int32_t groupSize,
+                         const Transport &call) {
+  auto count = static_cast<size_t>(call.send_count);
+  auto type = static_cast<precrt_dtype_t>(call.dtype);
+  auto op = static_cast<precrt_reduction_t>(call.reduction);
+  switch (call.transport) {
+  case PRECRT_TRANSPORT_ALL_GATHER:
+    return precrtAllGather(group, call.send, call.recv, count, type);
+  case PRECRT_TRANSPORT_ALL_TO_ALL:
+    return precrtAllToAll(group, call.send, call.recv, count / groupSize, type);
+  case PRECRT_TRANSPORT_REDUCE_SCATTER:
+    return precrtReduceScatter(group, call.send, call.recv, count / groupSize,
+                               type, op);
+  default:
+    return precrtAllReduce(group, call.send, call.recv, count, type, op);
+  }
+}
 
 int32_t runTransport(precrt_comm_t world, const Transport &call) {
   auto [transport, send, recv, send_count, dtype, reduction, num_dims, shape,
-        num_axes, axes] = call;
+        num_axes, axes, stream] = call;
   if (send_count < 0 || num_dims < 0 || num_axes < 0)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "a compiled collective got a negative count or rank");
+  if (transport < PRECRT_TRANSPORT_ALL_GATHER ||
+      transport > PRECRT_TRANSPORT_ALL_REDUCE)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "unknown transport " + std::to_string(transport));
 
   std::vector<int32_t> groupAxes(axes, axes + num_axes);
   if (groupAxes.empty())
@@ -69,26 +100,11 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
 
-  auto count = static_cast<size_t>(send_count);
-  auto type = static_cast<precrt_dtype_t>(dtype);
-  auto op = static_cast<precrt_reduction_t>(reduction);
-  switch (transport) {
-  case PRECRT_TRANSPORT_ALL_GATHER:
-    status = precrtAllGather(group, send, recv, count, type);
-    break;
-  case PRECRT_TRANSPORT_ALL_TO_ALL:
-    status = precrtAllToAll(group, send, recv, count / groupSize, type);
-    break;
-  case PRECRT_TRANSPORT_REDUCE_SCATTER:
-    status = precrtReduceScatter(group, send, recv, count / groupSize, type, op);
-    break;
-  case PRECRT_TRANSPORT_ALL_REDUCE:
-    status = precrtAllReduce(group, send, recv, count, type, op);
-    break;
-  default:
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "unknown transport " + std::to_string(transport));
-  }
+  if (stream)
+    status = precrt::cuda::runBetweenStreams(
+        group, stream, [&] { return moveData(group, groupSize, call); });
+  else
+    status = moveData(group, groupSize, call);
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
   return PRECRT_SUCCESS;
@@ -123,6 +139,25 @@ precrt_status_t joinProcessWorld(std::string &message) {
   });
   message = initMessage;
   return status;
+}
+
+/// Whether a driver (prec-run, precrtRun, precrtInit) runs the calling rank
+/// and reads precrtCompiledGetError() after the program returns.
+bool driverIsWatching() { return precrtGetWorld() && !joinedImplicitly; }
+
+/// Records a failure outside a collective (the GPU entry points) as the
+/// rank's error, unless an earlier one is recorded. Without a driver to
+/// report it, ends the process as a failed collective does.
+void recordFailure(const char *entryPoint, precrt_status_t status,
+                   std::string message) {
+  if (firstError.status == PRECRT_SUCCESS)
+    fail(status, std::move(message));
+  if (driverIsWatching())
+    return;
+  std::fprintf(stderr, "precrt: %s failed: %s\n", entryPoint,
+               firstError.message.c_str());
+  std::fflush(nullptr);
+  std::_Exit(1);
 }
 
 /// Runs `call` on the implicit world of generated code run without a driver.
@@ -169,10 +204,70 @@ extern "C" int32_t precrtCompiledCollective(
     return firstError.status;
   Transport call{transport, send,     recv,  send_count, dtype,
                  reduction, num_dims, shape, num_axes,   axes};
-  precrt_comm_t world = precrtGetWorld();
-  if (world && !joinedImplicitly)
-    return runTransport(world, call);
+  if (driverIsWatching())
+    return runTransport(precrtGetWorld(), call);
   return runOnImplicitWorld(call);
+}
+
+extern "C" int32_t precrtCompiledCollectiveOnStream(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes, void *stream) {
+  if (firstError.status != PRECRT_SUCCESS)
+    return firstError.status;
+  Transport call{transport, send,     recv,  send_count, dtype,
+                 reduction, num_dims, shape, num_axes,   axes,
+                 stream};
+  if (!stream) {
+    recordFailure(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
+                  PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a collective of GPU code got no compute stream");
+    return firstError.status;
+  }
+  if (driverIsWatching())
+    return runTransport(precrtGetWorld(), call);
+  return runOnImplicitWorld(call);
+}
+
+extern "C" void *precrtCompiledGpuStream(void) {
+  // Without a driver, an nccl world from the environment is joined first:
+  // joining picks this process's GPU, on which the stream must live.
+  if (!precrtGetWorld() && environmentSelectsProcessWorld()) {
+    std::string message;
+    if (precrt_status_t status = joinProcessWorld(message)) {
+      recordFailure(PRECRT_COMPILED_GPU_STREAM_SYMBOL, status,
+                    "cannot join the world of PRECRT_BACKEND: " + message);
+      return nullptr;
+    }
+  }
+  void *stream = nullptr;
+  if (precrt_status_t status = precrt::cuda::threadComputeStream(&stream))
+    recordFailure(PRECRT_COMPILED_GPU_STREAM_SYMBOL, status,
+                  precrtGetLastErrorMessage());
+  return stream;
+}
+
+extern "C" int64_t precrtCompiledGpuMaxBlocks(int64_t threads_per_block) {
+  if (threads_per_block <= 0) {
+    recordFailure(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL,
+                  PRECRT_ERROR_INVALID_ARGUMENT,
+                  "grid sizing for " + std::to_string(threads_per_block) +
+                      " threads per block");
+    return 1;
+  }
+  precrt_gpu_device_properties properties;
+  if (precrt_status_t status = precrtGpuGetDeviceProperties(
+          precrt::cuda::currentDevice(), &properties)) {
+    recordFailure(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL, status,
+                  precrtGetLastErrorMessage());
+    return 1;
+  }
+  // As many blocks as can be resident at once: a grid-stride loop covers
+  // the rest, and larger grids only queue.
+  int64_t blocksPerMultiprocessor =
+      properties.max_threads_per_multiprocessor / threads_per_block;
+  return std::max<int64_t>(1, properties.multiprocessor_count *
+                                  blocksPerMultiprocessor);
 }
 
 extern "C" const char *precrtCompiledGetError(void) {

@@ -43,6 +43,7 @@ LoadResult load() {
       library.resolve("cuDeviceGetCount", &api.cuDeviceGetCount) &&
       library.resolve("cuDeviceGet", &api.cuDeviceGet) &&
       library.resolve("cuDeviceGetAttribute", &api.cuDeviceGetAttribute) &&
+      library.resolve("cuDeviceGetName", &api.cuDeviceGetName) &&
       library.resolve("cuDevicePrimaryCtxRetain",
                       &api.cuDevicePrimaryCtxRetain) &&
       library.resolve("cuCtxPushCurrent_v2", &api.cuCtxPushCurrent) &&
@@ -75,6 +76,11 @@ LoadResult load() {
     result.failure = library.failure();
     return result;
   }
+  // Optional: without them, allocation falls back to cuMemAlloc/cuMemFree.
+  api.cuMemAllocAsync = library.resolveOptional<decltype(api.cuMemAllocAsync)>(
+      "cuMemAllocAsync");
+  api.cuMemFreeAsync =
+      library.resolveOptional<decltype(api.cuMemFreeAsync)>("cuMemFreeAsync");
   CUresult initialized = api.cuInit(0);
   if (initialized != CUDA_SUCCESS) {
     const char *name = nullptr;

@@ -7,11 +7,14 @@
 #include "gpu/GpuContext.h"
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
+#include <map>
+#include <mutex>
+#include <unordered_set>
 
 using namespace precrt;
 using namespace precrt::cuda;
-
 
 namespace {
 
@@ -78,6 +81,79 @@ precrt_status_t prepareSharedMemory(ScopedContext &scope, CUfunction kernel,
   return PRECRT_SUCCESS;
 }
 
+precrt_status_t readDeviceProperties(const DriverApi &api, int ordinal,
+                                     precrt_gpu_device_properties *result) {
+  CUdevice device;
+  if (CUresult failed = api.cuDeviceGet(&device, ordinal))
+    return driverFailure(api, failed, "cuDeviceGet");
+  precrt_gpu_device_properties properties{};
+  if (CUresult failed = api.cuDeviceGetName(
+          properties.name, int(sizeof(properties.name)), device))
+    return driverFailure(api, failed, "cuDeviceGetName");
+  properties.name[sizeof(properties.name) - 1] = '\0';
+  struct {
+    int attribute;
+    int32_t *value;
+  } attributes[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+       &properties.compute_capability_major},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+       &properties.compute_capability_minor},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+       &properties.multiprocessor_count},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+       &properties.max_threads_per_multiprocessor},
+      {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+       &properties.stream_ordered_allocation},
+  };
+  for (auto [attribute, value] : attributes) {
+    int read = 0;
+    if (CUresult failed = api.cuDeviceGetAttribute(&read, attribute, device))
+      return driverFailure(api, failed, "cuDeviceGetAttribute");
+    *value = read;
+  }
+  // Pools on the device are of no use if the driver cannot reach them.
+  properties.stream_ordered_allocation =
+      properties.stream_ordered_allocation && api.cuMemAllocAsync &&
+      api.cuMemFreeAsync;
+  *result = properties;
+  return PRECRT_SUCCESS;
+}
+
+/// Whether allocations on `stream` are stream-ordered on the thread's device.
+bool useStreamOrderedAllocation(void *stream) {
+  if (!stream)
+    return false;
+  precrt_gpu_device_properties properties;
+  return precrtGpuGetDeviceProperties(currentDevice(), &properties) ==
+             PRECRT_SUCCESS &&
+         properties.stream_ordered_allocation;
+}
+
+/// Memory from cuMemAllocAsync. Only it goes back through cuMemFreeAsync;
+/// anything else (cuMemAlloc, managed memory) through cuMemFree, whatever
+/// stream the caller names.
+class StreamOrderedAllocations {
+public:
+  void insert(CUdeviceptr ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pointers_.insert(ptr);
+  }
+  bool erase(CUdeviceptr ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pointers_.erase(ptr) != 0;
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_set<CUdeviceptr> pointers_;
+};
+
+StreamOrderedAllocations &streamOrderedAllocations() {
+  static StreamOrderedAllocations allocations;
+  return allocations;
+}
+
 } // namespace
 
 extern "C" {
@@ -104,6 +180,30 @@ precrt_status_t precrtGpuSetDevice(int32_t device) {
     return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtGpuSetDevice: device %d",
                 device);
   setCurrentDevice(device);
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t
+precrtGpuGetDeviceProperties(int32_t device,
+                             precrt_gpu_device_properties *properties) {
+  if (precrt_status_t status =
+          requireOutput(properties, "precrtGpuGetDeviceProperties"))
+    return status;
+  const DriverApi *api = driver();
+  if (!api)
+    return PRECRT_ERROR_UNAVAILABLE;
+  // Read once per device: grid sizing asks on every call of generated code.
+  static std::mutex mutex;
+  static std::map<int32_t, precrt_gpu_device_properties> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto cached = cache.find(device);
+  if (cached == cache.end()) {
+    precrt_gpu_device_properties read;
+    if (precrt_status_t status = readDeviceProperties(*api, device, &read))
+      return status;
+    cached = cache.emplace(device, read).first;
+  }
+  *properties = cached->second;
   return PRECRT_SUCCESS;
 }
 
@@ -137,8 +237,37 @@ precrt_status_t precrtGpuMallocManaged(void **ptr, size_t bytes) {
 precrt_status_t precrtGpuFree(void *ptr) {
   if (!ptr)
     return PRECRT_SUCCESS;
+  streamOrderedAllocations().erase(devicePointer(ptr));
   PRECRT_ENTER_CONTEXT(scope);
   PRECRT_CUDA_CALL(scope, cuMemFree(devicePointer(ptr)));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuMallocAsync(void **ptr, size_t bytes, void *stream) {
+  if (!useStreamOrderedAllocation(stream))
+    return precrtGpuMalloc(ptr, bytes);
+  if (precrt_status_t status = requireOutput(ptr, "precrtGpuMallocAsync"))
+    return status;
+  *ptr = nullptr;
+  if (bytes == 0)
+    return PRECRT_SUCCESS;
+  PRECRT_ENTER_CONTEXT(scope);
+  CUdeviceptr device = 0;
+  PRECRT_CUDA_CALL(scope, cuMemAllocAsync(&device, bytes,
+                                          static_cast<CUstream>(stream)));
+  streamOrderedAllocations().insert(device);
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(device));
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t precrtGpuFreeAsync(void *ptr, void *stream) {
+  if (!ptr)
+    return PRECRT_SUCCESS;
+  if (!stream || !streamOrderedAllocations().erase(devicePointer(ptr)))
+    return precrtGpuFree(ptr);
+  PRECRT_ENTER_CONTEXT(scope);
+  PRECRT_CUDA_CALL(scope, cuMemFreeAsync(devicePointer(ptr),
+                                         static_cast<CUstream>(stream)));
   return PRECRT_SUCCESS;
 }
 

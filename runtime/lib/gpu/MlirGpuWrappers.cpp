@@ -128,17 +128,20 @@ void mgpuEventRecord(void *event, void *stream) {
   report(precrtGpuEventRecord(event, stream), "mgpuEventRecord");
 }
 
-void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
+// Unlike upstream, allocations on a stream are stream-ordered where the
+// device allows it: generated code allocates its buffers every step, and
+// cuMemAlloc/cuMemFree would synchronize the device each time.
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   void *ptr = nullptr;
   if (isHostShared)
     report(precrtGpuMallocManaged(&ptr, sizeBytes), "mgpuMemAlloc");
   else
-    report(precrtGpuMalloc(&ptr, sizeBytes), "mgpuMemAlloc");
+    report(precrtGpuMallocAsync(&ptr, sizeBytes, stream), "mgpuMemAlloc");
   return ptr;
 }
 
-void mgpuMemFree(void *ptr, void * /*stream*/) {
-  report(precrtGpuFree(ptr), "mgpuMemFree");
+void mgpuMemFree(void *ptr, void *stream) {
+  report(precrtGpuFreeAsync(ptr, stream), "mgpuMemFree");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {

@@ -6,16 +6,27 @@
 // every stream operation completes at once, and a kernel is a host function
 // `void kernel(void **params)` whose address is the CUfunction. Four devices.
 //
+// Each device is a "Fake H100" of compute capability 9.0 with 132
+// multiprocessors of 2048 resident threads and memory pools.
+//
 // Environment: FAKE_CUDA_DRIVER_VERSION (default 12080) is what
 // cuDriverGetVersion reports; FAKE_CUDA_STREAM_NEVER_DONE=1 makes
-// cuStreamQuery answer CUDA_ERROR_NOT_READY forever (a hung kernel).
+// cuStreamQuery answer CUDA_ERROR_NOT_READY forever (a hung kernel);
+// FAKE_CUDA_DEVICE_COUNT (default 4) is the number of devices;
+// FAKE_CUDA_MEMORY_POOLS=0 makes the devices lack stream-ordered allocation.
+//
+// Tests read the order of stream operations from a per-thread log
+// (fakeCudaCallLog): one line per event record, stream wait, stream query
+// and allocation, naming streams and events by address.
 //
 //===----------------------------------------------------------------------===//
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace {
 using CUresult = int;
@@ -24,7 +35,6 @@ constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kNotReady = 600;
-constexpr int kDevices = 4;
 
 struct FakeStream {
   int unused;
@@ -37,10 +47,26 @@ struct FakeModule {
 };
 
 std::atomic<int> contextDepth{0};
+std::atomic<int> liveStreams{0};
+std::atomic<int> liveEvents{0};
 
 bool streamNeverDone() {
   const char *value = std::getenv("FAKE_CUDA_STREAM_NEVER_DONE");
   return value && std::strcmp(value, "1") == 0;
+}
+
+int deviceCount() {
+  const char *value = std::getenv("FAKE_CUDA_DEVICE_COUNT");
+  return value ? std::atoi(value) : 4;
+}
+
+thread_local std::string callLog;
+
+/// Appends "name a b" to the thread's log, the operands as addresses.
+void logCall(const char *name, const void *first, const void *second) {
+  char line[128];
+  std::snprintf(line, sizeof(line), "%s %p %p\n", name, first, second);
+  callLog += line;
 }
 } // namespace
 
@@ -80,19 +106,53 @@ CUresult cuGetErrorString(CUresult result, const char **text) {
                                   : "fake driver error";
   return kSuccess;
 }
+/// The calling thread's log since the last call, which clears it.
+const char *fakeCudaCallLog() {
+  static thread_local std::string taken;
+  taken.swap(callLog);
+  callLog.clear();
+  return taken.c_str();
+}
+
 CUresult cuDeviceGetCount(int *count) {
-  *count = kDevices;
+  *count = deviceCount();
   return kSuccess;
 }
 CUresult cuDeviceGet(int *device, int ordinal) {
-  if (ordinal < 0 || ordinal >= kDevices)
+  if (ordinal < 0 || ordinal >= deviceCount())
     return kInvalidValue;
   *device = ordinal;
   return kSuccess;
 }
-CUresult cuDeviceGetAttribute(int *value, int, int) {
-  *value = 227 * 1024;
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  std::snprintf(name, size_t(length), "Fake H100 #%d", device);
   return kSuccess;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
+  switch (attribute) {
+  case 16: // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    *value = 132;
+    return kSuccess;
+  case 39: // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
+    *value = 2048;
+    return kSuccess;
+  case 75: // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    *value = 9;
+    return kSuccess;
+  case 76: // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+    *value = 0;
+    return kSuccess;
+  case 97: // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    *value = 227 * 1024;
+    return kSuccess;
+  case 115: { // CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED
+    const char *pools = std::getenv("FAKE_CUDA_MEMORY_POOLS");
+    *value = pools && std::strcmp(pools, "0") == 0 ? 0 : 1;
+    return kSuccess;
+  }
+  default:
+    return kInvalidValue;
+  }
 }
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
   *context = reinterpret_cast<void *>(uintptr_t(0x1000 + device));
@@ -172,37 +232,65 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
   return kSuccess;
 }
 
+/// Streams and events created and not yet destroyed, for the tests.
+int fakeCudaLiveStreams() { return liveStreams.load(); }
+int fakeCudaLiveEvents() { return liveEvents.load(); }
+
 CUresult cuStreamCreate(void **stream, unsigned) {
   *stream = new FakeStream();
+  ++liveStreams;
   return kSuccess;
 }
 CUresult cuStreamDestroy_v2(void *stream) {
   delete static_cast<FakeStream *>(stream);
+  --liveStreams;
   return kSuccess;
 }
 CUresult cuStreamSynchronize(void *) { return kSuccess; }
-CUresult cuStreamQuery(void *) {
+CUresult cuStreamQuery(void *stream) {
+  logCall("cuStreamQuery", stream, nullptr);
   return streamNeverDone() ? kNotReady : kSuccess;
 }
-CUresult cuStreamWaitEvent(void *, void *, unsigned) { return kSuccess; }
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned) {
+  logCall("cuStreamWaitEvent", stream, event);
+  return kSuccess;
+}
 CUresult cuEventCreate(void **event, unsigned) {
   *event = new FakeEvent();
+  ++liveEvents;
   return kSuccess;
 }
 CUresult cuEventDestroy_v2(void *event) {
   delete static_cast<FakeEvent *>(event);
+  --liveEvents;
   return kSuccess;
 }
-CUresult cuEventRecord(void *, void *) { return kSuccess; }
+CUresult cuEventRecord(void *event, void *stream) {
+  logCall("cuEventRecord", event, stream);
+  return kSuccess;
+}
 CUresult cuEventSynchronize(void *) { return kSuccess; }
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
   *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
+  logCall("cuMemAlloc", reinterpret_cast<void *>(uintptr_t(*ptr)), nullptr);
   return *ptr ? kSuccess : kInvalidValue;
 }
 CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
   return cuMemAlloc_v2(ptr, bytes);
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
+  logCall("cuMemFree", reinterpret_cast<void *>(uintptr_t(ptr)), nullptr);
+  std::free(reinterpret_cast<void *>(uintptr_t(ptr)));
+  return kSuccess;
+}
+CUresult cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
+  *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
+  logCall("cuMemAllocAsync", reinterpret_cast<void *>(uintptr_t(*ptr)),
+          stream);
+  return *ptr ? kSuccess : kInvalidValue;
+}
+CUresult cuMemFreeAsync(unsigned long long ptr, void *stream) {
+  logCall("cuMemFreeAsync", reinterpret_cast<void *>(uintptr_t(ptr)), stream);
   std::free(reinterpret_cast<void *>(uintptr_t(ptr)));
   return kSuccess;
 }

@@ -8,6 +8,7 @@
 // at every step (with precrt's reference numerics); avg divides the sum once.
 //
 // Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9).
+// fakeNcclLastStream() tells tests which stream work was issued on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,6 +196,7 @@ struct PendingOp {
   FakeComm *comm;
 };
 thread_local int groupDepth = 0;
+thread_local void *lastStream = nullptr;
 thread_local std::vector<PendingOp> pending;
 
 ncclResult_t runPending() {
@@ -245,6 +247,8 @@ ncclResult_t runPending() {
 extern "C" {
 
 int fakeNcclAbortCount() { return aborts.load(); }
+/// The stream of the calling thread's last collective or send/recv.
+void *fakeNcclLastStream() { return lastStream; }
 
 ncclResult_t ncclGetVersion(int *version) {
   const char *value = std::getenv("FAKE_NCCL_VERSION");
@@ -315,7 +319,8 @@ ncclResult_t ncclCommGetAsyncError(void *, ncclResult_t *error) {
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
-                           void *comm, void *) {
+                           void *comm, void *stream) {
+  lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   size_t bytes = count * elementSize(type);
@@ -328,7 +333,8 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
   return kSuccess;
 }
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
-                           int root, void *comm, void *) {
+                           int root, void *comm, void *stream) {
+  lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -338,7 +344,8 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
   return kSuccess;
 }
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
-                           int op, void *comm, void *) {
+                           int op, void *comm, void *stream) {
+  lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -352,7 +359,8 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
   return kSuccess;
 }
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
-                               int type, int op, void *comm, void *) {
+                               int type, int op, void *comm, void *stream) {
+  lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -375,13 +383,15 @@ ncclResult_t ncclGroupEnd() {
   return runPending();
 }
 ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
-                      void *comm, void *) {
+                      void *comm, void *stream) {
+  lastStream = stream;
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
 }
 ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
-                      void *) {
+                      void *stream) {
+  lastStream = stream;
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();

@@ -68,6 +68,7 @@ public:
     stream_ = stream ? static_cast<cuda::CUstream>(stream) : ownStream_;
     return PRECRT_SUCCESS;
   }
+  void *stream() const override { return stream_; }
 
 protected:
   precrt_status_t runCollective(const CollectiveCall &call) override;

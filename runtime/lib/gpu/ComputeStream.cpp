@@ -1,0 +1,135 @@
+//===- ComputeStream.cpp - Streams and events of compiled GPU code --------===//
+
+#include "gpu/ComputeStream.h"
+
+#include "core/Error.h"
+#include "gpu/GpuContext.h"
+
+#include <map>
+
+namespace precrt {
+namespace cuda {
+namespace {
+
+/// Which way an event orders a collective against the compute stream.
+enum EventSlot { BeforeCollective = 0, AfterCollective = 1, NumEventSlots };
+
+struct DeviceResources {
+  CUstream computeStream = nullptr;
+  CUevent events[NumEventSlots] = {};
+};
+
+/// The streams and events of one thread, by device. A rank of a thread world
+/// is a thread, so this is also per rank; a process rank's main thread
+/// releases them at exit, before the driver unloads.
+class ThreadResources {
+public:
+  ThreadResources() = default;
+  ThreadResources(const ThreadResources &) = delete;
+  ThreadResources &operator=(const ThreadResources &) = delete;
+
+  ~ThreadResources() {
+    int device = currentDevice();
+    for (auto &[ordinal, resources] : devices_) {
+      setCurrentDevice(ordinal);
+      ScopedContext scope;
+      if (scope.enter() != PRECRT_SUCCESS)
+        continue;
+      // Pending work still completes: the driver releases a destroyed
+      // stream's resources once its work is done.
+      for (CUevent event : resources.events)
+        if (event)
+          scope.api().cuEventDestroy(event);
+      if (resources.computeStream)
+        scope.api().cuStreamDestroy(resources.computeStream);
+    }
+    setCurrentDevice(device);
+  }
+
+  DeviceResources &forCurrentDevice() { return devices_[currentDevice()]; }
+
+private:
+  std::map<int, DeviceResources> devices_;
+};
+
+thread_local ThreadResources threadResources;
+
+precrt_status_t threadEvent(ScopedContext &scope, EventSlot slot,
+                            CUevent *event) {
+  CUevent &cached = threadResources.forCurrentDevice().events[slot];
+  if (!cached) {
+    if (CUresult result =
+            scope.api().cuEventCreate(&cached, CU_EVENT_DISABLE_TIMING))
+      return driverFailure(scope.api(), result, "cuEventCreate");
+  }
+  *event = cached;
+  return PRECRT_SUCCESS;
+}
+
+/// Work enqueued on `waiting` from now on starts after the work enqueued on
+/// `producer` so far. Reusing one event per slot is safe: a wait captures
+/// the event's most recent record when it is enqueued.
+precrt_status_t orderAfter(ScopedContext &scope, CUstream waiting,
+                           CUstream producer, EventSlot slot) {
+  CUevent event = nullptr;
+  if (precrt_status_t status = threadEvent(scope, slot, &event))
+    return status;
+  if (CUresult result = scope.api().cuEventRecord(event, producer))
+    return driverFailure(scope.api(), result, "cuEventRecord");
+  if (CUresult result = scope.api().cuStreamWaitEvent(waiting, event, 0))
+    return driverFailure(scope.api(), result, "cuStreamWaitEvent");
+  return PRECRT_SUCCESS;
+}
+
+} // namespace
+
+precrt_status_t threadComputeStream(void **stream) {
+  *stream = nullptr;
+  CUstream &cached = threadResources.forCurrentDevice().computeStream;
+  if (!cached) {
+    ScopedContext scope;
+    if (precrt_status_t status = scope.enter())
+      return status;
+    if (CUresult result =
+            scope.api().cuStreamCreate(&cached, CU_STREAM_NON_BLOCKING))
+      return driverFailure(scope.api(), result, "cuStreamCreate");
+  }
+  *stream = cached;
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t
+runBetweenStreams(precrt_comm_t group, void *computeStream,
+                  const std::function<precrt_status_t()> &moveData) {
+  precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
+  if (precrt_status_t status = precrtCommBackend(group, &backend))
+    return status;
+  if (backend != PRECRT_BACKEND_NCCL) {
+    const char *name = precrtBackendName(backend);
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU code needs the nccl backend, the world runs on %s",
+                name ? name : "an unknown backend");
+  }
+  void *groupStream = nullptr;
+  if (precrt_status_t status = precrtCommGetStream(group, &groupStream))
+    return status;
+  auto compute = static_cast<CUstream>(computeStream);
+  auto collective = static_cast<CUstream>(groupStream);
+  {
+    ScopedContext scope;
+    if (precrt_status_t status = scope.enter())
+      return status;
+    if (precrt_status_t status =
+            orderAfter(scope, collective, compute, BeforeCollective))
+      return status;
+  }
+  if (precrt_status_t status = moveData())
+    return status;
+  ScopedContext scope;
+  if (precrt_status_t status = scope.enter())
+    return status;
+  return orderAfter(scope, compute, collective, AfterCollective);
+}
+
+} // namespace cuda
+} // namespace precrt
