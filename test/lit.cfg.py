@@ -29,6 +29,19 @@ if os.path.exists(os.path.join(prec_tools_dir, "prec-run")):
     tools.append("prec-run")
 llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir])
 
+# precrt-gpu-probe is built with the runtime too; where it finds a CUDA GPU,
+# the tests that need one (REQUIRES: cuda-gpu) run.
+gpu_probe = os.path.join(prec_tools_dir, "precrt-gpu-probe")
+if os.path.exists(gpu_probe):
+    config.available_features.add("precrt-gpu-probe")
+    config.substitutions.append(("%precrt_gpu_probe", gpu_probe))
+    try:
+        probe = subprocess.run([gpu_probe], capture_output=True, timeout=120)
+        if probe.returncode == 0:
+            config.available_features.add("cuda-gpu")
+    except subprocess.TimeoutExpired:
+        lit_config.warning("precrt-gpu-probe did not answer; no cuda-gpu feature")
+
 # The runtime library, for programs run by upstream's mlir-runner.
 config.substitutions.append(("%precrt_lib", os.path.join(config.prec_obj_root, "runtime")))
 config.substitutions.append(("%mlir_lib", os.path.join(config.llvm_tools_dir, "..", "lib")))

@@ -6,6 +6,7 @@
 // fake driver logs event records, stream waits, stream queries and
 // allocations per thread, which shows the order of the stream operations;
 // that the GPU honours that order is the driver's promise, not tested here.
+// precrt-gpu-probe runs against the fake driver too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +21,9 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
+#include <tuple>
 
 using namespace precrt_fake_gpu_test;
 
@@ -30,8 +33,7 @@ namespace {
 struct LoggedCall {
   std::string name, first, second;
   bool operator==(const LoggedCall &other) const {
-    return name == other.name && first == other.first &&
-           second == other.second;
+    return name == other.name && first == other.first && second == other.second;
   }
 };
 
@@ -41,8 +43,8 @@ std::ostream &operator<<(std::ostream &os, const LoggedCall &call) {
 
 /// The calling thread's calls named in `names` since the last take.
 std::vector<LoggedCall> takeCalls(const std::vector<std::string> &names) {
-  auto log = fakeSymbol<const char *(*)()>(PRECRT_FAKE_CUDA_DRIVER,
-                                          "fakeCudaCallLog");
+  auto log =
+      fakeSymbol<const char *(*)()>(PRECRT_FAKE_CUDA_DRIVER, "fakeCudaCallLog");
   std::vector<LoggedCall> calls;
   if (!log)
     return calls;
@@ -107,8 +109,7 @@ TEST(CompiledGpu, MaxBlocksFillEveryMultiprocessor) {
   EXPECT_EQ(properties.compute_capability_major, 9);
   EXPECT_EQ(properties.compute_capability_minor, 0);
   EXPECT_EQ(properties.stream_ordered_allocation, 1);
-  EXPECT_EQ(precrtGpuGetDeviceProperties(7, &properties),
-            PRECRT_ERROR_BACKEND);
+  EXPECT_EQ(precrtGpuGetDeviceProperties(7, &properties), PRECRT_ERROR_BACKEND);
   EXPECT_NE(lastError().find("cuDeviceGet"), std::string::npos) << lastError();
 }
 
@@ -119,7 +120,10 @@ TEST(CompiledGpu, BadBlockSizeIsTheRanksError) {
                   EXPECT_EQ(precrtCompiledGpuMaxBlocks(0), 1);
                   const char *error = precrtCompiledGetError();
                   EXPECT_NE(error, nullptr);
-                  EXPECT_STREQ(error, "grid sizing for 0 threads per block");
+                  EXPECT_STREQ(
+                      error,
+                      "grid sizing needs a positive number of threads per "
+                      "block, got 0");
                   precrtCompiledClearError();
                   return 0;
                 },
@@ -133,80 +137,78 @@ TEST(CompiledGpu, CollectiveOnStreamRunsOnTheGroupStreamBetweenEvents) {
   const size_t count = 6;
   std::vector<std::vector<float>> reduced(n), scattered(n);
   ASSERT_EQ(
-      runNccl(n,
-              [&](precrt_comm_t world, int rank) {
-                void *compute = precrtCompiledGpuStream();
-                ASSERT_NE(compute, nullptr) << precrtCompiledGetError();
-                // The group compiled code asks for: all axes of the grid.
-                const int32_t axes[] = {0};
-                precrt_comm_t group = nullptr;
-                ASSERT_EQ(precrtCommForGridAxes(world, 1, shape, 1, axes,
-                                                &group),
-                          PRECRT_SUCCESS);
-                void *groupStream = nullptr;
-                ASSERT_EQ(precrtCommGetStream(group, &groupStream),
-                          PRECRT_SUCCESS);
-                ASSERT_NE(groupStream, nullptr);
-                EXPECT_NE(groupStream, compute);
+      runNccl(
+          n,
+          [&](precrt_comm_t world, int rank) {
+            void *compute = precrtCompiledGpuStream();
+            ASSERT_NE(compute, nullptr) << precrtCompiledGetError();
+            // The group compiled code asks for: all axes of the grid.
+            const int32_t axes[] = {0};
+            precrt_comm_t group = nullptr;
+            ASSERT_EQ(precrtCommForGridAxes(world, 1, shape, 1, axes, &group),
+                      PRECRT_SUCCESS);
+            void *groupStream = nullptr;
+            ASSERT_EQ(precrtCommGetStream(group, &groupStream), PRECRT_SUCCESS);
+            ASSERT_NE(groupStream, nullptr);
+            EXPECT_NE(groupStream, compute);
 
-                std::vector<float> input(count);
-                for (size_t i = 0; i < count; ++i)
-                  input[i] = float(10 * rank + i);
-                const size_t bytes = count * sizeof(float);
-                void *send = mgpuMemAlloc(bytes, compute, false);
-                void *recv = mgpuMemAlloc(bytes, compute, false);
-                mgpuMemcpy(send, input.data(), bytes, compute);
-                takeCalls({});
+            std::vector<float> input(count);
+            for (size_t i = 0; i < count; ++i)
+              input[i] = float(10 * rank + i);
+            const size_t bytes = count * sizeof(float);
+            void *send = mgpuMemAlloc(bytes, compute, false);
+            void *recv = mgpuMemAlloc(bytes, compute, false);
+            mgpuMemcpy(send, input.data(), bytes, compute);
+            takeCalls({});
 
-                const std::vector<std::string> ordering = {
-                    "cuEventRecord", "cuStreamWaitEvent", "cuStreamQuery"};
-                std::vector<LoggedCall> previous;
-                for (int32_t transport : {PRECRT_TRANSPORT_ALL_REDUCE,
-                                          PRECRT_TRANSPORT_REDUCE_SCATTER}) {
-                  ASSERT_EQ(precrtCompiledCollectiveOnStream(
-                                transport, send, recv, count, PRECRT_DTYPE_F32,
-                                PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr,
-                                compute),
-                            PRECRT_SUCCESS)
-                      << precrtCompiledGetError();
-                  auto issuedOn = fakeSymbol<void *(*)()>(
-                      PRECRT_FAKE_NCCL, "fakeNcclLastStream");
-                  ASSERT_NE(issuedOn, nullptr);
-                  EXPECT_EQ(issuedOn(), groupStream);
+            const std::vector<std::string> ordering = {
+                "cuEventRecord", "cuStreamWaitEvent", "cuStreamQuery"};
+            std::vector<LoggedCall> previous;
+            for (int32_t transport : {PRECRT_TRANSPORT_ALL_REDUCE,
+                                      PRECRT_TRANSPORT_REDUCE_SCATTER}) {
+              ASSERT_EQ(precrtCompiledCollectiveOnStream(
+                            transport, send, recv, count, PRECRT_DTYPE_F32,
+                            PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr,
+                            compute),
+                        PRECRT_SUCCESS)
+                  << precrtCompiledGetError();
+              auto issuedOn = fakeSymbol<void *(*)()>(PRECRT_FAKE_NCCL,
+                                                      "fakeNcclLastStream");
+              ASSERT_NE(issuedOn, nullptr);
+              EXPECT_EQ(issuedOn(), groupStream);
 
-                  // Pack kernel -> collective -> unpack kernel.
-                  std::vector<LoggedCall> calls = takeCalls(ordering);
-                  ASSERT_EQ(calls.size(), 5u);
-                  std::string before = calls[0].first, after = calls[3].first;
-                  EXPECT_NE(before, after);
-                  std::vector<LoggedCall> expected = {
-                      {"cuEventRecord", before, text(compute)},
-                      {"cuStreamWaitEvent", text(groupStream), before},
-                      {"cuStreamQuery", text(groupStream), text(nullptr)},
-                      {"cuEventRecord", after, text(groupStream)},
-                      {"cuStreamWaitEvent", text(compute), after},
-                  };
-                  EXPECT_EQ(calls, expected);
-                  if (!previous.empty()) {
-                    EXPECT_EQ(calls, previous)
-                        << "the thread's events are created once";
-                  }
-                  previous = calls;
+              // Pack kernel -> collective -> unpack kernel.
+              std::vector<LoggedCall> calls = takeCalls(ordering);
+              ASSERT_EQ(calls.size(), 5u);
+              std::string before = calls[0].first, after = calls[3].first;
+              EXPECT_NE(before, after);
+              std::vector<LoggedCall> expected = {
+                  {"cuEventRecord", before, text(compute)},
+                  {"cuStreamWaitEvent", text(groupStream), before},
+                  {"cuStreamQuery", text(groupStream), text(nullptr)},
+                  {"cuEventRecord", after, text(groupStream)},
+                  {"cuStreamWaitEvent", text(compute), after},
+              };
+              EXPECT_EQ(calls, expected);
+              if (!previous.empty()) {
+                EXPECT_EQ(calls, previous)
+                    << "the thread's events are created once";
+              }
+              previous = calls;
 
-                  auto &result = transport == PRECRT_TRANSPORT_ALL_REDUCE
-                                     ? reduced[rank]
-                                     : scattered[rank];
-                  size_t resultCount =
-                      transport == PRECRT_TRANSPORT_ALL_REDUCE ? count
-                                                               : count / n;
-                  result.resize(resultCount);
-                  mgpuMemcpy(result.data(), recv, resultCount * sizeof(float),
-                             compute);
-                }
-                mgpuMemFree(send, compute);
-                mgpuMemFree(recv, compute);
-                mgpuStreamSynchronize(compute);
-              }),
+              auto &result = transport == PRECRT_TRANSPORT_ALL_REDUCE
+                                 ? reduced[rank]
+                                 : scattered[rank];
+              size_t resultCount =
+                  transport == PRECRT_TRANSPORT_ALL_REDUCE ? count : count / n;
+              result.resize(resultCount);
+              mgpuMemcpy(result.data(), recv, resultCount * sizeof(float),
+                         compute);
+            }
+            mgpuMemFree(send, compute);
+            mgpuMemFree(recv, compute);
+            mgpuStreamSynchronize(compute);
+          }),
       PRECRT_SUCCESS)
       << lastError();
   for (int rank = 0; rank < n; ++rank) {
@@ -222,35 +224,34 @@ TEST(CompiledGpu, CollectiveOnStreamRunsOnTheGroupStreamBetweenEvents) {
 }
 
 TEST(CompiledGpu, CollectiveOnStreamNeedsNccl) {
-  ASSERT_EQ(
-      precrtLocalRun(
-          2,
-          [](precrt_comm_t, void *) {
-            const int64_t shape[] = {2};
-            float buffer[2] = {1, 2};
-            void *compute = precrtCompiledGpuStream();
-            EXPECT_NE(compute, nullptr);
-            EXPECT_EQ(precrtCompiledCollectiveOnStream(
-                          PRECRT_TRANSPORT_ALL_REDUCE, buffer, buffer, 2,
-                          PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
-                          nullptr, compute),
-                      PRECRT_ERROR_INVALID_ARGUMENT);
-            const char *error = precrtCompiledGetError();
-            EXPECT_STREQ(error ? error : "",
-                         "GPU code needs the nccl backend, the world runs on "
-                         "local");
-            EXPECT_EQ(precrtCompiledCollective(PRECRT_TRANSPORT_ALL_REDUCE,
-                                               buffer, buffer, 2,
-                                               PRECRT_DTYPE_F32,
-                                               PRECRT_REDUCTION_SUM, 1, shape,
-                                               0, nullptr),
-                      PRECRT_ERROR_INVALID_ARGUMENT)
-                << "later collectives return the first failure";
-            precrtCompiledClearError();
-            return 0;
-          },
-          nullptr),
-      PRECRT_SUCCESS);
+  ASSERT_EQ(precrtLocalRun(
+                2,
+                [](precrt_comm_t, void *) {
+                  const int64_t shape[] = {2};
+                  float buffer[2] = {1, 2};
+                  void *compute = precrtCompiledGpuStream();
+                  EXPECT_NE(compute, nullptr);
+                  EXPECT_EQ(precrtCompiledCollectiveOnStream(
+                                PRECRT_TRANSPORT_ALL_REDUCE, buffer, buffer, 2,
+                                PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1,
+                                shape, 0, nullptr, compute),
+                            PRECRT_ERROR_INVALID_ARGUMENT);
+                  const char *error = precrtCompiledGetError();
+                  EXPECT_STREQ(
+                      error ? error : "",
+                      "GPU code needs the nccl backend, the world runs on "
+                      "local");
+                  EXPECT_EQ(precrtCompiledCollective(
+                                PRECRT_TRANSPORT_ALL_REDUCE, buffer, buffer, 2,
+                                PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1,
+                                shape, 0, nullptr),
+                            PRECRT_ERROR_INVALID_ARGUMENT)
+                      << "later collectives return the first failure";
+                  precrtCompiledClearError();
+                  return 0;
+                },
+                nullptr),
+            PRECRT_SUCCESS);
 }
 
 TEST(CompiledGpu, WithoutADriverAFailureEndsTheProcess) {
@@ -264,7 +265,8 @@ TEST(CompiledGpu, WithoutADriverAFailureEndsTheProcess) {
               ::testing::ExitedWithCode(1),
               "GPU code needs the nccl backend, the world runs on local");
   EXPECT_EXIT(precrtCompiledGpuMaxBlocks(-1), ::testing::ExitedWithCode(1),
-              "precrtCompiledGpuMaxBlocks failed: grid sizing for -1 threads");
+              "precrtCompiledGpuMaxBlocks failed: grid sizing needs a "
+              "positive number of threads per block, got -1");
 }
 
 TEST(CompiledGpu, AllocationOnAStreamIsStreamOrdered) {
@@ -305,6 +307,56 @@ TEST(CompiledGpu, WithoutMemoryPoolsAllocationFallsBack) {
     return takeCalls({"cuMemAlloc", "cuMemFree", "cuMemAllocAsync",
                       "cuMemFreeAsync"}) == expected;
   });
+}
+
+/// The exit status and the output (stdout and stderr) of `command`.
+std::pair<int, std::string> runCommand(const std::string &command) {
+  std::string output;
+  FILE *pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return {-1, output};
+  char buffer[256];
+  while (size_t read = std::fread(buffer, 1, sizeof(buffer), pipe))
+    output.append(buffer, read);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(GpuProbe, ListsTheDevicesOfTheDriver) {
+  auto [status, output] = runCommand(
+      std::string("env PRECRT_CUDA_DRIVER_LIBRARY=") + PRECRT_FAKE_CUDA_DRIVER +
+      " FAKE_CUDA_DEVICE_COUNT=2 " + PRECRT_GPU_PROBE);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output, "device 0: Fake H100 #0, compute capability 9.0, 132 "
+                    "multiprocessors\n"
+                    "device 1: Fake H100 #1, compute capability 9.0, 132 "
+                    "multiprocessors\n");
+}
+
+TEST(GpuProbe, SaysWhyThereIsNoGpu) {
+  auto [status, output] = runCommand(
+      std::string("env PRECRT_CUDA_DRIVER_LIBRARY=") + PRECRT_FAKE_CUDA_DRIVER +
+      " FAKE_CUDA_DEVICE_COUNT=0 " + PRECRT_GPU_PROBE);
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(output, "precrt-gpu-probe: no GPU: the CUDA driver reports no "
+                    "device\n");
+
+  std::tie(status, output) = runCommand(
+      std::string("env PRECRT_CUDA_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 ") +
+      PRECRT_GPU_PROBE);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("precrt-gpu-probe: no GPU: CUDA driver unavailable: "
+                        "cannot load /nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << output;
+
+  std::tie(status, output) = runCommand(
+      std::string("env PRECRT_CUDA_DRIVER_LIBRARY=") + PRECRT_FAKE_CUDA_DRIVER +
+      " FAKE_CUDA_DRIVER_VERSION=11080 " + PRECRT_GPU_PROBE);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("version 11080 is older than the 12000"),
+            std::string::npos)
+      << output;
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- FakeGpuTestUtil.h - Helpers of the tests on the GPU fakes -*- C++ -*-===//
+//===- FakeGpuTestUtil.h - Helpers of the tests on the GPU fakes *- C++ -*-===//
 //
 // The tests linked into precrt_fake_gpu_tests run against FakeCudaDriver and
 // FakeNccl (test/fakes), selected by path in main() before anything loads

@@ -55,20 +55,21 @@ TEST(GpuUnavailable, DriverEntryPointsReportTheMissingDriver) {
 TEST(GpuUnavailable, CompiledGpuCodeRecordsTheMissingDriver) {
   if (gpuPresent())
     GTEST_SKIP() << "a CUDA driver and GPU are present";
-  ASSERT_EQ(precrtLocalRun(
-                1,
-                [](precrt_comm_t, void *) {
-                  EXPECT_EQ(precrtCompiledGpuStream(), nullptr);
-                  const char *error = precrtCompiledGetError();
-                  EXPECT_NE(std::string(error ? error : "")
-                                .find("CUDA driver unavailable"),
-                            std::string::npos);
-                  EXPECT_EQ(precrtCompiledGpuMaxBlocks(256), 1);
-                  precrtCompiledClearError();
-                  return 0;
-                },
-                nullptr),
-            PRECRT_SUCCESS);
+  ASSERT_EQ(
+      precrtLocalRun(
+          1,
+          [](precrt_comm_t, void *) {
+            EXPECT_EQ(precrtCompiledGpuStream(), nullptr);
+            const char *error = precrtCompiledGetError();
+            EXPECT_NE(
+                std::string(error ? error : "").find("CUDA driver unavailable"),
+                std::string::npos);
+            EXPECT_EQ(precrtCompiledGpuMaxBlocks(256), 1);
+            precrtCompiledClearError();
+            return 0;
+          },
+          nullptr),
+      PRECRT_SUCCESS);
 }
 
 /// Runs `check` in a fresh copy of this test binary (a death test in the

@@ -48,9 +48,9 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
 
-/*===--- GPU code (prec-lower-to-cuda) -----------------------------------===*
- *
- * Lowered GPU code enqueues everything it does (allocations, copies, kernels)
+/*===--- GPU code (prec-lower-to-cuda) ------------------------------------===*/
+
+/* Lowered GPU code enqueues everything it does (allocations, copies, kernels)
  * on one compute stream per rank, which it obtains once per call of a
  * lowered function, and returns without synchronizing it: the driver
  * synchronizes the stream after the call. The GPU entry points below record
@@ -75,9 +75,11 @@ PRECRT_EXPORT void *precrtCompiledGpuStream(void);
 PRECRT_EXPORT int64_t precrtCompiledGpuMaxBlocks(int64_t threads_per_block);
 
 /* precrtCompiledCollective on device buffers that work enqueued on `stream`
- * (the compute stream) writes before the call and reads after it. The group
- * must be an NCCL communicator. The collective runs on the group
- * communicator's own stream (one per group, created with it), which first
+ * (the compute stream) writes before the call and reads after it. The world
+ * must run on the nccl backend; on another, the call fails with "GPU code
+ * needs the nccl backend, the world runs on <name>". The collective runs on
+ * the stream of the group's NCCL communicator (its own, one per group,
+ * created once with the cached communicator), which first
  * waits for an event recorded on `stream`; afterwards `stream` waits for an
  * event recorded on the group's stream, so the kernels enqueued next see the
  * result. The events are created once per thread. The call returns when the

@@ -215,9 +215,8 @@ extern "C" int32_t precrtCompiledCollectiveOnStream(
     int32_t num_axes, const int32_t *axes, void *stream) {
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
-  Transport call{transport, send,     recv,  send_count, dtype,
-                 reduction, num_dims, shape, num_axes,   axes,
-                 stream};
+  Transport call{transport, send,  recv,     send_count, dtype, reduction,
+                 num_dims,  shape, num_axes, axes,       stream};
   if (!stream) {
     recordFailure(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
                   PRECRT_ERROR_INVALID_ARGUMENT,
@@ -251,8 +250,9 @@ extern "C" int64_t precrtCompiledGpuMaxBlocks(int64_t threads_per_block) {
   if (threads_per_block <= 0) {
     recordFailure(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL,
                   PRECRT_ERROR_INVALID_ARGUMENT,
-                  "grid sizing for " + std::to_string(threads_per_block) +
-                      " threads per block");
+                  "grid sizing needs a positive number of threads per "
+                  "block, got " +
+                      std::to_string(threads_per_block));
     return 1;
   }
   precrt_gpu_device_properties properties;

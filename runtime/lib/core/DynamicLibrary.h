@@ -50,8 +50,7 @@ public:
   /// `name`, or nullptr without a failure when the library lacks it (an
   /// entry point that newer versions add and callers can do without).
   template <typename Function> Function resolveOptional(const char *name) {
-    return handle_ ? reinterpret_cast<Function>(dlsym(handle_, name))
-                   : nullptr;
+    return handle_ ? reinterpret_cast<Function>(dlsym(handle_, name)) : nullptr;
   }
 
   /// Records why the library cannot be used ("<what> unavailable: <reason>").

@@ -1,4 +1,4 @@
-//===- ComputeStream.h - Streams and events of compiled GPU code -*- C++ -*-===//
+//===- ComputeStream.h - Streams and events of compiled GPU code *- C++ -*-===//
 //
 // Code lowered by prec-lower-to-cuda enqueues its kernels, copies and
 // allocations on one compute stream per rank, and its collectives run on the

@@ -77,8 +77,8 @@ LoadResult load() {
     return result;
   }
   // Optional: without them, allocation falls back to cuMemAlloc/cuMemFree.
-  api.cuMemAllocAsync = library.resolveOptional<decltype(api.cuMemAllocAsync)>(
-      "cuMemAllocAsync");
+  api.cuMemAllocAsync =
+      library.resolveOptional<decltype(api.cuMemAllocAsync)>("cuMemAllocAsync");
   api.cuMemFreeAsync =
       library.resolveOptional<decltype(api.cuMemFreeAsync)>("cuMemFreeAsync");
   CUresult initialized = api.cuInit(0);

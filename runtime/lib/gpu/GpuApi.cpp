@@ -113,9 +113,9 @@ precrt_status_t readDeviceProperties(const DriverApi &api, int ordinal,
     *value = read;
   }
   // Pools on the device are of no use if the driver cannot reach them.
-  properties.stream_ordered_allocation =
-      properties.stream_ordered_allocation && api.cuMemAllocAsync &&
-      api.cuMemFreeAsync;
+  properties.stream_ordered_allocation = properties.stream_ordered_allocation &&
+                                         api.cuMemAllocAsync &&
+                                         api.cuMemFreeAsync;
   *result = properties;
   return PRECRT_SUCCESS;
 }
@@ -253,8 +253,8 @@ precrt_status_t precrtGpuMallocAsync(void **ptr, size_t bytes, void *stream) {
     return PRECRT_SUCCESS;
   PRECRT_ENTER_CONTEXT(scope);
   CUdeviceptr device = 0;
-  PRECRT_CUDA_CALL(scope, cuMemAllocAsync(&device, bytes,
-                                          static_cast<CUstream>(stream)));
+  PRECRT_CUDA_CALL(
+      scope, cuMemAllocAsync(&device, bytes, static_cast<CUstream>(stream)));
   streamOrderedAllocations().insert(device);
   *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(device));
   return PRECRT_SUCCESS;
@@ -266,8 +266,8 @@ precrt_status_t precrtGpuFreeAsync(void *ptr, void *stream) {
   if (!stream || !streamOrderedAllocations().erase(devicePointer(ptr)))
     return precrtGpuFree(ptr);
   PRECRT_ENTER_CONTEXT(scope);
-  PRECRT_CUDA_CALL(scope, cuMemFreeAsync(devicePointer(ptr),
-                                         static_cast<CUstream>(stream)));
+  PRECRT_CUDA_CALL(
+      scope, cuMemFreeAsync(devicePointer(ptr), static_cast<CUstream>(stream)));
   return PRECRT_SUCCESS;
 }
 

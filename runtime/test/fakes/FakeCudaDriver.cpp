@@ -285,8 +285,7 @@ CUresult cuMemFree_v2(unsigned long long ptr) {
 }
 CUresult cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
   *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
-  logCall("cuMemAllocAsync", reinterpret_cast<void *>(uintptr_t(*ptr)),
-          stream);
+  logCall("cuMemAllocAsync", reinterpret_cast<void *>(uintptr_t(*ptr)), stream);
   return *ptr ? kSuccess : kInvalidValue;
 }
 CUresult cuMemFreeAsync(unsigned long long ptr, void *stream) {
