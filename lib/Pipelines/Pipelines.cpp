@@ -10,16 +10,21 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::prec;
 
-void mlir::prec::buildPrecLowerToCPUPipeline(
-    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+/// prec on tensors to kernels and runtime calls on buffers: the part of the
+/// lowering that CPUs and GPUs share.
+static void buildPrecToBuffersPipeline(OpPassManager &pm) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -55,6 +60,11 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   // The copies deallocation inserts (a returned argument, for one) become
   // memref copies.
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void mlir::prec::buildPrecLowerToCPUPipeline(
+    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+  buildPrecToBuffersPipeline(pm);
 
   // Buffers to loops to LLVM.
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
@@ -71,10 +81,68 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
+void mlir::prec::buildPrecLowerToCUDAPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+  buildPrecToBuffersPipeline(pm);
+
+  // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
+  // prec, contractions and reductions by upstream's parallel-loop mapping
+  // (tiles of 16 x 16 threads).
+  PrecMapElementwiseToGPUOptions elementwise;
+  elementwise.threadsPerBlock = options.threadsPerBlock;
+  pm.addPass(createPrecMapElementwiseToGPU(elementwise));
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
+  funcs.addPass(createConvertLinalgToParallelLoopsPass());
+  funcs.addPass(createParallelLoopTilingPass({16, 16},
+                                             /*noMinMaxBounds=*/true));
+  funcs.addPass(createGpuMapParallelLoopsPass());
+  funcs.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createPrecGPUHostToRuntime());
+  // Constants the rewrites above hoisted to the host go back into the
+  // kernels rather than becoming kernel parameters.
+  pm.nest<func::FuncOp>().addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Kernels to NVVM. Math goes to LLVM intrinsics first: NVPTX then emits
+  // the correctly rounded instructions (sqrt.rn.f32) and no call into
+  // libdevice, which a machine with only the driver does not have.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // The host to LLVM, the kernels to a binary embedded in it.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void mlir::prec::registerPrecPipelines() {
   PassPipelineRegistration<PrecLowerToCPUOptions>(
       "prec-lower-to-cpu",
       "lower prec on tensors to the LLVM dialect for the host, calling the "
       "precrt runtime for communication",
       buildPrecLowerToCPUPipeline);
+  PassPipelineRegistration<PrecLowerToCUDAOptions>(
+      "prec-lower-to-cuda",
+      "lower prec on tensors for NVIDIA GPUs: kernels compiled through NVVM "
+      "and embedded in host code in the LLVM dialect that launches them and "
+      "calls the precrt runtime (NCCL) on the rank's stream",
+      buildPrecLowerToCUDAPipeline);
 }

@@ -60,4 +60,94 @@ def ConvertPrecToLinalg : Pass<"convert-prec-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def PrecMapElementwiseToGPU
+    : Pass<"prec-map-elementwise-to-gpu", "mlir::ModuleOp"> {
+  let summary = "map elementwise kernels on buffers to vectorized grid-stride "
+                "GPU launches";
+  let description = [{
+    The pack, unpack and optimizer kernels of a lowered prec program are
+    elementwise: `linalg.generic` ops whose iterators are all parallel and
+    whose indexing maps are identities, `linalg.fill`, `linalg.copy` and
+    `memref.copy`, on contiguous buffers of static shape. Each becomes one
+    `gpu.launch` shaped for memory bandwidth:
+
+    - a grid-stride loop over the flattened buffers, with as many blocks as
+      the work needs but at most what the device keeps resident at once
+      (`precrtCompiledGpuMaxBlocks`, asked once per function), so one launch
+      covers any size;
+    - vectors of `16 / (narrowest element bytes)` elements per iteration, so
+      the narrowest operand moves in 16-byte loads and stores and
+      conversions come in pairs (`cvt.rn.bf16x2.f32`); a scalar loop takes
+      the tail, and every element when a buffer is not 16-byte aligned (a
+      view at an odd offset);
+    - no division per element: a divisor that does not change across the
+      kernel is inverted once per thread; a power of two is multiplied by
+      its exact inverse, any other divisor gets one correction step
+      (`q = x * r; q += fma(-q, d, x) * r`), which gives the correctly
+      rounded quotient whenever it is normal (Markstein).
+
+    Other linalg ops (contractions, broadcasts, reductions) are left to
+    upstream's parallel-loop mapping.
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%grad : memref<4096xf32>) outs(%wire : memref<4096xbf16>) {
+    ^bb0(%g: f32, %w: bf16):
+      %s = arith.divf %g, %c4 : f32
+      %t = arith.truncf %s : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    ```
+    becomes a `gpu.launch` whose body loads `vector<8xf32>`, multiplies by
+    `0.25`, truncates to `vector<8xbf16>` and stores, in an `scf.for` from
+    the global thread index to 512 with the grid's thread count as step.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "threads of each block">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def PrecGPUHostToRuntime
+    : Pass<"prec-gpu-host-to-runtime", "mlir::ModuleOp"> {
+  let summary = "keep the host's buffers on the GPU and order its GPU work on "
+                "the rank's stream";
+  let description = [{
+    Runs after kernel outlining, on the host functions of a module whose
+    kernels are `gpu.launch_func`s. Every host function that does GPU work
+    asks the runtime once for the calling rank's compute stream
+    (`precrtCompiledGpuStream`) and enqueues all of it there, in program
+    order:
+
+    - `memref.alloc` / `memref.dealloc` become stream-ordered `gpu.alloc` /
+      `gpu.dealloc`, so every buffer lives in device memory (the driver
+      passes device buffers as arguments and receives device buffers);
+    - kernel launches become `gpu.launch_func async` on the stream;
+    - a constant global that a kernel reads is copied to the device first;
+    - each `precrtCompiledCollective` becomes
+      `precrtCompiledCollectiveOnStream`, which runs the transport on its
+      group's own stream between an event recorded after the pack kernel
+      and one the unpack kernel waits for (docs/GPU.md).
+
+    The function does not wait for its work: the driver synchronizes the
+    stream. Host code that would read or write a device buffer with a
+    scalar load or store is rejected.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // PREC_CONVERSION_PASSES_TD

@@ -30,7 +30,41 @@ struct PrecLowerToCPUOptions
 void buildPrecLowerToCPUPipeline(OpPassManager &pm,
                                  const PrecLowerToCPUOptions &options);
 
-/// Registers `prec-lower-to-cpu` with the global pass pipeline registry.
+struct PrecLowerToCUDAOptions
+    : public PassPipelineOptions<PrecLowerToCUDAOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("the GPU architecture kernels compile for"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features of the target (sm_90 needs PTX 8.0)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("what the kernels become: `isa` (PTX, compiled by the "
+                     "driver at load time), `bin` (cubin) or `fatbin` (both; "
+                     "`bin` and `fatbin` run ptxas from the CUDA toolkit)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("threads of each block of the bandwidth kernels"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level of the kernels"),
+      llvm::cl::init(3)};
+};
+
+/// Lowers the same module as buildPrecLowerToCPUPipeline for NVIDIA GPUs:
+/// every kernel becomes a gpu.func in a gpu.module compiled through NVVM
+/// (elementwise kernels as vectorized grid-stride loops), buffers live in
+/// device memory, and the host code launches kernels and runs collectives
+/// through the precrt runtime on the calling rank's stream (docs/GPU.md).
+void buildPrecLowerToCUDAPipeline(OpPassManager &pm,
+                                  const PrecLowerToCUDAOptions &options);
+
+/// Registers `prec-lower-to-cpu` and `prec-lower-to-cuda` with the global pass
+/// pipeline registry.
 void registerPrecPipelines();
 
 } // namespace prec

@@ -1,0 +1,337 @@
+//===- GPUHostToRuntime.cpp - device buffers and the rank's stream --------===//
+//
+// After kernels are gpu.launch ops, what stays on the host is bookkeeping:
+// buffers, launches, collectives. All of it is enqueued on one stream per
+// rank, the runtime's compute stream, so the host never waits for the GPU
+// inside a step; the runtime orders each collective's own stream against it
+// with events.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Conversion/Passes.h"
+
+#include "precrt/compiled.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECGPUHOSTTORUNTIME
+#include "prec/Conversion/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// Declares `name` once per module.
+func::FuncOp getOrDeclare(ModuleOp module, StringRef name, FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  auto declaration = func::FuncOp::create(builder, module.getLoc(), name, type);
+  declaration.setPrivate();
+  return declaration;
+}
+
+bool isCollectiveCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee() == PRECRT_COMPILED_COLLECTIVE_SYMBOL;
+}
+
+/// Whether `function` is GPU code: an entry point (the driver passes it
+/// device buffers) or a function that launches kernels, allocates buffers
+/// or runs collectives. Other private functions (the deallocation helper)
+/// are host code on host memory and stay as they are.
+bool doesGPUWork(func::FuncOp function) {
+  return function.isPublic() ||
+         function
+             .walk([](Operation *op) {
+               return isa<gpu::LaunchOp, memref::AllocOp>(op) ||
+                              isCollectiveCall(op)
+                          ? WalkResult::interrupt()
+                          : WalkResult::advance();
+             })
+             .wasInterrupted();
+}
+
+/// The buffer `value` is a view of.
+Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The buffers whose elements `op` (and what it holds) reads or writes.
+SmallVector<Value> getAccessedBuffers(Operation *op) {
+  SmallVector<Value> buffers;
+  op->walk([&](Operation *nested) {
+    if (auto load = dyn_cast<memref::LoadOp>(nested))
+      buffers.push_back(load.getMemRef());
+    else if (auto store = dyn_cast<memref::StoreOp>(nested))
+      buffers.push_back(store.getMemRef());
+    else if (auto load = dyn_cast<vector::LoadOp>(nested))
+      buffers.push_back(load.getBase());
+    else if (auto store = dyn_cast<vector::StoreOp>(nested))
+      buffers.push_back(store.getBase());
+  });
+  return buffers;
+}
+
+/// Whether `op` holds host work of its own (launches, calls, buffers) and so
+/// must stay on the host, its regions processed one op at a time.
+bool holdsHostWork(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<gpu::LaunchOp, func::CallOp, memref::AllocOp,
+                   memref::DeallocOp>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The host's GPU work of one function, enqueued on the rank's stream.
+class HostRewriter {
+public:
+  HostRewriter(ModuleOp module, func::FuncOp function)
+      : module(module), function(function),
+        builder(OpBuilder::atBlockBegin(&function.getBody().front())) {}
+
+  LogicalResult run() {
+    if (!doesGPUWork(function))
+      return success();
+    classifyBuffers();
+    if (failed(moveElementAccessesToDevice(function.getBody().front())))
+      return failure();
+
+    SmallVector<Operation *> work;
+    function.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (deviceBuffers.contains(alloc.getResult()))
+          work.push_back(op);
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        if (deviceBuffers.contains(getRootBuffer(dealloc.getMemref())))
+          work.push_back(op);
+      } else if (isa<gpu::LaunchOp, memref::CopyOp>(op) ||
+                 isCollectiveCall(op)) {
+        work.push_back(op);
+      }
+    });
+    createStream();
+    for (Operation *op : work)
+      if (failed(rewrite(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  /// Arguments are device buffers by convention; an allocation is one when a
+  /// kernel, a collective, a GPU function or the caller sees it, otherwise
+  /// it is the host's own bookkeeping (deallocation metadata).
+  void classifyBuffers() {
+    for (BlockArgument argument : function.getArguments())
+      if (isa<MemRefType>(argument.getType()))
+        deviceBuffers.insert(argument);
+    function.walk([&](memref::AllocOp alloc) {
+      if (reachesDevice(alloc.getResult()))
+        deviceBuffers.insert(alloc.getResult());
+    });
+  }
+
+  bool reachesDevice(Value buffer) {
+    SmallVector<Value> worklist{buffer};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (user->getParentOfType<gpu::LaunchOp>() ||
+            isa<gpu::LaunchOp, func::ReturnOp>(user) || isCollectiveCall(user))
+          return true;
+        if (auto call = dyn_cast<func::CallOp>(user)) {
+          auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          if (callee && !callee.isExternal() && doesGPUWork(callee))
+            return true;
+        }
+        if (isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp>(
+                user))
+          llvm::append_range(worklist, user->getResults());
+        // The runtime call takes the pointer as an index.
+        for (Operation *pointerUser : user->getUsers())
+          if (isCollectiveCall(pointerUser))
+            return true;
+      }
+    }
+    return false;
+  }
+
+  /// Moves host loops over device buffer elements (what upstream's loop
+  /// mapping leaves sequential: a reduction over every dimension) into
+  /// one-thread launches. Fails on host code that needs an element's value
+  /// or mixes host and device buffers.
+  LogicalResult moveElementAccessesToDevice(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isa<gpu::LaunchOp>(op))
+        continue;
+      SmallVector<Value> accessed = getAccessedBuffers(&op);
+      if (accessed.empty())
+        continue;
+      if (holdsHostWork(&op)) {
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            if (failed(moveElementAccessesToDevice(nested)))
+              return failure();
+        continue;
+      }
+      size_t onDevice = llvm::count_if(accessed, [&](Value buffer) {
+        return deviceBuffers.contains(getRootBuffer(buffer));
+      });
+      if (onDevice == 0)
+        continue;
+      if (onDevice != accessed.size())
+        return op.emitOpError()
+               << "accesses both host and device buffers; GPU code keeps "
+                  "tensor data on the device";
+      if (op.getNumResults() != 0)
+        return op.emitOpError()
+               << "reads a device buffer for the host; on the GPU, host code "
+                  "can only pass buffers on";
+      OpBuilder launchBuilder(&op);
+      Value one = arith::ConstantIndexOp::create(launchBuilder, op.getLoc(), 1);
+      auto launch = gpu::LaunchOp::create(launchBuilder, op.getLoc(), one, one,
+                                          one, one, one, one);
+      launchBuilder.setInsertionPointToStart(&launch.getBody().front());
+      auto terminator = gpu::TerminatorOp::create(launchBuilder, op.getLoc());
+      op.moveBefore(terminator);
+    }
+    return success();
+  }
+
+  void createStream() {
+    Location loc = function.getLoc();
+    auto pointer = LLVM::LLVMPointerType::get(builder.getContext());
+    func::FuncOp getStream =
+        getOrDeclare(module, PRECRT_COMPILED_GPU_STREAM_SYMBOL,
+                     builder.getFunctionType({}, {pointer}));
+    stream = func::CallOp::create(builder, loc, getStream).getResult(0);
+    // gpu-to-llvm represents a token as the stream it orders work on, so
+    // every op made async on this token runs on the runtime's stream.
+    token = UnrealizedConversionCastOp::create(
+                builder, loc, gpu::AsyncTokenType::get(builder.getContext()),
+                stream)
+                .getResult(0);
+  }
+
+  LogicalResult rewrite(Operation *op) {
+    builder.setInsertionPoint(op);
+    Type tokenType = token.getType();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto deviceAlloc = gpu::AllocOp::create(
+          builder, alloc.getLoc(), alloc.getType(), tokenType, token,
+          alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+          /*hostShared=*/false);
+      alloc.replaceAllUsesWith(deviceAlloc.getMemref());
+      alloc.erase();
+      return success();
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      gpu::DeallocOp::create(builder, dealloc.getLoc(), tokenType, token,
+                             dealloc.getMemref());
+      dealloc.erase();
+      return success();
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      return copy.emitOpError()
+             << "is left on the host; prec-map-elementwise-to-gpu maps "
+                "copies to kernels";
+    if (auto launch = dyn_cast<gpu::LaunchOp>(op))
+      return rewriteLaunch(launch);
+    return rewriteCollective(cast<func::CallOp>(op));
+  }
+
+  /// The launch, async on the stream, reading device copies of any constant
+  /// global it uses.
+  LogicalResult rewriteLaunch(gpu::LaunchOp launch) {
+    Location loc = launch.getLoc();
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(launch.getBody(), captured);
+    SmallVector<Value> deviceCopies;
+    for (Value value : captured) {
+      if (value.getDefiningOp<memref::AllocaOp>())
+        return launch.emitOpError()
+               << "reads a host stack buffer; buffers of GPU code are "
+                  "allocated with memref.alloc";
+      if (!value.getDefiningOp<memref::GetGlobalOp>())
+        continue;
+      auto type = cast<MemRefType>(value.getType());
+      auto copy = gpu::AllocOp::create(builder, loc, type, token.getType(),
+                                       token, {}, {}, /*hostShared=*/false);
+      gpu::MemcpyOp::create(builder, loc, token.getType(), token,
+                            copy.getMemref(), value);
+      replaceAllUsesInRegionWith(value, copy.getMemref(), launch.getBody());
+      deviceCopies.push_back(copy.getMemref());
+    }
+
+    if (launch.getAsyncToken()) {
+      launch.getAsyncDependenciesMutable().append(token);
+    } else {
+      auto async = gpu::LaunchOp::create(
+          builder, loc, launch.getGridSizeX(), launch.getGridSizeY(),
+          launch.getGridSizeZ(), launch.getBlockSizeX(), launch.getBlockSizeY(),
+          launch.getBlockSizeZ(), launch.getDynamicSharedMemorySize(),
+          token.getType(), token);
+      async.getBody().takeBody(launch.getBody());
+      launch.erase();
+      launch = async;
+    }
+    builder.setInsertionPointAfter(launch);
+    for (Value copy : deviceCopies)
+      gpu::DeallocOp::create(builder, loc, token.getType(), token, copy);
+    return success();
+  }
+
+  /// The collective on device buffers, ordered against the stream.
+  LogicalResult rewriteCollective(func::CallOp call) {
+    SmallVector<Value> operands(call.getOperands());
+    operands.push_back(stream);
+    SmallVector<Type> types(call.getOperandTypes());
+    types.push_back(stream.getType());
+    func::FuncOp onStream =
+        getOrDeclare(module, PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
+                     builder.getFunctionType(types, call.getResultTypes()));
+    auto replacement =
+        func::CallOp::create(builder, call.getLoc(), onStream, operands);
+    call.replaceAllUsesWith(replacement.getResults());
+    call.erase();
+    return success();
+  }
+
+  ModuleOp module;
+  func::FuncOp function;
+  OpBuilder builder;
+  /// Device buffers of the function: arguments and allocations, never views.
+  DenseSet<Value> deviceBuffers;
+  Value stream;
+  Value token;
+};
+
+struct PrecGPUHostToRuntimePass
+    : public prec::impl::PrecGPUHostToRuntimeBase<PrecGPUHostToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto function :
+         llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!function.isExternal() &&
+          failed(HostRewriter(module, function).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

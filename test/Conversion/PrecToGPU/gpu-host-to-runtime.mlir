@@ -1,0 +1,159 @@
+// RUN: prec-opt %s --split-input-file --prec-gpu-host-to-runtime --verify-diagnostics | FileCheck %s --enable-var-scope
+
+// Pack kernel, collective, unpack kernel: everything on the rank's stream,
+// in program order; buffers in device memory.
+
+func.func private @precrtCompiledCollective(i32, index, index, i64, i32, i32, i32, index, i32, index) -> i32
+memref.global "private" constant @__prec_grid_dp : memref<1xi64> = dense<4>
+
+// CHECK-LABEL: func.func @reduce_scatter
+// CHECK-SAME:    (%[[GRAD:.*]]: memref<1024xf32>)
+func.func @reduce_scatter(%grad: memref<1024xf32>) -> memref<256xf32> {
+  // CHECK:       %[[STREAM:.*]] = call @precrtCompiledGpuStream() : () -> !llvm.ptr
+  // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast %[[STREAM]] : !llvm.ptr to !gpu.async.token
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2_i32 = arith.constant 2 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c0_i32 = arith.constant 0 : i32
+  %c1024_i64 = arith.constant 1024 : i64
+  // CHECK:       %[[WIRE:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<1024xbf16>
+  %wire = memref.alloc() {alignment = 64 : i64} : memref<1024xbf16>
+  // CHECK:       gpu.launch async [%[[TOKEN]]]
+  // CHECK:         arith.truncf
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %x = memref.load %grad[%tx] : memref<1024xf32>
+    %w = arith.truncf %x : f32 to bf16
+    memref.store %w, %wire[%tx] : memref<1024xbf16>
+    gpu.terminator
+  }
+  // CHECK:       %[[RECV:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<256xbf16>
+  %recv = memref.alloc() {alignment = 64 : i64} : memref<256xbf16>
+  %grid = memref.get_global @__prec_grid_dp : memref<1xi64>
+  %send_ptr = memref.extract_aligned_pointer_as_index %wire : memref<1024xbf16> -> index
+  %recv_ptr = memref.extract_aligned_pointer_as_index %recv : memref<256xbf16> -> index
+  %grid_ptr = memref.extract_aligned_pointer_as_index %grid : memref<1xi64> -> index
+  // CHECK:       call @precrtCompiledCollectiveOnStream({{.*}}, %[[STREAM]]) : (i32, index, index, i64, i32, i32, i32, index, i32, index, !llvm.ptr) -> i32
+  %status = call @precrtCompiledCollective(%c2_i32, %send_ptr, %recv_ptr, %c1024_i64, %c2_i32, %c0_i32, %c1_i32, %grid_ptr, %c0_i32, %c0) : (i32, index, index, i64, i32, i32, i32, index, i32, index) -> i32
+  // CHECK:       %[[OUT:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<256xf32>
+  %out = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+  // CHECK:       gpu.launch async [%[[TOKEN]]]
+  // CHECK:         arith.extf
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %w = memref.load %recv[%tx] : memref<256xbf16>
+    %x = arith.extf %w : bf16 to f32
+    memref.store %x, %out[%tx] : memref<256xf32>
+    gpu.terminator
+  }
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[WIRE]]
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[RECV]]
+  // CHECK-NOT:   memref.alloc
+  // CHECK-NOT:   memref.dealloc
+  // CHECK:       return %[[OUT]]
+  memref.dealloc %wire : memref<1024xbf16>
+  memref.dealloc %recv : memref<256xbf16>
+  return %out : memref<256xf32>
+}
+
+// -----
+
+// A reduction over every dimension is a sequential host loop after upstream's
+// loop mapping: it moves into a one-thread launch. A constant global that a
+// kernel reads is copied to the device for it.
+
+memref.global "private" constant @weights : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+
+// CHECK-LABEL: func.func @sum
+func.func @sum(%x: memref<4xf32>, %total: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast
+  // CHECK:       gpu.launch async [%[[TOKEN]]]
+  // CHECK:         scf.for
+  // CHECK:           memref.load
+  // CHECK:         gpu.terminator
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %x[%i] : memref<4xf32>
+    %t = memref.load %total[] : memref<f32>
+    %s = arith.addf %t, %v : f32
+    memref.store %s, %total[] : memref<f32>
+  }
+  // CHECK:       %[[HOST:.*]] = memref.get_global @weights
+  // CHECK:       %[[DEVICE:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<4xf32>
+  // CHECK:       gpu.memcpy async [%[[TOKEN]]] %[[DEVICE]], %[[HOST]]
+  // CHECK:       gpu.launch async [%[[TOKEN]]]
+  // CHECK:         memref.load %[[DEVICE]]
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[DEVICE]]
+  %w = memref.get_global @weights : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %a = memref.load %w[%tx] : memref<4xf32>
+    memref.store %a, %x[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Bookkeeping that only the host sees (deallocation metadata) stays in host
+// memory, and a function without GPU work is left alone.
+
+// CHECK-LABEL: func.func private @host_helper
+// CHECK-NOT:   gpu.
+func.func private @host_helper(%flags: memref<2xi1>) {
+  %c0 = arith.constant 0 : index
+  %true = arith.constant true
+  memref.store %true, %flags[%c0] : memref<2xi1>
+  return
+}
+
+// CHECK-LABEL: func.func @metadata
+func.func @metadata(%x: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  // CHECK:       %[[FLAGS:.*]] = memref.alloc() : memref<2xi1>
+  // CHECK:       call @host_helper(%[[FLAGS]])
+  // CHECK:       memref.dealloc %[[FLAGS]]
+  %flags = memref.alloc() : memref<2xi1>
+  call @host_helper(%flags) : (memref<2xi1>) -> ()
+  memref.dealloc %flags : memref<2xi1>
+  // CHECK:       gpu.alloc async
+  %tmp = memref.alloc() : memref<8xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%tx] : memref<8xf32>
+    memref.store %v, %tmp[%tx] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @host_reads_device(%x: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'memref.load' op reads a device buffer for the host; on the GPU, host code can only pass buffers on}}
+  %v = memref.load %x[%c0] : memref<8xf32>
+  return %v : f32
+}
+
+// -----
+
+func.func private @host_helper(%flags: memref<2xi1>)
+
+func.func @mixed(%x: memref<2xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %flags = memref.alloc() : memref<2xi1>
+  call @host_helper(%flags) : (memref<2xi1>) -> ()
+  // expected-error @below {{'scf.for' op accesses both host and device buffers; GPU code keeps tensor data on the device}}
+  scf.for %i = %c0 to %c2 step %c1 {
+    %v = memref.load %x[%i] : memref<2xi1>
+    memref.store %v, %flags[%i] : memref<2xi1>
+  }
+  return
+}
