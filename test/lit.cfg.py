@@ -42,6 +42,16 @@ if os.path.exists(gpu_probe):
     except subprocess.TimeoutExpired:
         lit_config.warning("precrt-gpu-probe did not answer; no cuda-gpu feature")
 
+# prec-lower-to-cuda's cubin and fatbin formats run the CUDA toolkit's ptxas,
+# found on PATH or under CUDA_HOME / CUDA_ROOT / CUDA_PATH.
+for variable in ("CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"):
+    if variable in os.environ:
+        config.environment[variable] = os.environ[variable]
+if shutil.which("ptxas") or any(
+        os.path.exists(os.path.join(os.environ.get(v, ""), "bin", "ptxas"))
+        for v in ("CUDA_HOME", "CUDA_ROOT", "CUDA_PATH") if v in os.environ):
+    config.available_features.add("ptxas")
+
 # The runtime library, for programs run by upstream's mlir-runner.
 config.substitutions.append(("%precrt_lib", os.path.join(config.prec_obj_root, "runtime")))
 config.substitutions.append(("%mlir_lib", os.path.join(config.llvm_tools_dir, "..", "lib")))
