@@ -84,7 +84,8 @@ def PrecMapElementwiseToGPU
       kernel is inverted once per thread; a power of two is multiplied by
       its exact inverse, any other divisor gets one correction step
       (`q = x * r; q += fma(-q, d, x) * r`), which gives the correctly
-      rounded quotient whenever it is normal (Markstein).
+      rounded quotient whenever it is normal (Markstein; non-finite
+      operands keep the product, which is then IEEE's quotient).
 
     Other linalg ops (contractions, broadcasts, reductions) are left to
     upstream's parallel-loop mapping.

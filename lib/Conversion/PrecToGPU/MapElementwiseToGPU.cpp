@@ -214,7 +214,9 @@ private:
   }
 
   /// x / d as x * (1 / d), exact for a power of two; otherwise refined by
-  /// one fused correction step to the correctly rounded quotient.
+  /// one fused correction step to the correctly rounded quotient. Where the
+  /// step has no answer (x or the quotient infinite, d zero or infinite) the
+  /// product already is IEEE's quotient.
   Value buildDivision(Value dividend, const InvertedDivisor &inverted) {
     Value reciprocal = splat(inverted.reciprocal);
     Value quotient = arith::MulFOp::create(builder, loc, dividend, reciprocal);
@@ -224,7 +226,11 @@ private:
     Value negated = arith::NegFOp::create(builder, loc, quotient);
     Value remainder =
         math::FmaOp::create(builder, loc, negated, divisor, dividend);
-    return math::FmaOp::create(builder, loc, remainder, reciprocal, quotient);
+    Value refined =
+        math::FmaOp::create(builder, loc, remainder, reciprocal, quotient);
+    Value isNumber = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::ORD, refined, refined);
+    return arith::SelectOp::create(builder, loc, isNumber, refined, quotient);
   }
 
   OpBuilder &builder;

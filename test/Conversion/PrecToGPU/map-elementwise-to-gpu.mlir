@@ -57,7 +57,9 @@ func.func @pack(%in: memref<64x16xf32>, %out: memref<64x16xbf16>) {
 // -----
 
 // A divisor that is no power of two: inverted once per thread, then one
-// fused correction step per element instead of a division.
+// fused correction step per element instead of a division, except where the
+// step gives NaN (x or x/d infinite, d zero or infinite) and the product is
+// already IEEE's answer.
 
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @divide_by_three
@@ -76,7 +78,9 @@ func.func @divide_by_three(%in: memref<4096xf32>, %out: memref<4096xf32>, %d: f3
   // CHECK:           %[[NQ:.*]] = arith.negf %[[Q]] : vector<4xf32>
   // CHECK:           %[[REM:.*]] = math.fma %[[NQ]], %[[DV]], %[[X]] : vector<4xf32>
   // CHECK:           %[[REFINED:.*]] = math.fma %[[REM]], %[[RV]], %[[Q]] : vector<4xf32>
-  // CHECK:           vector.store %[[REFINED]]
+  // CHECK:           %[[NUMBER:.*]] = arith.cmpf ord, %[[REFINED]], %[[REFINED]] : vector<4xf32>
+  // CHECK:           %[[RESULT:.*]] = arith.select %[[NUMBER]], %[[REFINED]], %[[Q]] : vector<4xi1>, vector<4xf32>
+  // CHECK:           vector.store %[[RESULT]]
   // CHECK:         scf.for
   // CHECK-NOT:       arith.divf
   // CHECK:           math.fma
