@@ -52,6 +52,16 @@ if shutil.which("ptxas") or any(
         for v in ("CUDA_HOME", "CUDA_ROOT", "CUDA_PATH") if v in os.environ):
     config.available_features.add("ptxas")
 
+# The runtime's doubles of libcuda.so.1 and libnccl.so.2 (built with its unit
+# tests): they count devices and fail like the real ones, but run no kernels.
+fakes_dir = os.path.join(config.prec_obj_root, "runtime", "test")
+fake_cuda = os.path.join(fakes_dir, "libprecrt_fake_cuda_driver.so")
+fake_nccl = os.path.join(fakes_dir, "libprecrt_fake_nccl.so")
+if os.path.exists(fake_cuda) and os.path.exists(fake_nccl):
+    config.available_features.add("precrt-gpu-fakes")
+    config.substitutions.append(("%precrt_fake_cuda_driver", fake_cuda))
+    config.substitutions.append(("%precrt_fake_nccl", fake_nccl))
+
 # The runtime library, for programs run by upstream's mlir-runner.
 config.substitutions.append(("%precrt_lib", os.path.join(config.prec_obj_root, "runtime")))
 config.substitutions.append(("%mlir_lib", os.path.join(config.llvm_tools_dir, "..", "lib")))

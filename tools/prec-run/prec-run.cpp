@@ -1,9 +1,11 @@
 //===- prec-run.cpp - run a prec program on N ranks -----------------------===//
 //
-// Lowers a module (unless it is already in the LLVM dialect) with
-// prec-lower-to-cpu, JIT-compiles it once, and calls its entry function on
-// every rank: N threads of this process on the local backend, or one process
-// per rank under mpirun on the MPI backend.
+// Lowers a module with prec-lower-to-cpu, JIT-compiles it once, and calls its
+// entry function on every rank: N threads of this process on the local
+// backend, or one process per rank under mpirun on the MPI backend. On the
+// nccl backend the module is lowered with prec-lower-to-cuda instead and runs
+// on GPUs, one per rank: N threads of this process on N GPUs, or one process
+// per GPU under mpirun.
 //
 // The entry function takes tensors (or memrefs) of static shape and scalars.
 // Tensor arguments are initialized deterministically from --seed (different
@@ -14,6 +16,11 @@
 // step runs as a loop; rank-0 tensors and scalars (a loss) are printed at
 // every step.
 //
+// On GPUs the arguments are initialized on the host exactly as on CPUs (the
+// same seed gives the same values, so results compare across backends) and
+// copied into device buffers; results come back to the host for printing and
+// writing, and feed the next step as device buffers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "prec/InitAllDialects.h"
@@ -21,9 +28,12 @@
 #include "prec/Pipelines/Pipelines.h"
 
 #include "precrt/compiled.h"
+#include "precrt/gpu.h"
+#include "precrt/mgpu.h"
 #include "precrt/precrt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -60,14 +70,31 @@ static cl::opt<std::string>
     inputFilename(cl::Positional, cl::desc("<input .mlir file>"), cl::Required);
 static cl::opt<int>
     numRanks("ranks",
-             cl::desc("ranks (threads) of the local backend; default: the "
+             cl::desc("ranks (threads) of the local backend, or of the nccl "
+                      "backend outside mpirun (one GPU each); default: the "
                       "size of the module's only grid"),
              cl::init(0));
 static cl::opt<std::string>
     backendName("backend",
-                cl::desc("local (threads, default) or mpi (one "
-                         "process per rank under mpirun)"),
+                cl::desc("local (threads, default), mpi (one process per "
+                         "rank under mpirun) or nccl (GPUs: one per rank, "
+                         "ranks as threads or one process per GPU under "
+                         "mpirun)"),
                 cl::init("local"));
+static cl::opt<std::string>
+    gpuChip("gpu-chip",
+            cl::desc("GPU architecture the kernels compile for on the nccl "
+                     "backend"),
+            cl::init("sm_90"));
+// PTX by default: the driver compiles it for the GPU it runs on (any
+// architecture at least --gpu-chip) and no ptxas is needed where prec-run
+// runs.
+static cl::opt<std::string>
+    gpuFormat("gpu-format",
+              cl::desc("what the kernels become on the nccl backend: isa "
+                       "(PTX compiled by the driver at load time, default), "
+                       "bin or fatbin (ptxas from the CUDA toolkit)"),
+              cl::init("isa"));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("function to run (default: the only public "
@@ -271,8 +298,18 @@ struct PackedValue {
 };
 
 struct Program {
+  /// CPU backends: one engine for every rank.
   std::unique_ptr<ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
+  /// nccl backend: every rank compiles the lowered module on its own thread,
+  /// where the engine's constructors load the kernels into the context of
+  /// the rank's GPU.
+  bool onGpu = false;
+  ModuleOp lowered;
+  std::string entryName;
+  /// GPUs of this process; ranks as threads take device rank % count.
+  int32_t deviceCount = 0;
+  bool ranksAreThreads = true;
   SmallVector<ValueSpec> args, results;
   std::map<unsigned, double> scalars;
   std::map<unsigned, std::string> files;
@@ -403,6 +440,105 @@ LogicalResult initializeArgument(const Program &program, unsigned index,
   return success();
 }
 
+/// The entry points of precrt that lowered code calls, bound explicitly so
+/// that the JIT never depends on how the process exports them.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto bind = [&](StringRef name, auto *function) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                               llvm::JITSymbolFlags::Exported};
+  };
+  // Lowered copies between buffers of general layout.
+  bind("memrefCopy", &memrefCopy);
+  bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
+  bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
+       &precrtCompiledCollectiveOnStream);
+  bind(PRECRT_COMPILED_GPU_STREAM_SYMBOL, &precrtCompiledGpuStream);
+  bind(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL, &precrtCompiledGpuMaxBlocks);
+  // What gpu-to-llvm and the embedded kernels' constructors call.
+  bind("mgpuModuleLoad", &mgpuModuleLoad);
+  bind("mgpuModuleLoadJIT", &mgpuModuleLoadJIT);
+  bind("mgpuModuleUnload", &mgpuModuleUnload);
+  bind("mgpuModuleGetFunction", &mgpuModuleGetFunction);
+  bind("mgpuLaunchKernel", &mgpuLaunchKernel);
+  bind("mgpuLaunchClusterKernel", &mgpuLaunchClusterKernel);
+  bind("mgpuStreamCreate", &mgpuStreamCreate);
+  bind("mgpuStreamDestroy", &mgpuStreamDestroy);
+  bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
+  bind("mgpuStreamWaitEvent", &mgpuStreamWaitEvent);
+  bind("mgpuEventCreate", &mgpuEventCreate);
+  bind("mgpuEventDestroy", &mgpuEventDestroy);
+  bind("mgpuEventSynchronize", &mgpuEventSynchronize);
+  bind("mgpuEventRecord", &mgpuEventRecord);
+  bind("mgpuMemAlloc", &mgpuMemAlloc);
+  bind("mgpuMemFree", &mgpuMemFree);
+  bind("mgpuMemcpy", &mgpuMemcpy);
+  bind("mgpuMemset32", &mgpuMemset32);
+  bind("mgpuMemset16", &mgpuMemset16);
+  bind("mgpuMemHostRegister", &mgpuMemHostRegister);
+  bind("mgpuMemHostRegisterMemRef", &mgpuMemHostRegisterMemRef);
+  bind("mgpuMemHostUnregister", &mgpuMemHostUnregister);
+  bind("mgpuMemHostUnregisterMemRef", &mgpuMemHostUnregisterMemRef);
+  bind("mgpuSetDefaultDevice", &mgpuSetDefaultDevice);
+  return symbols;
+}
+
+/// Translation reads the MLIR module, which ranks compiling on their own
+/// threads share.
+std::mutex translationMutex;
+
+/// JIT-compiles the lowered `module` for the host and runs its constructors
+/// on the calling thread (GPU code loads its kernels there, on the thread's
+/// device).
+LogicalResult compileForHost(ModuleOp module, StringRef entry,
+                             std::unique_ptr<ExecutionEngine> &engine,
+                             void (*&entryFn)(void **), std::string &error) {
+  // Optimize for the host: without its target machine the optimizer has no
+  // cost model of the vector units and leaves the kernels' loops scalar.
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder) {
+    error = llvm::toString(hostBuilder.takeError());
+    return failure();
+  }
+  auto hostMachine = hostBuilder->createTargetMachine();
+  if (!hostMachine) {
+    error = llvm::toString(hostMachine.takeError());
+    return failure();
+  }
+  // The options hold a reference to the transformer, which must outlive
+  // ExecutionEngine::create.
+  auto optimize = makeOptimizingTransformer(3, 0, hostMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> created = [&] {
+    std::lock_guard<std::mutex> lock(translationMutex);
+    return ExecutionEngine::create(module, engineOptions,
+                                   std::move(*hostMachine));
+  }();
+  if (!created) {
+    error = "JIT compilation failed: " + llvm::toString(created.takeError());
+    return failure();
+  }
+  engine = std::move(*created);
+  engine->registerSymbols(runtimeSymbols);
+  engine->initialize();
+  auto found = engine->lookupPacked(entry);
+  if (!found) {
+    error = llvm::toString(found.takeError());
+    return failure();
+  }
+  entryFn = *found;
+  return success();
+}
+
+/// A failed precrt GPU call as a rank's error: what prec-run was doing and
+/// the runtime's reason.
+std::string describeGpuFailure(precrt_status_t status, const Twine &what) {
+  return (what + ": " + precrtStatusName(status) + ": " +
+          precrtGetLastErrorMessage())
+      .str();
+}
+
 /// Runs every step on one rank. Returns the rank's failure, if any.
 int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   size_t numArgs = program.args.size();
@@ -412,6 +548,41 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     outcome.error = std::move(message);
     return 1;
   };
+
+  // GPU ranks compile for themselves and stage every buffer through the
+  // compute stream that the generated code enqueues its work on.
+  std::unique_ptr<ExecutionEngine> rankEngine;
+  void (*entry)(void **) = program.entry;
+  void *stream = nullptr;
+  if (program.onGpu) {
+    auto started = std::chrono::steady_clock::now();
+    std::string error;
+    if (failed(compileForHost(program.lowered, program.entryName, rankEngine,
+                              entry, error)))
+      return fail(error);
+    if (const char *loadError = precrtCompiledGetError())
+      return fail(std::string("loading the kernels: ") + loadError);
+    if (rank == 0)
+      llvm::errs() << llvm::formatv(
+                          "prec-run: compiled @{0} in {1:f2} s\n",
+                          program.entryName,
+                          std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - started)
+                              .count())
+                          .str();
+    stream = precrtCompiledGpuStream();
+    if (!stream)
+      return fail(std::string("no compute stream: ") +
+                  precrtCompiledGetError());
+  }
+  auto synchronize = [&](const Twine &what, std::string &error) {
+    precrt_status_t status = precrtGpuStreamSynchronize(stream);
+    if (status == PRECRT_SUCCESS)
+      return success();
+    error = describeGpuFailure(status, what);
+    return failure();
+  };
+
   for (unsigned i = 0; i < numArgs; ++i) {
     const ValueSpec &spec = program.args[i];
     void *data = spec.isBuffer ? allocateBuffer(spec.bytes())
@@ -430,16 +601,69 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
         return fail(error);
     }
 
+  // What the entry function receives: the host buffers, or their copies in
+  // device memory on the nccl backend.
+  SmallVector<void *> callBuffers(numArgs, nullptr);
+  for (unsigned i = 0; i < numArgs; ++i) {
+    const ValueSpec &spec = program.args[i];
+    if (!spec.isBuffer)
+      continue;
+    if (!program.onGpu) {
+      callBuffers[i] = args[i].data;
+      continue;
+    }
+    // cuMemAlloc refuses 0 bytes; an empty tensor still needs an address.
+    if (precrt_status_t status =
+            precrtGpuMalloc(&callBuffers[i], std::max<size_t>(spec.bytes(), 1)))
+      return fail(describeGpuFailure(
+          status, "allocating argument " + Twine(i) + " on the GPU"));
+    if (precrt_status_t status = precrtGpuMemcpyAsync(
+            callBuffers[i], args[i].data, spec.bytes(), stream))
+      return fail(describeGpuFailure(
+          status, "copying argument " + Twine(i) + " to the GPU"));
+  }
+
   ResultLayout layout = layoutResults(program.results);
   std::vector<int64_t> resultStorage(layout.size / 8 + 1, 0);
   auto *resultBytes = reinterpret_cast<uint8_t *>(resultStorage.data());
   SmallVector<void *> resultData(program.results.size(), nullptr);
-  // Result buffers the program allocated; they belong to the caller.
+  // Host copies of GPU result buffers, for printing and writing.
+  SmallVector<std::vector<uint8_t>> resultCopies(program.results.size());
+  // Result buffers the program allocated; they belong to the caller. GPU
+  // code allocates them on the compute stream: they go back in stream order.
   SmallVector<void *> resultAllocations;
-  auto releaseResults = [&] {
-    for (void *allocation : resultAllocations)
-      std::free(allocation);
+  auto releaseResults = [&](std::string &error) {
+    precrt_status_t status = PRECRT_SUCCESS;
+    for (void *allocation : resultAllocations) {
+      if (!program.onGpu)
+        std::free(allocation);
+      else if (precrt_status_t freed = precrtGpuFreeAsync(allocation, stream);
+               freed && !status)
+        status = freed;
+    }
     resultAllocations.clear();
+    if (status == PRECRT_SUCCESS)
+      return success();
+    error = describeGpuFailure(status, "freeing a result on the GPU");
+    return failure();
+  };
+  // The result on the host: GPU result buffers are copied back first.
+  auto hostResult = [&](unsigned i, std::string &error) -> const void * {
+    const ValueSpec &spec = program.results[i];
+    if (!program.onGpu || !spec.isBuffer)
+      return resultData[i];
+    std::vector<uint8_t> &copy = resultCopies[i];
+    copy.resize(spec.bytes());
+    if (precrt_status_t status = precrtGpuMemcpyAsync(
+            copy.data(), resultData[i], spec.bytes(), stream)) {
+      error = describeGpuFailure(status,
+                                 "copying result " + Twine(i) + " to the host");
+      return nullptr;
+    }
+    if (failed(synchronize("copying result " + Twine(i) + " to the host",
+                           error)))
+      return nullptr;
+    return copy.data();
   };
 
   // Long runs say how far they got, at most once a second, on stderr.
@@ -459,7 +683,9 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   };
 
   for (int step = 0; step < numSteps; ++step) {
-    releaseResults();
+    std::string error;
+    if (failed(releaseResults(error)))
+      return fail(error);
     // Pack: one pointer per lowered scalar argument.
     SmallVector<PackedValue> packed(numArgs);
     SmallVector<void *> pointers;
@@ -467,7 +693,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
       const ValueSpec &spec = program.args[i];
       PackedValue &value = packed[i];
       if (spec.isBuffer) {
-        auto address = reinterpret_cast<int64_t>(args[i].data);
+        auto address = reinterpret_cast<int64_t>(callBuffers[i]);
         value.fields = {address, address, 0};
         value.fields.append(spec.shape.begin(), spec.shape.end());
         int64_t stride = 1;
@@ -488,20 +714,24 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     if (!program.results.empty())
       pointers.push_back(resultBytes);
 
-    program.entry(pointers.data());
+    entry(pointers.data());
+    // A failed collective may leave work on the stream that never finishes:
+    // look at the rank's error before waiting for the stream.
+    if (const char *compiledError = precrtCompiledGetError())
+      return fail(std::string("step ") + std::to_string(step) + ": " +
+                  compiledError);
+    if (program.onGpu &&
+        failed(synchronize("step " + Twine(step) + " on the GPU", error)))
+      return fail(error);
     if (rank == 0)
       reportProgress(step);
-
-    if (const char *error = precrtCompiledGetError())
-      return fail(std::string("step ") + std::to_string(step) + ": " + error);
 
     for (auto [i, spec] : llvm::enumerate(program.results)) {
       uint8_t *field = resultBytes + layout.offsets[i];
       if (spec.isBuffer) {
         void *allocated;
         std::memcpy(&allocated, field, 8);
-        bool isArgument = llvm::any_of(
-            args, [&](const Buffer &arg) { return arg.data == allocated; });
+        bool isArgument = llvm::is_contained(callBuffers, allocated);
         if (!isArgument && !llvm::is_contained(resultAllocations, allocated))
           resultAllocations.push_back(allocated);
         int64_t aligned;
@@ -518,11 +748,15 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     // Scalars and rank-0 tensors (a loss) are reported at every step.
     if (printMode != "none" && rank == 0 && numSteps > 1)
       for (auto [i, spec] : llvm::enumerate(program.results))
-        if (!spec.isBuffer || spec.shape.empty())
+        if (!spec.isBuffer || spec.shape.empty()) {
+          const void *value = hostResult(i, error);
+          if (!value)
+            return fail(error);
           outcome.lines.push_back(
               llvm::formatv("step {0}: result {1} = {2:g}", step, i,
-                            readElement(spec, resultData[i], 0))
+                            readElement(spec, value, 0))
                   .str());
+        }
 
     // Results feed the arguments of the same type at the same position.
     if (step + 1 < numSteps)
@@ -530,28 +764,45 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
         const ValueSpec &arg = program.args[i];
         if (arg.typeName != program.results[i].typeName)
           continue;
-        if (arg.isBuffer)
-          std::memcpy(args[i].data, resultData[i], arg.bytes());
-        else
+        if (!arg.isBuffer)
           std::memcpy(&scalarStorage[i], resultData[i], arg.elementBytes());
+        else if (!program.onGpu)
+          std::memcpy(args[i].data, resultData[i], arg.bytes());
+        else if (resultData[i] != callBuffers[i])
+          if (precrt_status_t status = precrtGpuMemcpyAsync(
+                  callBuffers[i], resultData[i], arg.bytes(), stream))
+            return fail(describeGpuFailure(
+                status, "feeding result " + Twine(i) + " to the next step"));
       }
   }
 
   for (auto [i, spec] : llvm::enumerate(program.results)) {
-    if (printMode != "none")
-      outcome.lines.push_back(llvm::formatv("rank {0}: result {1}: {2}", rank,
-                                            i,
-                                            formatValues(spec, resultData[i],
-                                                         printMode == "values"))
-                                  .str());
     std::string error;
+    const void *value = hostResult(i, error);
+    if (!value)
+      return fail(error);
+    if (printMode != "none")
+      outcome.lines.push_back(
+          llvm::formatv("rank {0}: result {1}: {2}", rank, i,
+                        formatValues(spec, value, printMode == "values"))
+              .str());
     if (!outputDir.empty() &&
         failed(writeRaw(outputDir + "/rank" + std::to_string(rank) + "_result" +
                             std::to_string(i) + ".bin",
-                        resultData[i], spec.bytes(), error)))
+                        value, spec.bytes(), error)))
       return fail(error);
   }
-  releaseResults();
+  std::string error;
+  if (failed(releaseResults(error)))
+    return fail(error);
+  if (program.onGpu) {
+    if (failed(synchronize("freeing the results on the GPU", error)))
+      return fail(error);
+    for (void *buffer : callBuffers)
+      if (buffer)
+        if (precrt_status_t status = precrtGpuFree(buffer))
+          return fail(describeGpuFailure(status, "freeing an argument"));
+  }
   for (Buffer &buffer : args)
     if (buffer.owned)
       std::free(buffer.data);
@@ -581,12 +832,23 @@ int rankMain(precrt_comm_t world, void *userData) {
   int32_t rank = 0;
   precrtCommRank(world, &rank);
   RankOutcome outcome;
-  int status = runRank(*state->program, rank, outcome);
+  const Program &program = *state->program;
+  int status = 0;
+  // Before anything GPU happens on this thread. Under mpirun the runtime
+  // already chose the GPU of the process's node-local rank.
+  if (program.onGpu && program.ranksAreThreads)
+    if (precrt_status_t selected =
+            precrtGpuSetDevice(rank % program.deviceCount)) {
+      outcome.error = describeGpuFailure(selected, "selecting the GPU");
+      status = 1;
+    }
+  if (status == 0)
+    status = runRank(program, rank, outcome);
   // A process of mpirun that failed leaves at once: finalizing MPI would
   // wait for peers that may wait in a collective for this rank until the
   // timeout, while mpirun ends the whole job when a process exits with a
   // failure.
-  if (status != 0 && backendName == "mpi") {
+  if (status != 0 && !program.ranksAreThreads) {
     reportOutcome(rank, outcome);
     llvm::outs().flush();
     std::_Exit(1);
@@ -602,14 +864,25 @@ int rankMain(precrt_comm_t world, void *userData) {
 // Compilation
 //===----------------------------------------------------------------------===//
 
+/// Whether `module` is host code in the LLVM dialect already, with kernels
+/// embedded as gpu.binary ops.
 bool isLowered(ModuleOp module) {
   bool lowered = true;
   module.walk([&](Operation *op) {
     if (op != module.getOperation() &&
-        !isa<LLVM::LLVMDialect>(op->getDialect()))
+        !isa<LLVM::LLVMDialect>(op->getDialect()) && !isa<gpu::BinaryOp>(op))
       lowered = false;
   });
   return lowered;
+}
+
+/// Launched by mpirun (Open MPI, or an MPICH-style process manager): one
+/// process per rank.
+bool launchedByMpi() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name))
+      return true;
+  return false;
 }
 
 /// The entry function's signature before lowering, where tensor types still
@@ -735,8 +1008,24 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  if (backendName != "local" && backendName != "mpi" &&
+      backendName != "nccl") {
+    llvm::errs() << "prec-run: error: --backend must be local, mpi or nccl, "
+                    "got '"
+                 << backendName << "'\n";
+    return 1;
+  }
+  if (gpuFormat != "isa" && gpuFormat != "bin" && gpuFormat != "fatbin") {
+    llvm::errs() << "prec-run: error: --gpu-format must be isa, bin or "
+                    "fatbin, got '"
+                 << gpuFormat << "'\n";
+    return 1;
+  }
   Program program;
-  std::string entry;
+  program.onGpu = backendName == "nccl";
+  program.ranksAreThreads = backendName == "local" ||
+                            (program.onGpu && !launchedByMpi());
+  std::string &entry = program.entryName;
   auto started = std::chrono::steady_clock::now();
   if (!isLowered(*module)) {
     if (failed(readSignature(*module, program, entry)))
@@ -745,13 +1034,21 @@ int main(int argc, char **argv) {
     if (numRanks == 0)
       numRanks = static_cast<int>(defaultRanks);
     PassManager pm(&context);
-    prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+    if (program.onGpu) {
+      prec::PrecLowerToCUDAOptions gpuOptions;
+      gpuOptions.chip = gpuChip;
+      gpuOptions.format = gpuFormat;
+      prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
+    } else {
+      prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+    }
     if (failed(pm.run(*module)))
       return 1;
   } else {
     llvm::errs() << "prec-run: error: the module is already lowered; run the "
-                    "module before prec-lower-to-cpu so that prec-run knows "
-                    "the tensor signature of its entry function\n";
+                    "module before prec-lower-to-cpu (prec-lower-to-cuda) so "
+                    "that prec-run knows the tensor signature of its entry "
+                    "function\n";
     return 1;
   }
   if (dumpLowered) {
@@ -761,73 +1058,70 @@ int main(int argc, char **argv) {
   if (failed(parseIndexedOptions(program)))
     return 1;
 
-  // Optimize for the host: without its target machine the optimizer has no
-  // cost model of the vector units and leaves the kernels' loops scalar.
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostBuilder) {
-    llvm::errs() << "prec-run: error: "
-                 << llvm::toString(hostBuilder.takeError()) << "\n";
-    return 1;
-  }
-  auto hostMachine = hostBuilder->createTargetMachine();
-  if (!hostMachine) {
-    llvm::errs() << "prec-run: error: "
-                 << llvm::toString(hostMachine.takeError()) << "\n";
-    return 1;
-  }
-  // The options hold a reference to the transformer, which must outlive
-  // ExecutionEngine::create.
-  auto optimize = makeOptimizingTransformer(3, 0, hostMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
-  auto engine =
-      ExecutionEngine::create(*module, engineOptions, std::move(*hostMachine));
-  if (!engine) {
-    llvm::errs() << "prec-run: error: JIT compilation failed: "
-                 << llvm::toString(engine.takeError()) << "\n";
-    return 1;
-  }
-  program.engine = std::move(*engine);
-  // Lowered copies between buffers of general layout call memrefCopy.
-  program.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  auto entryFn = program.engine->lookupPacked(entry);
-  if (!entryFn) {
-    llvm::errs() << "prec-run: error: " << llvm::toString(entryFn.takeError())
-                 << "\n";
-    return 1;
-  }
-  program.entry = *entryFn;
-  // One write per line: the processes of mpirun share stderr.
-  llvm::errs() << llvm::formatv("prec-run: compiled @{0} in {1:f2} s\n", entry,
-                                std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - started)
-                                    .count())
-                      .str();
-
   precrt_init_options options{};
+  if (program.ranksAreThreads && numRanks < 1) {
+    llvm::errs() << "prec-run: error: give the number of ranks with "
+                    "--ranks (the module does not have exactly one grid "
+                    "of static size)\n";
+    return 1;
+  }
   if (backendName == "local") {
-    if (numRanks < 1) {
-      llvm::errs() << "prec-run: error: give the number of ranks with "
-                      "--ranks (the module does not have exactly one grid "
-                      "of static size)\n";
-      return 1;
-    }
     options.backend = PRECRT_BACKEND_LOCAL;
     options.num_local_ranks = numRanks;
   } else if (backendName == "mpi") {
     options.backend = PRECRT_BACKEND_MPI;
   } else {
-    llvm::errs() << "prec-run: error: --backend must be local or mpi, got '"
-                 << backendName << "'\n";
-    return 1;
+    // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
+    // starts.
+    if (precrtBackendAvailable(PRECRT_BACKEND_NCCL) != PRECRT_SUCCESS) {
+      llvm::errs() << "prec-run: error: --backend nccl: "
+                   << precrtGetLastErrorMessage() << "\n";
+      return 1;
+    }
+    if (precrt_status_t status =
+            precrtGpuGetDeviceCount(&program.deviceCount)) {
+      llvm::errs() << "prec-run: error: --backend nccl: "
+                   << precrtStatusName(status) << ": "
+                   << precrtGetLastErrorMessage() << "\n";
+      return 1;
+    }
+    options.backend = PRECRT_BACKEND_NCCL;
+    if (program.ranksAreThreads) {
+      // NCCL cannot run two ranks of one communicator on one device.
+      if (numRanks > program.deviceCount) {
+        llvm::errs() << llvm::formatv(
+            "prec-run: error: --backend nccl runs one rank per GPU: {0} "
+            "ranks need {0} GPUs, this machine has {1}; run a grid of at most "
+            "{1} ranks, or one process per GPU under mpirun\n",
+            numRanks.getValue(), program.deviceCount);
+        return 1;
+      }
+      options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
+      options.num_local_ranks = numRanks;
+    } else {
+      options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_MPI;
+    }
   }
   options.timeout_ms = timeoutMs;
+
+  if (program.onGpu) {
+    // Every rank compiles on its own thread (runRank).
+    program.lowered = *module;
+  } else {
+    std::string error;
+    if (failed(compileForHost(*module, entry, program.engine, program.entry,
+                              error))) {
+      llvm::errs() << "prec-run: error: " << error << "\n";
+      return 1;
+    }
+    // One write per line: the processes of mpirun share stderr.
+    llvm::errs() << llvm::formatv(
+                        "prec-run: compiled @{0} in {1:f2} s\n", entry,
+                        std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - started)
+                            .count())
+                        .str();
+  }
 
   RunState state{&program, {}};
   started = std::chrono::steady_clock::now();

@@ -13,6 +13,7 @@
 #include "precrt/compiled.h"
 #include "precrt/gpu.h"
 
+#include "core/Error.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
 
@@ -195,6 +196,13 @@ int32_t runOnImplicitWorld(const Transport &call) {
 }
 
 } // namespace
+
+void precrt::recordGpuWrapperFailure(precrt_status_t status,
+                                     const char *entryPoint) {
+  if (driverIsWatching() && firstError.status == PRECRT_SUCCESS)
+    ::fail(status,
+           std::string(entryPoint) + ": " + precrtGetLastErrorMessage());
+}
 
 extern "C" int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,

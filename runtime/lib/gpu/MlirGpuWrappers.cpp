@@ -19,9 +19,11 @@ using namespace precrt;
 namespace {
 
 void report(precrt_status_t status, const char *entryPoint) {
-  if (status != PRECRT_SUCCESS)
-    std::fprintf(stderr, "precrt: %s failed: %s\n", entryPoint,
-                 precrtGetLastErrorMessage());
+  if (status == PRECRT_SUCCESS)
+    return;
+  std::fprintf(stderr, "precrt: %s failed: %s\n", entryPoint,
+               precrtGetLastErrorMessage());
+  recordGpuWrapperFailure(status, entryPoint);
 }
 
 /// The leading fields of MLIR's ranked memref descriptor; sizes and strides

@@ -12,7 +12,7 @@
 // RUN: not prec-run %s --scalar 1=1 --arg 0=%t.missing%r 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: cannot open {{.*}}missing0 for argument 0
 // RUN: not prec-run %s --scalar 1=1 --backend=carrier-pigeon 2>&1 | FileCheck %s --check-prefix=BACKEND
-// BACKEND: prec-run: error: --backend must be local or mpi, got 'carrier-pigeon'
+// BACKEND: prec-run: error: --backend must be local, mpi or nccl, got 'carrier-pigeon'
 // RUN: not prec-run %s --scalar 1=1 --steps 0 2>&1 | FileCheck %s --check-prefix=STEPS
 // STEPS: prec-run: error: --steps must be at least 1
 // RUN: not prec-run %s --scalar 1=1 --entry nowhere 2>&1 | FileCheck %s --check-prefix=ENTRY
