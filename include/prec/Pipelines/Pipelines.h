@@ -53,6 +53,12 @@ struct PrecLowerToCUDAOptions
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the kernels"),
       llvm::cl::init(3)};
+  PassOptions::Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("give every public function a `_mlir_ciface_<name>` "
+                     "wrapper that takes memrefs as pointers to descriptors, "
+                     "the entry point ahead-of-time programs call from C"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers the same module as buildPrecLowerToCPUPipeline for NVIDIA GPUs:

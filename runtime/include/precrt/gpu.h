@@ -88,6 +88,7 @@ PRECRT_EXPORT precrt_status_t precrtGpuModuleLoad(const void *image,
 PRECRT_EXPORT precrt_status_t precrtGpuModuleLoadJIT(const char *ptx,
                                                      int32_t opt_level,
                                                      void **module);
+/* A NULL module (one whose load failed) is nothing to unload: success. */
 PRECRT_EXPORT precrt_status_t precrtGpuModuleUnload(void *module);
 PRECRT_EXPORT precrt_status_t precrtGpuModuleGetFunction(void *module,
                                                          const char *name,

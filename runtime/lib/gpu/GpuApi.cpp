@@ -43,7 +43,12 @@ struct LaunchShape {
   int32_t dynamicSharedBytes;
 };
 
-precrt_status_t checkLaunch(const LaunchShape &shape, const char *what) {
+precrt_status_t checkLaunch(const void *function, const LaunchShape &shape,
+                            const char *what) {
+  // Null when the kernel's module failed to load (mgpuModuleGetFunction of
+  // a module that is not there); drivers may crash on it.
+  if (!function)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: no kernel", what);
   for (const int64_t *extents : {shape.grid, shape.block, shape.cluster})
     for (int dim = 0; dim < 3; ++dim)
       if (extents[dim] <= 0 || extents[dim] > int64_t(UINT32_MAX))
@@ -411,6 +416,10 @@ precrt_status_t precrtGpuModuleLoadJIT(const char *ptx, int32_t opt_level,
 }
 
 precrt_status_t precrtGpuModuleUnload(void *module) {
+  // A module whose load failed is null, and the destructors of embedded
+  // kernels unload it all the same (at exit, where no driver may be loaded).
+  if (!module)
+    return PRECRT_SUCCESS;
   const DriverApi *api = driver();
   if (!api)
     return PRECRT_ERROR_UNAVAILABLE;
@@ -454,7 +463,8 @@ precrt_status_t precrtGpuLaunchKernel(void *function, int64_t grid_x,
                     {block_x, block_y, block_z},
                     {1, 1, 1},
                     dynamic_shared_bytes};
-  if (precrt_status_t status = checkLaunch(shape, "precrtGpuLaunchKernel"))
+  if (precrt_status_t status =
+          checkLaunch(function, shape, "precrtGpuLaunchKernel"))
     return status;
   PRECRT_ENTER_CONTEXT(scope);
   auto kernel = static_cast<CUfunction>(function);
@@ -479,7 +489,7 @@ precrt_status_t precrtGpuLaunchClusterKernel(
                     {cluster_x, cluster_y, cluster_z},
                     dynamic_shared_bytes};
   if (precrt_status_t status =
-          checkLaunch(shape, "precrtGpuLaunchClusterKernel"))
+          checkLaunch(function, shape, "precrtGpuLaunchClusterKernel"))
     return status;
   PRECRT_ENTER_CONTEXT(scope);
   auto kernel = static_cast<CUfunction>(function);
