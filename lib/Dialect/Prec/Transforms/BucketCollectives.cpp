@@ -243,6 +243,12 @@ struct Bucket {
   int64_t groupSize;
   SmallVector<CollectiveOpInterface> members;
   int64_t wireBytes = 0;
+  /// Where the merged collective would go (see findInsertionPoint), and the
+  /// first op of the block that uses a member; kept as members join, so that
+  /// growing a bucket costs the new member's uses only.
+  Operation *insertionPoint = nullptr;
+  Operation *firstUse = nullptr;
+  DenseSet<Operation *> memberOps;
 };
 
 /// The bytes of the flat buffer the merged collective reads, in its wire
@@ -261,31 +267,53 @@ Operation *getAncestorIn(Block *block, Operation *op) {
   return block->findAncestorOpInBlock(*op);
 }
 
-/// Where the merged collective of `members` (in block order) can go: before
-/// the first member, or later if an input is defined after it. Null when
-/// some use of a member comes before that point or is itself a member, i.e.
-/// when the members are not independent.
-Operation *findInsertionPoint(ArrayRef<CollectiveOpInterface> members) {
-  Block *block = members.front()->getBlock();
-  Operation *point = members.front();
-  for (CollectiveOpInterface member : members) {
-    Operation *def = member.getInput().getDefiningOp();
-    if (!def || def->getBlock() != block)
-      continue;
+/// The first op of `block` that uses the result of `op` (or holds a use),
+/// null when none does; `earliest` if that comes first.
+Operation *findFirstUse(Block *block, Operation *op, Operation *earliest) {
+  for (Operation *user : op->getUsers()) {
+    Operation *ancestor = getAncestorIn(block, user);
+    if (ancestor && (!earliest || ancestor->isBeforeInBlock(earliest)))
+      earliest = ancestor;
+  }
+  return earliest;
+}
+
+/// Whether `member` can join `bucket` (whose members come before it in
+/// their block) such that the merged collective has a place: before the
+/// first member, or later if an input is defined after it, and before any
+/// use of a member. A member that uses another's result never can. Updates
+/// the bucket's insertion point and first use when it can.
+bool tryJoin(Bucket &bucket, CollectiveOpInterface member) {
+  Block *block = member->getBlock();
+  Operation *point =
+      bucket.insertionPoint ? bucket.insertionPoint : member.getOperation();
+  Operation *def = member.getInput().getDefiningOp();
+  if (def && def->getBlock() == block) {
+    if (bucket.memberOps.contains(def))
+      return false;
     if (!def->isBeforeInBlock(point))
       point = def->getNextNode();
   }
+  Operation *firstUse = findFirstUse(block, member, bucket.firstUse);
+  if (firstUse && (firstUse->isBeforeInBlock(point) || firstUse == member))
+    return false;
+  bucket.insertionPoint = point;
+  bucket.firstUse = firstUse;
+  bucket.memberOps.insert(member);
+  return true;
+}
+
+/// Where the merged collective of `members` (in block order) can go, as
+/// tryJoin decides; null when some use of a member comes before that point
+/// or is itself a member, i.e. when the members are not independent.
+Operation *findInsertionPoint(ArrayRef<CollectiveOpInterface> members) {
+  Bucket bucket{BucketKey(members.front()->getName()), 0, {}};
   for (CollectiveOpInterface member : members) {
-    for (Operation *user : member.getResult().getUsers()) {
-      Operation *ancestor = getAncestorIn(block, user);
-      if (!ancestor)
-        continue;
-      if (ancestor->isBeforeInBlock(point) ||
-          llvm::is_contained(members, ancestor))
-        return nullptr;
-    }
+    if (!tryJoin(bucket, member))
+      return nullptr;
+    bucket.members.push_back(member);
   }
-  return point;
+  return bucket.insertionPoint;
 }
 
 /// Replaces the members of `bucket` by one collective on a flat buffer. The
@@ -418,7 +446,7 @@ struct BucketCollectivesPass
   /// bucket stays under the byte cap, and starts a new bucket otherwise.
   void bucketBlock(Block &block, SymbolTableCollection &tables,
                    SmallVectorImpl<Operation *> &merged) {
-    SmallVector<Bucket> open, closed;
+    SmallVector<Bucket, 4> open, closed;
     for (Operation &op : block) {
       auto collective = dyn_cast<CollectiveOpInterface>(&op);
       if (!collective)
@@ -432,11 +460,9 @@ struct BucketCollectivesPass
         return b.key == key && b.groupSize == groupSize;
       });
       if (bucket != open.end()) {
-        SmallVector<CollectiveOpInterface> grown(bucket->members);
-        grown.push_back(collective);
         bool fits =
             maxBucketBytes <= 0 || bucket->wireBytes + bytes <= maxBucketBytes;
-        if (fits && findInsertionPoint(grown)) {
+        if (fits && tryJoin(*bucket, collective)) {
           bucket->members.push_back(collective);
           bucket->wireBytes += bytes;
           continue;
@@ -444,7 +470,10 @@ struct BucketCollectivesPass
         closed.push_back(std::move(*bucket));
         open.erase(bucket);
       }
-      open.push_back(Bucket{std::move(key), groupSize, {collective}, bytes});
+      Bucket fresh{std::move(key), groupSize, {}, bytes};
+      tryJoin(fresh, collective);
+      fresh.members.push_back(collective);
+      open.push_back(std::move(fresh));
     }
     for (Bucket &bucket : open)
       closed.push_back(std::move(bucket));
