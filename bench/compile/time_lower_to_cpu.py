@@ -31,11 +31,15 @@ PIPELINE = "--prec-lower-to-cpu"
 def lower(prec_opt, path, extra=()):
     """(wall seconds, CPU seconds, stderr) of one lowering. CPU time (user +
     system of prec-opt) is what the ratios use: on a shared machine it moves
-    far less with the load than wall time."""
+    far less with the load than wall time. The result is written as bytecode:
+    the text form repeats the LLVM struct type of the step's L results on
+    each of the L lines that build it, so printing text alone is quadratic
+    in L and would hide the lowering's own scaling."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
-        [prec_opt, PIPELINE, *extra, path, "-o", os.devnull],
+        [prec_opt, PIPELINE, *extra, path, "--emit-bytecode", "-o",
+         os.devnull],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -82,8 +82,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm) {
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // Local buffers die after their last use; upstream's deallocation
+  // pipeline, run inside, takes the others.
+  pm.addPass(createPrecDeallocateBuffers());
   // The copies deallocation inserts (a returned argument, for one) become
   // memref copies.
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -93,7 +94,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
   buildPrecToBuffersPipeline(pm);
 
-  // Buffers to loops to LLVM.
+  // Buffers to loops to LLVM, each kernel in a function of its own so that
+  // lowering its loops does not split the step's one long block.
+  pm.addPass(createPrecOutlineKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -525,6 +525,14 @@ func.func private @no_microbatches() attributes {prec.microbatches = 0 : i64}
 
 // -----
 
+func.func @local_buffer_on_heap() {
+  // expected-error @+1 {{expected 'prec.local_buffer' to be a unit attribute on a memref.alloca, got unit on 'memref.alloc'}}
+  %0 = memref.alloc() {prec.local_buffer} : memref<4xf32>
+  return
+}
+
+// -----
+
 shard.grid @dp(shape = 4)
 func.func @transport_converts(%x: tensor<8xf32>) -> tensor<32xbf16> {
   // expected-error @+1 {{expected input and result of one wire dtype, got 'f32' and 'bf16'}}

@@ -48,6 +48,15 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
+  if (attribute.getName() == kLocalBufferAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) ||
+        op->getName().getStringRef() != "memref.alloca")
+      return op->emitError("expected '")
+             << kLocalBufferAttrName << "' to be a unit attribute on a "
+             << "memref.alloca, got " << attribute.getValue() << " on '"
+             << op->getName() << "'";
+    return success();
+  }
   return op->emitError("unknown prec attribute '")
          << attribute.getName().getValue() << "' on an operation";
 }

@@ -47,6 +47,11 @@ def Prec_Dialect : Dialect {
         "prec.differentiable";
     static constexpr ::llvm::StringLiteral kMicrobatchesAttrName =
         "prec.microbatches";
+    /// Marks, on a `memref.alloca`, a heap buffer that
+    /// prec-deallocate-buffers hides from upstream's deallocation while it
+    /// runs; never present outside that pass.
+    static constexpr ::llvm::StringLiteral kLocalBufferAttrName =
+        "prec.local_buffer";
   }];
 }
 

@@ -519,4 +519,79 @@ def PrecDecomposeCollectives
   ];
 }
 
+def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
+  let summary = "free each local buffer after its last use, in linear time";
+  let description = [{
+    Upstream's ownership-based deallocation frees every buffer a block owns
+    at the end of that block, in one `bufferization.dealloc` that the
+    simplification and lowering passes then take apart buffer by buffer
+    against every other. A training step is one long block with a few
+    buffers per layer, so that costs time quadratic in the layers, and it
+    keeps every intermediate buffer alive until the step returns.
+
+    Most buffers of a lowered step are local: allocated in a block and used
+    only by ops in it (or nested in them), through views at most, never
+    returned, yielded or handed to a call that returns buffers. This pass
+    frees each local buffer right after the last op of its block that uses
+    it, and leaves only the others (results, loop-carried accumulators) to
+    upstream's pipeline (`buildBufferDeallocationPipeline`), which it runs
+    on the module with the local buffers hidden from it:
+
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+    linalg.generic ... ins(%a ...) outs(%out ...)
+    // ... a thousand more layers
+    ```
+    becomes
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+    linalg.generic ... ins(%a ...) outs(%out ...)
+    memref.dealloc %a : memref<64xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "move each kernel on buffers into a private function of its own";
+  let description = [{
+    Every linalg op on buffers becomes a call of a new private function
+    (`<function>_kernel`, uniqued) that holds it; its operands and the
+    values its body uses from above become the function's arguments.
+
+    Lowering a kernel to loops and the loops to a CFG splits the block that
+    holds it, and each split moves every later op of the block: on a
+    training step of thousands of kernels in one block, that is quadratic in
+    time and, because the dialect conversion journals every move, in memory.
+    A kernel in a function of its own splits only that function, so
+    `prec-lower-to-cpu` runs in time linear in the layers. LLVM's inliner
+    decides later whether a call is worth keeping.
+
+    ```mlir
+    func.func @step(%a: memref<64xf32>, %s: f32) {
+      linalg.fill ins(%s : f32) outs(%a : memref<64xf32>)
+      return
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%a: memref<64xf32>, %s: f32) {
+      call @step_kernel(%a, %s) : (memref<64xf32>, f32) -> ()
+      return
+    }
+    func.func private @step_kernel(%a: memref<64xf32>, %s: f32) {
+      linalg.fill ins(%s : f32) outs(%a : memref<64xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

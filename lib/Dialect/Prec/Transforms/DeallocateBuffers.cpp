@@ -1,0 +1,151 @@
+//===- DeallocateBuffers.cpp - free local buffers after their last use ----===//
+//
+// A buffer is local when every use of it and of its views is an op of its
+// own block or nested in one, and none of them lets it out: no return, no
+// yield, no call that returns buffers, no op that makes a buffer from it
+// other than a view. Its last use in the block is then where it dies. One
+// walk over the uses of each buffer finds that point, so the pass is linear
+// in the size of the program; upstream's deallocation handles the rest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECDEALLOCATEBUFFERS
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// Whether `user` may see `buffer` without letting it out of its block.
+bool keepsBufferLocal(Operation *user) {
+  if (user->hasTrait<OpTrait::ReturnLike>() ||
+      isa<RegionBranchTerminatorOpInterface>(user))
+    return false;
+  if (auto call = dyn_cast<CallOpInterface>(user))
+    return llvm::none_of(call->getResultTypes(), llvm::IsaPred<BaseMemRefType>);
+  return true;
+}
+
+/// The last op of `block` that uses `buffer`, one of its views or its
+/// address (the runtime reads and writes buffers it gets as integers), the
+/// op itself or one holding the use; failure if the buffer is not local.
+/// Null when nothing uses it.
+FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
+  Operation *last = nullptr;
+  SmallVector<Value> aliases{buffer};
+  SmallVector<Value> addresses;
+  auto noteUse = [&](Operation *user) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (inBlock && (!last || last->isBeforeInBlock(inBlock)))
+      last = inBlock;
+    return inBlock != nullptr;
+  };
+  while (!aliases.empty() || !addresses.empty()) {
+    if (!addresses.empty()) {
+      // Integers computed from an address carry it on.
+      Value address = addresses.pop_back_val();
+      for (Operation *user : address.getUsers()) {
+        if (!keepsBufferLocal(user) || !noteUse(user))
+          return failure();
+        for (Value result : user->getResults())
+          if (result.getType().isIntOrIndex())
+            addresses.push_back(result);
+      }
+      continue;
+    }
+    Value alias = aliases.pop_back_val();
+    for (Operation *user : alias.getUsers()) {
+      if (!keepsBufferLocal(user) || !noteUse(user))
+        return failure();
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+        addresses.push_back(user->getResult(0));
+        continue;
+      }
+      for (Value result : user->getResults()) {
+        if (!isa<BaseMemRefType>(result.getType()))
+          continue;
+        if (!isa<ViewLikeOpInterface>(user) &&
+            !isa<memref::ExtractStridedMetadataOp>(user))
+          return failure();
+        aliases.push_back(result);
+      }
+    }
+  }
+  return last;
+}
+
+/// The local buffers of `module` whose allocation is a heap allocation.
+SmallVector<memref::AllocOp> findLocalBuffers(ModuleOp module) {
+  SmallVector<memref::AllocOp> local;
+  module.walk([&](memref::AllocOp alloc) {
+    if (succeeded(findLastLocalUse(alloc.getResult(), alloc->getBlock())))
+      local.push_back(alloc);
+  });
+  return local;
+}
+
+struct PrecDeallocateBuffersPass
+    : public prec::impl::PrecDeallocateBuffersBase<PrecDeallocateBuffersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+
+    // Upstream's deallocation leaves stack allocations alone: local buffers
+    // become tagged ones while it runs on the rest.
+    for (memref::AllocOp alloc : findLocalBuffers(module)) {
+      OpBuilder builder(alloc);
+      auto standIn = memref::AllocaOp::create(
+          builder, alloc.getLoc(), alloc.getType(), alloc.getDynamicSizes(),
+          alloc.getSymbolOperands(), alloc.getAlignmentAttr());
+      standIn->setAttr(PrecDialect::kLocalBufferAttrName,
+                       builder.getUnitAttr());
+      alloc.replaceAllUsesWith(standIn.getResult());
+      alloc.erase();
+    }
+
+    OpPassManager upstream(ModuleOp::getOperationName());
+    bufferization::BufferDeallocationPipelineOptions options;
+    bufferization::buildBufferDeallocationPipeline(upstream, options);
+    if (failed(runPipeline(upstream, module)))
+      return signalPassFailure();
+
+    // Back to heap buffers, each freed after its last use (found again: the
+    // pipeline's canonicalization may have removed uses or whole buffers).
+    SmallVector<memref::AllocaOp> standIns;
+    module.walk([&](memref::AllocaOp alloca) {
+      if (alloca->hasAttr(PrecDialect::kLocalBufferAttrName))
+        standIns.push_back(alloca);
+    });
+    for (memref::AllocaOp standIn : standIns) {
+      OpBuilder builder(standIn);
+      auto alloc = memref::AllocOp::create(
+          builder, standIn.getLoc(), standIn.getType(),
+          standIn.getDynamicSizes(), standIn.getSymbolOperands(),
+          standIn.getAlignmentAttr());
+      standIn.replaceAllUsesWith(alloc.getResult());
+      standIn.erase();
+      FailureOr<Operation *> last =
+          findLastLocalUse(alloc.getResult(), alloc->getBlock());
+      if (failed(last)) {
+        alloc.emitOpError() << "stopped being local during deallocation";
+        return signalPassFailure();
+      }
+      builder.setInsertionPointAfter(*last ? *last : alloc.getOperation());
+      memref::DeallocOp::create(builder, alloc.getLoc(), alloc.getResult());
+    }
+  }
+};
+
+} // namespace

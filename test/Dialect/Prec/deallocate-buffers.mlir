@@ -1,0 +1,115 @@
+// RUN: prec-opt %s --split-input-file --prec-deallocate-buffers | FileCheck %s --enable-var-scope
+
+// Local buffers die right after the last op of their block that uses them
+// or a view of them, also when the use is nested in a loop.
+
+// CHECK-LABEL: func.func @local
+func.func @local(%x: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  // CHECK:       %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  // CHECK-NEXT:  linalg.fill {{.*}} outs(%[[A]]
+  // CHECK-NEXT:  memref.copy %[[A]], %{{.*}}
+  // CHECK-NEXT:  memref.dealloc %[[A]]
+  %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+  memref.copy %a, %x : memref<64xf32> to memref<64xf32>
+  // CHECK-NEXT:  %[[B:.*]] = memref.alloc() : memref<8x8xf32>
+  // CHECK-NEXT:  %[[FLAT:.*]] = memref.collapse_shape %[[B]]
+  // CHECK-NEXT:  scf.for
+  // CHECK-NEXT:    memref.load %[[FLAT]]
+  // CHECK-NEXT:    memref.store
+  // CHECK-NEXT:  }
+  // CHECK-NEXT:  memref.dealloc %[[B]]
+  // CHECK-NEXT:  return
+  %b = memref.alloc() : memref<8x8xf32>
+  %flat = memref.collapse_shape %b [[0, 1]] : memref<8x8xf32> into memref<64xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %flat[%i] : memref<64xf32>
+    memref.store %v, %x[%i] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// The runtime gets buffers as integer addresses: the buffer lives until the
+// call that uses its address.
+
+func.func private @runtime_fill(index, i64)
+
+// CHECK-LABEL: func.func @address
+func.func @address(%x: memref<64xf32>) {
+  // CHECK:       %[[A:.*]] = memref.alloc
+  // CHECK:       %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+  // CHECK:       memref.copy %[[A]]
+  // CHECK-NEXT:  %[[I:.*]] = arith.index_cast %[[P]]
+  // CHECK-NEXT:  call @runtime_fill(%[[P]], %[[I]])
+  // CHECK-NEXT:  memref.dealloc %[[A]]
+  %a = memref.alloc() : memref<64xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<64xf32> -> index
+  memref.copy %a, %x : memref<64xf32> to memref<64xf32>
+  %i = arith.index_cast %p : index to i64
+  call @runtime_fill(%p, %i) : (index, i64) -> ()
+  return
+}
+
+// -----
+
+// A returned buffer belongs to the caller, and a buffer returned through a
+// view too: upstream's deallocation takes both, and frees nothing of them.
+
+// CHECK-LABEL: func.func @returned
+func.func @returned(%x: memref<64xf32>) -> (memref<64xf32>, memref<8x8xf32>) {
+  // CHECK-NOT:   memref.alloca
+  // CHECK-NOT:   memref.dealloc
+  // CHECK:       return
+  %a = memref.alloc() : memref<64xf32>
+  memref.copy %x, %a : memref<64xf32> to memref<64xf32>
+  %b = memref.alloc() : memref<64xf32>
+  memref.copy %x, %b : memref<64xf32> to memref<64xf32>
+  %view = memref.expand_shape %b [[0, 1]] output_shape [8, 8] : memref<64xf32> into memref<8x8xf32>
+  return %a, %view : memref<64xf32>, memref<8x8xf32>
+}
+
+// -----
+
+// A buffer yielded by a loop (an accumulator) is not local: upstream's
+// ownership tracking frees the old one on each iteration.
+
+// CHECK-LABEL: func.func @loop_carried
+func.func @loop_carried(%x: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = memref.alloc() : memref<64xf32>
+  memref.copy %x, %init : memref<64xf32> to memref<64xf32>
+  // CHECK:       scf.for {{.*}} iter_args
+  // CHECK:         memref.alloc
+  // CHECK:         scf.if
+  // CHECK-NEXT:      memref.dealloc
+  // CHECK-NOT:   memref.alloca
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %init) -> (memref<64xf32>) {
+    %next = memref.alloc() : memref<64xf32>
+    memref.copy %cur, %next : memref<64xf32> to memref<64xf32>
+    scf.yield %next : memref<64xf32>
+  }
+  memref.copy %acc, %x : memref<64xf32> to memref<64xf32>
+  return
+}
+
+// -----
+
+// A call that returns buffers could return this one.
+
+func.func private @identity(memref<4xf32>) -> memref<4xf32>
+
+// CHECK-LABEL: func.func @through_call
+func.func @through_call() -> memref<4xf32> {
+  // CHECK:       %[[A:.*]] = memref.alloc
+  // CHECK:       call @identity(%[[A]])
+  // CHECK-NOT:   memref.alloca
+  %a = memref.alloc() : memref<4xf32>
+  %b = call @identity(%a) : (memref<4xf32>) -> memref<4xf32>
+  return %b : memref<4xf32>
+}
