@@ -134,17 +134,30 @@ public:
   }
 
 private:
-  /// Arguments are device buffers by convention; an allocation is one when a
-  /// kernel, a collective, a GPU function or the caller sees it, otherwise
-  /// it is the host's own bookkeeping (deallocation metadata).
+  /// Arguments and the buffers GPU functions return are device buffers by
+  /// convention; an allocation is one when a kernel, a collective, a GPU
+  /// function or the caller sees it, otherwise it is the host's own
+  /// bookkeeping (deallocation metadata).
   void classifyBuffers() {
     for (BlockArgument argument : function.getArguments())
       if (isa<MemRefType>(argument.getType()))
         deviceBuffers.insert(argument);
-    function.walk([&](memref::AllocOp alloc) {
-      if (reachesDevice(alloc.getResult()))
-        deviceBuffers.insert(alloc.getResult());
+    function.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (reachesDevice(alloc.getResult()))
+          deviceBuffers.insert(alloc.getResult());
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (callsGPUCode(call))
+          for (Value result : call.getResults())
+            if (isa<MemRefType>(result.getType()))
+              deviceBuffers.insert(result);
+      }
     });
+  }
+
+  bool callsGPUCode(func::CallOp call) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    return callee && !callee.isExternal() && doesGPUWork(callee);
   }
 
   bool reachesDevice(Value buffer) {
@@ -155,11 +168,9 @@ private:
         if (user->getParentOfType<gpu::LaunchOp>() ||
             isa<gpu::LaunchOp, func::ReturnOp>(user) || isCollectiveCall(user))
           return true;
-        if (auto call = dyn_cast<func::CallOp>(user)) {
-          auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-          if (callee && !callee.isExternal() && doesGPUWork(callee))
+        if (auto call = dyn_cast<func::CallOp>(user))
+          if (callsGPUCode(call))
             return true;
-        }
         if (isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp>(
                 user))
           llvm::append_range(worklist, user->getResults());

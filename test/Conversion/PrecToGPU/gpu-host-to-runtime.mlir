@@ -133,6 +133,36 @@ func.func @metadata(%x: memref<8xf32>) {
 
 // -----
 
+// A buffer that a GPU function returns is a device buffer: freed on the
+// stream like the others.
+
+func.func private @backward(%x: memref<8xf32>) -> memref<8xf32> {
+  %c1 = arith.constant 1 : index
+  %grad = memref.alloc() : memref<8xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%tx] : memref<8xf32>
+    memref.store %v, %grad[%tx] : memref<8xf32>
+    gpu.terminator
+  }
+  return %grad : memref<8xf32>
+}
+
+// CHECK-LABEL: func.func @step
+func.func @step(%x: memref<8xf32>) {
+  // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast
+  // CHECK:       %[[GRAD:.*]] = call @backward
+  // CHECK:       %[[BASE:.*]], %{{.*}}, %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[GRAD]]
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[BASE]]
+  // CHECK-NOT:   memref.dealloc
+  %grad = call @backward(%x) : (memref<8xf32>) -> memref<8xf32>
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %grad : memref<8xf32> -> memref<f32>, index, index, index
+  memref.dealloc %base : memref<f32>
+  return
+}
+
+// -----
+
 func.func @host_reads_device(%x: memref<8xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   // expected-error @below {{'memref.load' op reads a device buffer for the host; on the GPU, host code can only pass buffers on}}
