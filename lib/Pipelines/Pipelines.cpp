@@ -136,9 +136,10 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
 
-  // Kernels to NVVM. Math goes to LLVM intrinsics first: NVPTX then emits
-  // the correctly rounded instructions (sqrt.rn.f32) and no call into
-  // libdevice, which a machine with only the driver does not have.
+  // Kernels to NVVM. The math prec's kernels use goes to LLVM intrinsics
+  // first: NVPTX then emits the correctly rounded instructions
+  // (sqrt.rn.f32) and no call into libdevice, which a machine with only the
+  // driver does not have.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
@@ -146,7 +147,7 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createPrecGPUMathToIntrinsics());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
