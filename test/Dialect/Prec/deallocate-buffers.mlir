@@ -113,3 +113,58 @@ func.func @through_call() -> memref<4xf32> {
   %b = call @identity(%a) : (memref<4xf32>) -> memref<4xf32>
   return %b : memref<4xf32>
 }
+
+// -----
+
+// Not local, so left to upstream's deallocation: an address stored to
+// memory (the callee reads it from there), a buffer passed to a successor
+// block, and a buffer of dynamic shape (which canonicalization could
+// rebuild while it stands hidden). None is freed before its last use.
+
+func.func private @run(memref<1xindex>)
+func.func private @use(memref<4xf32>)
+
+// CHECK-LABEL: func.func @address_in_memory
+func.func @address_in_memory() {
+  // CHECK:       %[[A:.*]] = memref.alloc() : memref<4xf32>
+  // CHECK:       call @run
+  // CHECK-NEXT:  memref.dealloc %[[A]]
+  %m = memref.alloc() : memref<4xf32>
+  %args = memref.alloca() : memref<1xindex>
+  %p = memref.extract_aligned_pointer_as_index %m : memref<4xf32> -> index
+  %c0 = arith.constant 0 : index
+  memref.store %p, %args[%c0] : memref<1xindex>
+  func.call @run(%args) : (memref<1xindex>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @to_successor
+func.func @to_successor(%c: i1, %o: memref<4xf32>) {
+  // CHECK:       %[[A:.*]] = memref.alloc() : memref<4xf32>
+  // CHECK-NOT:   memref.dealloc
+  // CHECK:       call @use(%[[A]])
+  // CHECK-NOT:   memref.dealloc
+  // CHECK:       call @use
+  // CHECK-NEXT:  memref.dealloc %[[A]]
+  %m = memref.alloc() : memref<4xf32>
+  func.call @use(%m) : (memref<4xf32>) -> ()
+  cf.cond_br %c, ^bb1(%m : memref<4xf32>), ^bb2
+^bb2:
+  cf.br ^bb1(%o : memref<4xf32>)
+^bb1(%x: memref<4xf32>):
+  func.call @use(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @dynamic
+func.func @dynamic() {
+  // CHECK:       %[[A:.*]] = memref.alloc() : memref<1000xf32>
+  // CHECK-NOT:   memref.alloca
+  // CHECK:       call @use_dynamic
+  // CHECK:       memref.dealloc %[[A]]
+  %n = arith.constant 1000 : index
+  %m = memref.alloc(%n) : memref<?xf32>
+  func.call @use_dynamic(%m) : (memref<?xf32>) -> ()
+  return
+}
+func.func private @use_dynamic(memref<?xf32>)

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -29,40 +31,61 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Whether `user` may see `buffer` without letting it out of its block.
+/// Whether `user` may see a buffer (or its address) without letting it out
+/// of its block or freeing it: no return, yield or branch (the buffer would
+/// live on in the successor), no call that returns buffers, no free.
 bool keepsBufferLocal(Operation *user) {
   if (user->hasTrait<OpTrait::ReturnLike>() ||
-      isa<RegionBranchTerminatorOpInterface>(user))
+      isa<RegionBranchTerminatorOpInterface>(user) ||
+      user->getNumSuccessors() != 0)
     return false;
   if (auto call = dyn_cast<CallOpInterface>(user))
     return llvm::none_of(call->getResultTypes(), llvm::IsaPred<BaseMemRefType>);
-  return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  return !effects || !effects.hasEffect<MemoryEffects::Free>();
+}
+
+/// Whether a value of `type` cannot hold a buffer's address: scalars and
+/// vectors of numbers (element values, sizes, offsets).
+bool isPlainNumber(Type type) {
+  return isa<IntegerType, IndexType, FloatType>(getElementTypeOrSelf(type)) &&
+         (type.isIntOrIndexOrFloat() || isa<VectorType>(type));
 }
 
 /// The last op of `block` that uses `buffer`, one of its views or its
 /// address (the runtime reads and writes buffers it gets as integers), the
 /// op itself or one holding the use; failure if the buffer is not local.
-/// Null when nothing uses it.
+/// Null when nothing uses it. Each value is visited once.
 FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
   Operation *last = nullptr;
   SmallVector<Value> aliases{buffer};
   SmallVector<Value> addresses;
+  DenseSet<Value> visited{buffer};
   auto noteUse = [&](Operation *user) {
     Operation *inBlock = block->findAncestorOpInBlock(*user);
     if (inBlock && (!last || last->isBeforeInBlock(inBlock)))
       last = inBlock;
     return inBlock != nullptr;
   };
+  auto enqueue = [&](SmallVectorImpl<Value> &list, Value value) {
+    if (visited.insert(value).second)
+      list.push_back(value);
+  };
   while (!aliases.empty() || !addresses.empty()) {
     if (!addresses.empty()) {
-      // Integers computed from an address carry it on.
+      // Integers computed from an address carry it on; stored to memory or
+      // turned into a pointer, it is out of sight.
       Value address = addresses.pop_back_val();
-      for (Operation *user : address.getUsers()) {
-        if (!keepsBufferLocal(user) || !noteUse(user))
+      for (OpOperand &use : address.getUses()) {
+        Operation *user = use.getOwner();
+        if (!keepsBufferLocal(user) || !noteUse(user) ||
+            isa<memref::StoreOp, vector::StoreOp>(user))
           return failure();
-        for (Value result : user->getResults())
-          if (result.getType().isIntOrIndex())
-            addresses.push_back(result);
+        for (Value result : user->getResults()) {
+          if (!result.getType().isIntOrIndex())
+            return failure();
+          enqueue(addresses, result);
+        }
       }
       continue;
     }
@@ -71,16 +94,17 @@ FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
       if (!keepsBufferLocal(user) || !noteUse(user))
         return failure();
       if (isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
-        addresses.push_back(user->getResult(0));
+        enqueue(addresses, user->getResult(0));
         continue;
       }
       for (Value result : user->getResults()) {
-        if (!isa<BaseMemRefType>(result.getType()))
+        if (isPlainNumber(result.getType()))
           continue;
-        if (!isa<ViewLikeOpInterface>(user) &&
-            !isa<memref::ExtractStridedMetadataOp>(user))
+        if (!isa<BaseMemRefType>(result.getType()) ||
+            (!isa<ViewLikeOpInterface>(user) &&
+             !isa<memref::ExtractStridedMetadataOp>(user)))
           return failure();
-        aliases.push_back(result);
+        enqueue(aliases, result);
       }
     }
   }
@@ -91,7 +115,10 @@ FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
 SmallVector<memref::AllocOp> findLocalBuffers(ModuleOp module) {
   SmallVector<memref::AllocOp> local;
   module.walk([&](memref::AllocOp alloc) {
-    if (succeeded(findLastLocalUse(alloc.getResult(), alloc->getBlock())))
+    // Only static shapes: canonicalization rebuilds an allocation whose
+    // dynamic sizes are constants, and would drop the stand-in's tag.
+    if (alloc.getType().hasStaticShape() && alloc.getSymbolOperands().empty() &&
+        succeeded(findLastLocalUse(alloc.getResult(), alloc->getBlock())))
       local.push_back(alloc);
   });
   return local;
