@@ -84,8 +84,8 @@ def PrecMapElementwiseToGPU
       kernel is inverted once per thread; a power of two is multiplied by
       its exact inverse, any other divisor gets one correction step
       (`q = x * r; q += fma(-q, d, x) * r`), which gives the correctly
-      rounded quotient whenever it is normal (Markstein; non-finite
-      operands keep the product, which is then IEEE's quotient).
+      rounded quotient whenever it and `r` are normal (Markstein); the
+      rare other elements take a real division in a branch.
 
     Other linalg ops (contractions, broadcasts, reductions) are left to
     upstream's parallel-loop mapping.

@@ -56,7 +56,7 @@ bool isContiguousBuffer(Value value) {
 }
 
 std::optional<ElementwiseKernel> matchGeneric(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() ||
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() == 0 ||
       op.getNumLoops() != op.getNumParallelLoops())
     return std::nullopt;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -96,9 +96,11 @@ std::optional<ElementwiseKernel> matchElementwiseKernel(Operation *op) {
   } else {
     return std::nullopt;
   }
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  auto targetType = dyn_cast<MemRefType>(target.getType());
   if (!isContiguousBuffer(source) || !isContiguousBuffer(target) ||
-      cast<MemRefType>(source.getType()).getShape() !=
-          cast<MemRefType>(target.getType()).getShape())
+      sourceType.getShape() != targetType.getShape() ||
+      sourceType.getElementType() != targetType.getElementType())
     return std::nullopt;
   return ElementwiseKernel{{source}, {target}};
 }
@@ -132,7 +134,32 @@ struct InvertedDivisor {
   Value reciprocal;
   /// The reciprocal is exact (a power of two): one multiplication.
   bool exact;
+  /// Whether the reciprocal is a normal number (else every quotient takes
+  /// the division); null when exact.
+  Value reciprocalIsNormal;
 };
+
+/// Whether |value| lies in [smallest normal, largest finite] of its type:
+/// false for zero, subnormals, infinities and NaN.
+Value buildIsNormal(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  auto bound = [&](APFloat limit) -> Value {
+    Value scalar =
+        arith::ConstantOp::create(builder, loc, FloatAttr::get(type, limit));
+    if (isa<VectorType>(value.getType()))
+      return vector::BroadcastOp::create(builder, loc, value.getType(), scalar);
+    return scalar;
+  };
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  Value magnitude = math::AbsFOp::create(builder, loc, value);
+  Value aboveMin =
+      arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGE, magnitude,
+                            bound(APFloat::getSmallestNormalized(semantics)));
+  Value belowMax =
+      arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLE, magnitude,
+                            bound(APFloat::getLargest(semantics)));
+  return arith::AndIOp::create(builder, loc, aboveMin, belowMax);
+}
 
 /// Builds the kernel's computation on scalars (width 1) or on vectors of
 /// `width` elements.
@@ -214,9 +241,12 @@ private:
   }
 
   /// x / d as x * (1 / d), exact for a power of two; otherwise refined by
-  /// one fused correction step to the correctly rounded quotient. Where the
-  /// step has no answer (x or the quotient infinite, d zero or infinite) the
-  /// product already is IEEE's quotient.
+  /// one fused correction step, which gives the correctly rounded quotient
+  /// when the reciprocal and the quotient are normal numbers (Markstein).
+  /// Zero dividends keep the product (its sign is right); the rare
+  /// elements outside that range (infinities, NaN, subnormal or overflowing
+  /// quotients, divisors whose reciprocal is not normal) take a real
+  /// division, in a branch that the common case skips.
   Value buildDivision(Value dividend, const InvertedDivisor &inverted) {
     Value reciprocal = splat(inverted.reciprocal);
     Value quotient = arith::MulFOp::create(builder, loc, dividend, reciprocal);
@@ -228,9 +258,43 @@ private:
         math::FmaOp::create(builder, loc, negated, divisor, dividend);
     Value refined =
         math::FmaOp::create(builder, loc, remainder, reciprocal, quotient);
-    Value isNumber = arith::CmpFOp::create(
-        builder, loc, arith::CmpFPredicate::ORD, refined, refined);
-    return arith::SelectOp::create(builder, loc, isNumber, refined, quotient);
+
+    Type type = dividend.getType();
+    Value zero =
+        arith::ConstantOp::create(builder, loc, builder.getZeroAttr(type));
+    Value isZero = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::OEQ, dividend, zero);
+    Value fast =
+        arith::SelectOp::create(builder, loc, isZero, quotient, refined);
+    Value inRange = arith::OrIOp::create(
+        builder, loc, buildIsNormal(builder, loc, refined), isZero);
+    Value good = arith::AndIOp::create(builder, loc, inRange,
+                                       splat(inverted.reciprocalIsNormal));
+
+    Value anyBad;
+    if (width == 1) {
+      anyBad = arith::XOrIOp::create(
+          builder, loc, good, arith::ConstantIntOp::create(builder, loc, 1, 1));
+    } else {
+      Value allGood = vector::ReductionOp::create(
+          builder, loc, vector::CombiningKind::AND, good);
+      anyBad = arith::XOrIOp::create(
+          builder, loc, allGood,
+          arith::ConstantIntOp::create(builder, loc, 1, 1));
+    }
+    auto branch = scf::IfOp::create(
+        builder, loc, anyBad,
+        [&](OpBuilder &inner, Location innerLoc) {
+          Value exact =
+              arith::DivFOp::create(inner, innerLoc, dividend, divisor);
+          Value merged =
+              arith::SelectOp::create(inner, innerLoc, good, fast, exact);
+          scf::YieldOp::create(inner, innerLoc, merged);
+        },
+        [&](OpBuilder &inner, Location innerLoc) {
+          scf::YieldOp::create(inner, innerLoc, fast);
+        });
+    return branch.getResult(0);
   }
 
   OpBuilder &builder;
@@ -270,7 +334,7 @@ buildInvertedDivisors(OpBuilder &builder, Location loc, Block *body) {
         constant.getValue().getExactInverse(&inverse)) {
       Value exact = arith::ConstantOp::create(builder, loc,
                                               FloatAttr::get(type, inverse));
-      divisors[division] = {divisor, exact, /*exact=*/true};
+      divisors[division] = {divisor, exact, /*exact=*/true, Value()};
       continue;
     }
     if (divisor.getParentBlock() == body)
@@ -278,7 +342,8 @@ buildInvertedDivisors(OpBuilder &builder, Location loc, Block *body) {
     Value one =
         arith::ConstantOp::create(builder, loc, FloatAttr::get(type, 1.0));
     Value reciprocal = arith::DivFOp::create(builder, loc, one, divisor);
-    divisors[division] = {divisor, reciprocal, /*exact=*/false};
+    divisors[division] = {divisor, reciprocal, /*exact=*/false,
+                          buildIsNormal(builder, loc, reciprocal)};
   }
   return divisors;
 }

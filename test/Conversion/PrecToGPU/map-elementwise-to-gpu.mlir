@@ -57,9 +57,10 @@ func.func @pack(%in: memref<64x16xf32>, %out: memref<64x16xbf16>) {
 // -----
 
 // A divisor that is no power of two: inverted once per thread, then one
-// fused correction step per element instead of a division, except where the
-// step gives NaN (x or x/d infinite, d zero or infinite) and the product is
-// already IEEE's answer.
+// fused correction step per element instead of a division. Zero dividends
+// keep the product; elements whose quotient is not a normal number, and all
+// of them when the reciprocal is not normal, take a real division in a
+// branch that the common case skips.
 
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @divide_by_three
@@ -70,6 +71,10 @@ func.func @divide_by_three(%in: memref<4096xf32>, %out: memref<4096xf32>, %d: f3
   // CHECK:       gpu.launch
   // CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
   // CHECK:         %[[R:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+  // CHECK:         %[[RMAG:.*]] = math.absf %[[R]] : f32
+  // CHECK:         arith.cmpf oge, %[[RMAG]], %{{.*}} : f32
+  // CHECK:         arith.cmpf ole, %[[RMAG]], %{{.*}} : f32
+  // CHECK:         %[[RNORMAL:.*]] = arith.andi
   // CHECK:         scf.for
   // CHECK:           %[[X:.*]] = vector.load {{.*}} vector<4xf32>
   // CHECK:           %[[RV:.*]] = vector.broadcast %[[R]] : f32 to vector<4xf32>
@@ -78,13 +83,26 @@ func.func @divide_by_three(%in: memref<4096xf32>, %out: memref<4096xf32>, %d: f3
   // CHECK:           %[[NQ:.*]] = arith.negf %[[Q]] : vector<4xf32>
   // CHECK:           %[[REM:.*]] = math.fma %[[NQ]], %[[DV]], %[[X]] : vector<4xf32>
   // CHECK:           %[[REFINED:.*]] = math.fma %[[REM]], %[[RV]], %[[Q]] : vector<4xf32>
-  // CHECK:           %[[NUMBER:.*]] = arith.cmpf ord, %[[REFINED]], %[[REFINED]] : vector<4xf32>
-  // CHECK:           %[[RESULT:.*]] = arith.select %[[NUMBER]], %[[REFINED]], %[[Q]] : vector<4xi1>, vector<4xf32>
+  // CHECK:           %[[ZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : vector<4xf32>
+  // CHECK:           %[[FAST:.*]] = arith.select %[[ZERO]], %[[Q]], %[[REFINED]] : vector<4xi1>, vector<4xf32>
+  // CHECK:           math.absf %[[REFINED]] : vector<4xf32>
+  // CHECK:           vector.broadcast %[[RNORMAL]] : i1 to vector<4xi1>
+  // CHECK:           %[[GOOD:.*]] = arith.andi %{{.*}} : vector<4xi1>
+  // CHECK:           %[[ALL:.*]] = vector.reduction <and>, %[[GOOD]] : vector<4xi1> into i1
+  // CHECK:           %[[ANYBAD:.*]] = arith.xori %[[ALL]], %{{.*}} : i1
+  // CHECK:           %[[RESULT:.*]] = scf.if %[[ANYBAD]] -> (vector<4xf32>) {
+  // CHECK:             %[[EXACT:.*]] = arith.divf %[[X]], %[[DV]] : vector<4xf32>
+  // CHECK:             %[[MERGED:.*]] = arith.select %[[GOOD]], %[[FAST]], %[[EXACT]] : vector<4xi1>, vector<4xf32>
+  // CHECK:             scf.yield %[[MERGED]]
+  // CHECK:           } else {
+  // CHECK:             scf.yield %[[FAST]]
+  // CHECK:           }
   // CHECK:           vector.store %[[RESULT]]
   // CHECK:         scf.for
-  // CHECK-NOT:       arith.divf
   // CHECK:           math.fma
   // CHECK:           math.fma
+  // CHECK:           scf.if
+  // CHECK:             arith.divf
   // CHECK:         gpu.terminator
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%in : memref<4096xf32>) outs(%out : memref<4096xf32>) {
@@ -159,10 +177,14 @@ func.func @scalar(%a: memref<f32>, %b: memref<f32>) {
 #transposed = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @not_elementwise
 func.func @not_elementwise(%a: memref<16x8xf32>, %b: memref<8x16xf32>,
-                           %view: memref<4x4xf32, strided<[8, 1]>>, %c: memref<4x4xf32>) {
+                           %view: memref<4x4xf32, strided<[8, 1]>>, %c: memref<4x4xf32>,
+                           %h: memref<4x4xf16>) {
   // CHECK-NOT:   gpu.launch
   // CHECK:       linalg.generic
   // CHECK:       linalg.copy ins(%{{.*}} : memref<4x4xf32, strided<[8, 1]>>) outs(%{{.*}} : memref<4x4xf32>)
+  // A copy that converts, and a kernel that writes nothing.
+  // CHECK:       linalg.copy ins(%{{.*}} : memref<4x4xf16>) outs(%{{.*}} : memref<4x4xf32>)
+  // CHECK:       linalg.generic
   // CHECK-NOT:   gpu.launch
   linalg.generic {indexing_maps = [#transposed, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<16x8xf32>) outs(%b : memref<8x16xf32>) {
@@ -170,5 +192,11 @@ func.func @not_elementwise(%a: memref<16x8xf32>, %b: memref<8x16xf32>,
     linalg.yield %x : f32
   }
   memref.copy %view, %c : memref<4x4xf32, strided<[8, 1]>> to memref<4x4xf32>
+  linalg.copy ins(%h : memref<4x4xf16>) outs(%c : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x4xf32>) {
+  ^bb0(%x: f32):
+    linalg.yield
+  }
   return
 }

@@ -11,6 +11,7 @@
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -62,7 +63,9 @@ struct PrecOutlineKernelsPass
     for (auto function : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<linalg::LinalgOp> kernels;
       function.walk([&](linalg::LinalgOp kernel) {
-        if (kernel.hasPureBufferSemantics())
+        // Host code only: a kernel already mapped to a device stays there.
+        if (kernel.hasPureBufferSemantics() &&
+            !kernel->getParentOfType<gpu::LaunchOp>())
           kernels.push_back(kernel);
       });
       std::string prefix = (function.getName() + "_kernel").str();
