@@ -160,24 +160,29 @@ private:
     return callee && !callee.isExternal() && doesGPUWork(callee);
   }
 
+  /// Whether `buffer`, through any value made from it, reaches a kernel, a
+  /// collective, GPU code or the caller. Values that leave the block by a
+  /// branch count as reaching the device: only data buffers travel that way.
   bool reachesDevice(Value buffer) {
     SmallVector<Value> worklist{buffer};
+    DenseSet<Value> visited{buffer};
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       for (Operation *user : value.getUsers()) {
         if (user->getParentOfType<gpu::LaunchOp>() ||
-            isa<gpu::LaunchOp, func::ReturnOp>(user) || isCollectiveCall(user))
+            isa<gpu::LaunchOp, func::ReturnOp>(user) ||
+            isCollectiveCall(user) || user->getNumSuccessors() != 0)
           return true;
         if (auto call = dyn_cast<func::CallOp>(user))
           if (callsGPUCode(call))
             return true;
-        if (isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp>(
-                user))
-          llvm::append_range(worklist, user->getResults());
-        // The runtime call takes the pointer as an index.
-        for (Operation *pointerUser : user->getUsers())
-          if (isCollectiveCall(pointerUser))
-            return true;
+        // Views, selects and addresses (the runtime takes buffers as
+        // integers) carry the buffer on.
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()) ||
+              isa<memref::ExtractAlignedPointerAsIndexOp>(user))
+            if (visited.insert(result).second)
+              worklist.push_back(result);
       }
     }
     return false;

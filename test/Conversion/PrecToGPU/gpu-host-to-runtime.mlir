@@ -163,6 +163,27 @@ func.func @step(%x: memref<8xf32>) {
 
 // -----
 
+// A buffer chosen by a select (canonicalized control flow) still reaches
+// the kernel: device memory.
+
+// CHECK-LABEL: func.func @selected
+func.func @selected(%c: i1, %x: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  // CHECK:       gpu.alloc async
+  // CHECK-NOT:   memref.alloc
+  %a = memref.alloc() : memref<8xf32>
+  %b = arith.select %c, %a, %x : memref<8xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%tx] : memref<8xf32>
+    memref.store %v, %b[%tx] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 func.func @host_reads_device(%x: memref<8xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   // expected-error @below {{'memref.load' op reads a device buffer for the host; on the GPU, host code can only pass buffers on}}
