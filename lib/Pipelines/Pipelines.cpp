@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -22,32 +21,6 @@
 
 using namespace mlir;
 using namespace mlir::prec;
-
-namespace {
-/// Requests the C interface (`llvm.emit_c_interface`) of every public function
-/// the module defines: the LLVM conversion then adds `_mlir_ciface_<name>`,
-/// which takes and returns memrefs through pointers to their descriptors, so
-/// a C or C++ program can call the lowered entry points. Declarations keep
-/// the plain convention: they are the runtime's C functions, which have no
-/// wrappers. Upstream's llvm-request-c-wrappers marks those too.
-struct RequestEntryCInterfacesPass
-    : public PassWrapper<RequestEntryCInterfacesPass,
-                         OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RequestEntryCInterfacesPass)
-
-  StringRef getArgument() const final { return "prec-request-c-interfaces"; }
-  StringRef getDescription() const final {
-    return "request the C interface of every public function definition";
-  }
-
-  void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isPublic() && !function.isExternal())
-      function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                        UnitAttr::get(&getContext()));
-  }
-};
-} // namespace
 
 /// prec on tensors to kernels and runtime calls on buffers: the part of the
 /// lowering that CPUs and GPUs share.
@@ -156,8 +129,7 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   // The host to LLVM, the kernels to a binary embedded in it.
   pm.addPass(createSCFToControlFlowPass());
   if (options.cInterface)
-    pm.nest<func::FuncOp>().addPass(
-        std::make_unique<RequestEntryCInterfacesPass>());
+    pm.nest<func::FuncOp>().addPass(createPrecRequestCInterfaces());
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;

@@ -175,4 +175,20 @@ def PrecGPUMathToIntrinsics
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PrecRequestCInterfaces
+    : Pass<"prec-request-c-interfaces", "mlir::func::FuncOp"> {
+  let summary = "request the C interface of every public function definition";
+  let description = [{
+    Sets `llvm.emit_c_interface` on every public function with a body, so
+    that the LLVM conversion adds `_mlir_ciface_<name>`, which takes and
+    returns memrefs through pointers to their descriptors: a C or C++
+    program compiled ahead of time calls the lowered entry points through
+    it (examples/aot). Declarations keep the plain convention: they are the
+    runtime's C functions, which have no wrappers. Upstream's
+    `llvm-request-c-wrappers` marks declarations too, and the lowered code
+    would then call `_mlir_ciface_precrt...` functions that do not exist.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // PREC_CONVERSION_PASSES_TD
