@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -189,6 +191,122 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
   }
 };
 
+/// The slices a received tensor is read through, and the reshapes in
+/// between. Collected only if the tensor has no other use.
+struct SliceTree {
+  SmallVector<Operation *> reshapes;
+  SmallVector<tensor::ExtractSliceOp> slices;
+};
+
+/// Walks the uses of `value`, through static reshapes, down to static slices.
+/// Fails on any other use.
+LogicalResult collectSliceTree(Value value, SliceTree &tree) {
+  for (Operation *user : value.getUsers()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+      if (!slice.hasUnitStride() || !slice.getOffsets().empty() ||
+          !slice.getSizes().empty())
+        return failure();
+      tree.slices.push_back(slice);
+      continue;
+    }
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) ||
+        !cast<ShapedType>(user->getResult(0).getType()).hasStaticShape())
+      return failure();
+    tree.reshapes.push_back(user);
+    if (failed(collectSliceTree(user->getResult(0), tree)))
+      return failure();
+  }
+  return success();
+}
+
+/// Whether the slices are pairwise disjoint, known from one dimension along
+/// which all of them slice the same tensor without overlap.
+bool areDisjoint(MutableArrayRef<tensor::ExtractSliceOp> slices) {
+  Value source = slices.front().getSource();
+  if (llvm::any_of(slices, [&](tensor::ExtractSliceOp slice) {
+        return slice.getSource() != source;
+      }))
+    return false;
+  int64_t rank = slices.front().getSourceType().getRank();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    SmallVector<std::pair<int64_t, int64_t>> intervals;
+    for (tensor::ExtractSliceOp slice : slices)
+      intervals.emplace_back(slice.getStaticOffsets()[dim],
+                             slice.getStaticOffsets()[dim] +
+                                 slice.getStaticSizes()[dim]);
+    llvm::sort(intervals);
+    if (llvm::all_of(llvm::seq<size_t>(1, intervals.size()), [&](size_t i) {
+          return intervals[i - 1].second <= intervals[i].first;
+        }))
+      return true;
+  }
+  return false;
+}
+
+/// A bucketed collective's result is read member by member through slices of
+/// one tensor. One-shot bufferization's conflict analysis visits every alias
+/// of a tensor for each use of any of them, so L slices of one tensor cost
+/// O(L^2). Slicing the received buffer instead (memref views, one
+/// `to_tensor` per member) gives every member a tensor of its own; the
+/// buffers and the code after bufferization are the same.
+void splitIntoMemberTensors(bufferization::ToTensorOp received) {
+  SliceTree tree;
+  if (failed(collectSliceTree(received.getResult(), tree)) ||
+      tree.slices.size() < 2)
+    return;
+  // Members whose slices might overlap must not be written in place.
+  bool writable = received.getWritable() && areDisjoint(tree.slices);
+
+  IRMapping views;
+  views.map(received.getResult(), received.getBuffer());
+  OpBuilder builder(received.getContext());
+  for (Operation *reshape : tree.reshapes) {
+    builder.setInsertionPoint(reshape);
+    Value source = views.lookup(reshape->getOperand(0));
+    auto sourceType = cast<MemRefType>(source.getType());
+    Value view;
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
+      FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+          sourceType, expand.getResultType().getShape(),
+          expand.getReassociationIndices());
+      if (failed(type))
+        return;
+      view = memref::ExpandShapeOp::create(builder, reshape->getLoc(), *type,
+                                           source,
+                                           expand.getReassociationIndices());
+    } else {
+      auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+              sourceType, collapse.getReassociationIndices()))
+        return;
+      view = memref::CollapseShapeOp::create(
+          builder, reshape->getLoc(), source,
+          collapse.getReassociationIndices());
+    }
+    views.map(reshape->getResult(0), view);
+  }
+  for (tensor::ExtractSliceOp slice : tree.slices) {
+    builder.setInsertionPoint(slice);
+    Value source = views.lookup(slice.getSource());
+    auto type = memref::SubViewOp::inferRankReducedResultType(
+        slice.getType().getShape(), cast<MemRefType>(source.getType()),
+        slice.getStaticOffsets(), slice.getStaticSizes(),
+        slice.getStaticStrides());
+    Value member = memref::SubViewOp::create(
+        builder, slice.getLoc(), type, source, slice.getStaticOffsets(),
+        slice.getStaticSizes(), slice.getStaticStrides());
+    slice.replaceAllUsesWith(
+        bufferization::ToTensorOp::create(builder, slice.getLoc(),
+                                          slice.getType(), member,
+                                          /*restrict=*/true, writable)
+            .getResult());
+    slice.erase();
+  }
+  for (Operation *reshape : llvm::reverse(tree.reshapes))
+    reshape->erase();
+  received.erase();
+}
+
 struct ConvertPrecToRuntimePass
     : public prec::impl::ConvertPrecToRuntimeBase<ConvertPrecToRuntimePass> {
   void runOnOperation() override {
@@ -200,6 +318,16 @@ struct ConvertPrecToRuntimePass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
+
+    // Received buffers are fresh allocations owned by their one `to_tensor`.
+    SmallVector<bufferization::ToTensorOp> received;
+    getOperation().walk([&](bufferization::ToTensorOp toTensor) {
+      if (toTensor.getBuffer().getDefiningOp<memref::AllocOp>() &&
+          toTensor.getRestrict())
+        received.push_back(toTensor);
+    });
+    for (bufferization::ToTensorOp toTensor : received)
+      splitIntoMemberTensors(toTensor);
 
     // The grids now live on as constant globals; grids nothing refers to
     // any more would only stop translation to LLVM IR.

@@ -45,3 +45,60 @@ func.func @whole_grid(%x: tensor<64xf32>) -> tensor<2xf32> {
   %0 = prec.transport <reduce_scatter> %x on @hsdp reduction = <sum> : tensor<64xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// A bucket's members are read through slices of the received tensor: each
+// member gets a tensor of its own, a view of the received buffer, so that
+// bufferization does not see them as aliases of one another. The slices are
+// disjoint along dim 1, so the members stay writable.
+// CHECK-LABEL: func @bucket_members
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xbf16>
+// CHECK: call @precrtCompiledCollective
+// CHECK-NEXT: %[[ROWS:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [4, 4] : memref<16xbf16> into memref<4x4xbf16>
+// CHECK-NEXT: %[[V0:.*]] = memref.subview %[[ROWS]][0, 0] [4, 1] [1, 1] : memref<4x4xbf16> to memref<4x1xbf16, strided<[4, 1]>>
+// CHECK-NEXT: %[[M0:.*]] = bufferization.to_tensor %[[V0]] restrict writable : memref<4x1xbf16, strided<[4, 1]>> to tensor<4x1xbf16>
+// CHECK-NEXT: %[[V1:.*]] = memref.subview %[[ROWS]][0, 1] [4, 3] [1, 1] : memref<4x4xbf16> to memref<4x3xbf16, strided<[4, 1], offset: 1>>
+// CHECK-NEXT: %[[M1:.*]] = bufferization.to_tensor %[[V1]] restrict writable : memref<4x3xbf16, strided<[4, 1], offset: 1>> to tensor<4x3xbf16>
+// CHECK-NEXT: return %[[M0]], %[[M1]]
+func.func @bucket_members(%x: tensor<4xbf16>) -> (tensor<4x1xbf16>, tensor<4x3xbf16>) {
+  %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
+  %1 = tensor.expand_shape %0 [[0, 1]] output_shape [4, 4] : tensor<16xbf16> into tensor<4x4xbf16>
+  %2 = tensor.extract_slice %1[0, 0] [4, 1] [1, 1] : tensor<4x4xbf16> to tensor<4x1xbf16>
+  %3 = tensor.extract_slice %1[0, 1] [4, 3] [1, 1] : tensor<4x4xbf16> to tensor<4x3xbf16>
+  return %2, %3 : tensor<4x1xbf16>, tensor<4x3xbf16>
+}
+
+// Slices that may overlap become read-only members: bufferization copies
+// before it writes into one of them.
+// CHECK-LABEL: func @overlapping_members
+// CHECK: bufferization.to_tensor %{{.*}} restrict : memref<8xbf16, strided<[1]>> to tensor<8xbf16>
+// CHECK: bufferization.to_tensor %{{.*}} restrict : memref<8xbf16, strided<[1], offset: 4>> to tensor<8xbf16>
+func.func @overlapping_members(%x: tensor<4xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>) {
+  %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
+  %1 = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+  %2 = tensor.extract_slice %0[4] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+  return %1, %2 : tensor<8xbf16>, tensor<8xbf16>
+}
+
+// A received tensor that is also read whole, or sliced only once, stays one
+// tensor.
+// CHECK-LABEL: func @read_whole
+// CHECK: %[[R:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<16xbf16> to tensor<16xbf16>
+// CHECK: tensor.extract_slice %[[R]][0] [8] [1]
+// CHECK: tensor.extract_slice %[[R]][8] [8] [1]
+// CHECK-NOT: memref.subview
+// CHECK-LABEL: func @one_slice
+func.func @read_whole(%x: tensor<4xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>, tensor<16xbf16>) {
+  %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
+  %1 = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+  %2 = tensor.extract_slice %0[8] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+  return %1, %2, %0 : tensor<8xbf16>, tensor<8xbf16>, tensor<16xbf16>
+}
+
+// CHECK: tensor.extract_slice
+// CHECK-NOT: memref.subview
+// CHECK: return
+func.func @one_slice(%x: tensor<4xbf16>) -> tensor<8xbf16> {
+  %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
+  %1 = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+  return %1 : tensor<8xbf16>
+}
