@@ -1,4 +1,4 @@
-// RUN: prec-opt %s --prec-outline-kernels | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --split-input-file --prec-outline-kernels | FileCheck %s --enable-var-scope
 
 // Each kernel on buffers moves into a private function of its own; its
 // operands (each once) and the values its body uses from above become the
@@ -37,3 +37,53 @@ func.func @step(%a: memref<64xf32>, %b: memref<64xbf16>, %s: f32, %n: index,
 // CHECK:       func.func private @[[SCALE]](%[[GA:.*]]: memref<64xf32>, %[[GB:.*]]: memref<64xbf16>, %[[GS:.*]]: f32) {
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[GA]] : memref<64xf32>) outs(%[[GB]] : memref<64xbf16>)
 // CHECK:           arith.mulf %{{.*}}, %[[GS]] : f32
+
+// -----
+
+// Kernels of the same structure share one function. Constants are cloned
+// into the function rather than passed, so kernels that differ in a
+// constant get functions of their own, in which LLVM can fold it.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @layers
+// CHECK-SAME:    (%[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xf32>, %[[C:.*]]: memref<32xf32>)
+func.func @layers(%a: memref<64xf32>, %b: memref<64xf32>, %c: memref<32xf32>) {
+  %four = arith.constant 4.0 : f32
+  %three = arith.constant 3.0 : f32
+  // CHECK: call @[[DIV4:layers_kernel[_0-9]*]](%[[A]]) : (memref<64xf32>) -> ()
+  // CHECK: call @[[DIV4]](%[[B]]) : (memref<64xf32>) -> ()
+  // CHECK: call @[[DIV3:layers_kernel[_0-9]*]](%[[A]]) : (memref<64xf32>) -> ()
+  // CHECK: call @[[DIV4_32:layers_kernel[_0-9]*]](%[[C]]) : (memref<32xf32>) -> ()
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+      outs(%a : memref<64xf32>) {
+  ^bb0(%x: f32):
+    %q = arith.divf %x, %four : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+      outs(%b : memref<64xf32>) {
+  ^bb0(%x: f32):
+    %q = arith.divf %x, %four : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+      outs(%a : memref<64xf32>) {
+  ^bb0(%x: f32):
+    %q = arith.divf %x, %three : f32
+    linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+      outs(%c : memref<32xf32>) {
+  ^bb0(%x: f32):
+    %q = arith.divf %x, %four : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+// CHECK:      func.func private @[[DIV4]](%{{.*}}: memref<64xf32>) {
+// CHECK-NEXT:   %[[F:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT:   linalg.generic
+// CHECK:          arith.divf %{{.*}}, %[[F]] : f32
+// CHECK:      func.func private @[[DIV3]](%{{.*}}: memref<64xf32>) {
+// CHECK-NEXT:   arith.constant 3.000000e+00 : f32
+// CHECK:      func.func private @[[DIV4_32]](%{{.*}}: memref<32xf32>) {
+// CHECK-NOT:  func.func

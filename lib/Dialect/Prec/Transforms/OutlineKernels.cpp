@@ -27,13 +27,67 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Replaces `kernel` by a call of a new private function `name` holding it;
-/// its operands and the values its body uses from above become arguments.
+/// Outlined kernels by a hash of their function, to reuse one for every
+/// kernel of the same structure: a step of L identical layers needs a few
+/// functions, not one per kernel, which keeps the module small for the
+/// conversions after this pass and for LLVM.
+class KernelFunctions {
+public:
+  explicit KernelFunctions(ModuleOp module) : symbols(module) {}
+
+  /// The function equal to `candidate` (a function not in the module yet),
+  /// which is then erased; otherwise `candidate`, now in the module.
+  func::FuncOp getOrInsert(func::FuncOp candidate) {
+    llvm::hash_code hash = hashFunction(candidate);
+    for (func::FuncOp existing : byHash[hash]) {
+      if (existing.getFunctionType() == candidate.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &existing.getBody(), &candidate.getBody(),
+              OperationEquivalence::IgnoreLocations)) {
+        candidate.erase();
+        return existing;
+      }
+    }
+    symbols.insert(candidate);
+    byHash[hash].push_back(candidate);
+    return candidate;
+  }
+
+private:
+  static llvm::hash_code hashFunction(func::FuncOp function) {
+    llvm::hash_code hash = hash_value(function.getFunctionType());
+    function.getBody().walk([&](Operation *op) {
+      hash = llvm::hash_combine(
+          hash, OperationEquivalence::computeHash(
+                    op, OperationEquivalence::ignoreHashValue,
+                    OperationEquivalence::ignoreHashValue,
+                    OperationEquivalence::IgnoreLocations));
+    });
+    return hash;
+  }
+
+  SymbolTable symbols;
+  DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> byHash;
+};
+
+/// Replaces `kernel` by a call of a private function `name` (or of an equal
+/// one outlined before) holding it. Its operands and the values its body
+/// uses from above become arguments, except constants, which are cloned
+/// into the function so that LLVM can still fold them.
 void outlineKernel(linalg::LinalgOp kernel, StringRef name,
-                   SymbolTable &symbols) {
-  SetVector<Value> arguments(kernel->getOperands().begin(),
-                             kernel->getOperands().end());
-  getUsedValuesDefinedAbove(kernel->getRegions(), arguments);
+                   KernelFunctions &functions) {
+  SetVector<Value> used(kernel->getOperands().begin(),
+                        kernel->getOperands().end());
+  getUsedValuesDefinedAbove(kernel->getRegions(), used);
+  SmallVector<Value> arguments;
+  SmallVector<Operation *> constants;
+  for (Value value : used) {
+    Operation *definition = value.getDefiningOp();
+    if (definition && definition->hasTrait<OpTrait::ConstantLike>())
+      constants.push_back(definition);
+    else
+      arguments.push_back(value);
+  }
 
   Location loc = kernel.getLoc();
   OpBuilder builder(kernel->getContext());
@@ -41,17 +95,19 @@ void outlineKernel(linalg::LinalgOp kernel, StringRef name,
       llvm::map_to_vector(arguments, [](Value v) { return v.getType(); }), {});
   auto function = func::FuncOp::create(builder, loc, name, type);
   function.setPrivate();
-  symbols.insert(function);
 
   Block *body = function.addEntryBlock();
   builder.setInsertionPointToStart(body);
   IRMapping mapping;
-  mapping.map(arguments.getArrayRef(), body->getArguments());
+  mapping.map(arguments, body->getArguments());
+  for (Operation *constant : constants)
+    builder.clone(*constant, mapping);
   builder.clone(*kernel, mapping);
   func::ReturnOp::create(builder, loc);
+  function = functions.getOrInsert(function);
 
   builder.setInsertionPoint(kernel);
-  func::CallOp::create(builder, loc, function, arguments.getArrayRef());
+  func::CallOp::create(builder, loc, function, arguments);
   kernel->erase();
 }
 
@@ -59,7 +115,7 @@ struct PrecOutlineKernelsPass
     : public prec::impl::PrecOutlineKernelsBase<PrecOutlineKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SymbolTable symbols(module);
+    KernelFunctions functions(module);
     for (auto function : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<linalg::LinalgOp> kernels;
       function.walk([&](linalg::LinalgOp kernel) {
@@ -70,7 +126,7 @@ struct PrecOutlineKernelsPass
       });
       std::string prefix = (function.getName() + "_kernel").str();
       for (linalg::LinalgOp kernel : kernels)
-        outlineKernel(kernel, prefix, symbols);
+        outlineKernel(kernel, prefix, functions);
     }
   }
 };
