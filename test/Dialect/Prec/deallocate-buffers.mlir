@@ -168,3 +168,53 @@ func.func @dynamic() {
   return
 }
 func.func private @use_dynamic(memref<?xf32>)
+
+// -----
+
+// A step that returns fresh buffers only (one updated shard per layer) is
+// left with nothing for upstream's deallocation once its local buffers are
+// freed: the caller owns what it returns. Its body sits upstream's pipeline
+// out and comes back unchanged, public as it was.
+
+func.func private @update(memref<64xf32>, memref<64xf32>)
+
+// CHECK-LABEL: func.func @step(
+// CHECK-SAME:    %[[X:.*]]: memref<64xf32>) -> (memref<64xf32>, memref<64xf32>)
+// CHECK:         %[[G0:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:         %[[S0:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT:    call @update(%[[G0]], %[[S0]])
+// CHECK-NEXT:    memref.dealloc %[[G0]]
+// CHECK:         %[[G1:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:         %[[S1:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT:    call @update(%[[G1]], %[[S1]])
+// CHECK-NEXT:    memref.dealloc %[[G1]]
+// CHECK-NOT:     memref.dealloc
+// CHECK-NOT:     bufferization
+// CHECK:         return %[[S0]], %[[S1]]
+func.func @step(%x: memref<64xf32>) -> (memref<64xf32>, memref<64xf32>) {
+  %g0 = memref.alloc() : memref<64xf32>
+  memref.copy %x, %g0 : memref<64xf32> to memref<64xf32>
+  %s0 = memref.alloc() : memref<64xf32>
+  call @update(%g0, %s0) : (memref<64xf32>, memref<64xf32>) -> ()
+  %g1 = memref.alloc() : memref<64xf32>
+  memref.copy %x, %g1 : memref<64xf32> to memref<64xf32>
+  %s1 = memref.alloc() : memref<64xf32>
+  call @update(%g1, %s1) : (memref<64xf32>, memref<64xf32>) -> ()
+  return %s0, %s1 : memref<64xf32>, memref<64xf32>
+}
+
+// -----
+
+// Returning an argument gives the caller a buffer it does not own: upstream
+// copies it, so the function goes through upstream's pipeline, fresh
+// results and all.
+
+// CHECK-LABEL: func.func @returns_argument
+// CHECK:         %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:         %[[C:.*]] = bufferization.clone %{{.*}}
+// CHECK:         return %[[A]], %[[C]]
+func.func @returns_argument(%x: memref<64xf32>) -> (memref<64xf32>, memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  memref.copy %x, %a : memref<64xf32> to memref<64xf32>
+  return %a, %x : memref<64xf32>, memref<64xf32>
+}

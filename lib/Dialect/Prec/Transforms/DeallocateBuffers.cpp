@@ -55,8 +55,10 @@ bool isPlainNumber(Type type) {
 /// The last op of `block` that uses `buffer`, one of its views or its
 /// address (the runtime reads and writes buffers it gets as integers), the
 /// op itself or one holding the use; failure if the buffer is not local.
-/// Null when nothing uses it. Each value is visited once.
-FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
+/// Null when nothing uses it. Each value is visited once. `exit`, if given,
+/// may take the buffer itself (not a view of it) out of the block.
+FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block,
+                                        Operation *exit = nullptr) {
   Operation *last = nullptr;
   SmallVector<Value> aliases{buffer};
   SmallVector<Value> addresses;
@@ -91,6 +93,8 @@ FailureOr<Operation *> findLastLocalUse(Value buffer, Block *block) {
     }
     Value alias = aliases.pop_back_val();
     for (Operation *user : alias.getUsers()) {
+      if (user == exit && alias == buffer)
+        continue;
       if (!keepsBufferLocal(user) || !noteUse(user))
         return failure();
       if (isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
@@ -124,6 +128,51 @@ SmallVector<memref::AllocOp> findLocalBuffers(ModuleOp module) {
   return local;
 }
 
+/// Whether `function` is left with nothing for upstream's deallocation to
+/// do once its local buffers are hidden: one block, and every buffer it
+/// creates other than local ones and views is a fresh allocation it returns,
+/// once and directly, which its caller then owns. A training step that
+/// returns one updated shard per layer is such a function; upstream would
+/// retain its L results in one `bufferization.dealloc` and simplify that
+/// in time quadratic in L, to nothing.
+bool onlyReturnsFreshBuffers(func::FuncOp function) {
+  if (!function.getBody().hasOneBlock())
+    return false;
+  Block &body = function.getBody().front();
+  auto returnOp = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!returnOp)
+    return false;
+
+  DenseSet<Value> returned;
+  for (Value result : returnOp.getOperands()) {
+    if (!isa<BaseMemRefType>(result.getType()))
+      continue;
+    auto alloc = result.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != &body ||
+        !returned.insert(result).second ||
+        failed(findLastLocalUse(result, &body, returnOp)))
+      return false;
+  }
+  WalkResult walk = function.getBody().walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (llvm::any_of(block.getArgumentTypes(),
+                         llvm::IsaPred<BaseMemRefType>))
+          return WalkResult::interrupt();
+    for (Value result : op->getResults()) {
+      if (!isa<BaseMemRefType>(result.getType()) || returned.contains(result))
+        continue;
+      bool hidden = op->hasAttr(PrecDialect::kLocalBufferAttrName);
+      if (!hidden &&
+          !isa<ViewLikeOpInterface, memref::ExtractStridedMetadataOp,
+               memref::GetGlobalOp>(op))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 struct PrecDeallocateBuffersPass
     : public prec::impl::PrecDeallocateBuffersBase<PrecDeallocateBuffersPass> {
   void runOnOperation() override {
@@ -142,10 +191,32 @@ struct PrecDeallocateBuffersPass
       alloc.erase();
     }
 
+    // Functions that leave upstream nothing to do sit its pipeline out as
+    // private declarations; their bodies come back afterwards.
+    struct SetAside {
+      func::FuncOp function;
+      std::unique_ptr<Region> body;
+      SymbolTable::Visibility visibility;
+    };
+    SmallVector<SetAside> setAside;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isExternal() || !onlyReturnsFreshBuffers(function))
+        continue;
+      auto body = std::make_unique<Region>();
+      body->takeBody(function.getBody());
+      setAside.push_back({function, std::move(body), function.getVisibility()});
+      function.setPrivate();
+    }
+
     OpPassManager upstream(ModuleOp::getOperationName());
     bufferization::BufferDeallocationPipelineOptions options;
     bufferization::buildBufferDeallocationPipeline(upstream, options);
-    if (failed(runPipeline(upstream, module)))
+    LogicalResult ran = runPipeline(upstream, module);
+    for (SetAside &aside : setAside) {
+      aside.function.getBody().takeBody(*aside.body);
+      aside.function.setVisibility(aside.visibility);
+    }
+    if (failed(ran))
       return signalPassFailure();
 
     // Back to heap buffers, each freed after its last use (found again: the

@@ -550,6 +550,13 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
     linalg.generic ... ins(%a ...) outs(%out ...)
     memref.dealloc %a : memref<64xf32>
     ```
+
+    A function left with nothing for upstream once its local buffers are
+    hidden (one block, and every other buffer it creates is a fresh
+    allocation it returns, once and directly, for the caller to own) sits
+    the pipeline out: a step returning one updated shard per layer would
+    otherwise be retained by one `bufferization.dealloc` of L results that
+    upstream simplifies, in time quadratic in L, to nothing.
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
@@ -561,9 +568,16 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
 def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let summary = "move each kernel on buffers into a private function of its own";
   let description = [{
-    Every linalg op on buffers becomes a call of a new private function
+    Every linalg op on buffers becomes a call of a private function
     (`<function>_kernel`, uniqued) that holds it; its operands and the
-    values its body uses from above become the function's arguments.
+    values its body uses from above become the function's arguments, except
+    constants, which are cloned into the function so that LLVM still sees
+    them (a division by a constant 4 stays a multiplication by 0.25).
+    Kernels of the same structure (equal bodies and argument types) share
+    one function: a step of L identical layers gets a few functions rather
+    than one per kernel, which keeps the module, the symbol lookups of the
+    conversions after this pass and LLVM's work proportional to the distinct
+    kernels.
 
     Lowering a kernel to loops and the loops to a CFG splits the block that
     holds it, and each split moves every later op of the block: on a
