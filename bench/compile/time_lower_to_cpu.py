@@ -9,7 +9,7 @@ the most time are listed for every L, which is how a superlinear pass is
 found.
 
   time_lower_to_cpu.py [--prec-opt build/bin/prec-opt] [--layers 1024 2048 4096]
-                       [--repeat 3] [--passes]
+                       [--repeat 3] [--passes] [--shared-input]
 """
 
 import argparse
@@ -75,6 +75,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--passes", action="store_true",
                         help="also list per-pass times from --mlir-timing")
+    parser.add_argument("--shared-input", action="store_true",
+                        help="steps whose layers all read one tensor "
+                        "(gen_fsdp_step.py --shared-input)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as directory:
@@ -82,7 +85,7 @@ def main():
         for layers in args.layers:
             paths[layers] = os.path.join(directory, f"fsdp_step_{layers}.mlir")
             with open(paths[layers], "w") as f:
-                f.write(gen_fsdp_step.module(layers))
+                f.write(gen_fsdp_step.module(layers, args.shared_input))
 
         timing = (["--mlir-timing", "--mlir-timing-display=list"]
                   if args.passes else [])
