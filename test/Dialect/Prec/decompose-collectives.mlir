@@ -1,14 +1,15 @@
 // RUN: prec-opt %s --prec-decompose-collectives -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
 
-// CHECK-DAG: #[[$SOURCE_LAST:.*]] = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
-// CHECK-DAG: #[[$DROP_SOURCE:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$PERM:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 
 shard.grid @dp(shape = 4)
 
 // bf16 on the wire, f32 accumulation: the direct algorithm. Chunks are
 // exchanged (all_to_all) and summed in f32 by the unpack kernel; the
-// backend never adds bf16 partial sums.
+// backend never adds bf16 partial sums. The unpack kernel reads each
+// element's terms from the chunks of the 4 source ranks, sums them in rank
+// order and divides, in one pass.
 // CHECK-LABEL: func @direct_reduce_scatter
 // CHECK-SAME: (%[[G:.*]]: tensor<8x4xf32>)
 // CHECK: %[[E:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [4, 2, 4]
@@ -17,12 +18,25 @@ shard.grid @dp(shape = 4)
 // CHECK: %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2]] : tensor<4x2x4xbf16> into tensor<32xbf16>
 // CHECK: %[[X:.*]] = prec.transport <all_to_all> %[[F]] on @dp : tensor<32xbf16> -> tensor<32xbf16>
 // CHECK: %[[R:.*]] = tensor.expand_shape %[[X]] {{.*}} into tensor<4x2x4xbf16>
-// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$SOURCE_LAST]], #[[$DROP_SOURCE]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[R]] : tensor<4x2x4xbf16>) outs(%{{.*}} : tensor<2x4xf32>)
-// CHECK:   arith.extf %{{.*}} : bf16 to f32
-// CHECK:   arith.addf
-// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<2x4xf32>)
-// CHECK:   arith.constant 4.000000e+00 : f32
-// CHECK:   arith.divf
+// CHECK: %[[C0:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<4x2x4xbf16> to tensor<2x4xbf16>
+// CHECK: %[[C1:.*]] = tensor.extract_slice %[[R]][1, 0, 0] [1, 2, 4] [1, 1, 1]
+// CHECK: %[[C2:.*]] = tensor.extract_slice %[[R]][2, 0, 0] [1, 2, 4] [1, 1, 1]
+// CHECK: %[[C3:.*]] = tensor.extract_slice %[[R]][3, 0, 0] [1, 2, 4] [1, 1, 1]
+// CHECK: %[[U:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ID2]], #[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[C0]], %[[C1]], %[[C2]], %[[C3]] : {{.*}}) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK-NEXT: ^bb0(%[[T0:.*]]: bf16, %[[T1:.*]]: bf16, %[[T2:.*]]: bf16, %[[T3:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:   %[[X0:.*]] = arith.extf %[[T0]] : bf16 to f32
+// CHECK-NEXT:   %[[S0:.*]] = arith.addf %[[ZERO]], %[[X0]] : f32
+// CHECK-NEXT:   %[[X1:.*]] = arith.extf %[[T1]] : bf16 to f32
+// CHECK-NEXT:   %[[S1:.*]] = arith.addf %[[S0]], %[[X1]] : f32
+// CHECK-NEXT:   %[[X2:.*]] = arith.extf %[[T2]] : bf16 to f32
+// CHECK-NEXT:   %[[S2:.*]] = arith.addf %[[S1]], %[[X2]] : f32
+// CHECK-NEXT:   %[[X3:.*]] = arith.extf %[[T3]] : bf16 to f32
+// CHECK-NEXT:   %[[S3:.*]] = arith.addf %[[S2]], %[[X3]] : f32
+// CHECK-NEXT:   %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT:   %[[AVG:.*]] = arith.divf %[[S3]], %[[FOUR]] : f32
+// CHECK-NEXT:   linalg.yield %[[AVG]] : f32
+// CHECK: return %[[U]]
 // CHECK-NOT: prec.reduce_scatter
 func.func @direct_reduce_scatter(%g: tensor<8x4xf32>) -> tensor<2x4xf32> {
   %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
@@ -80,7 +94,9 @@ func.func @gather(%w: tensor<2x4xf32>) -> tensor<8x4xbf16> {
 // sum them in f32.
 // CHECK-LABEL: func @direct_all_reduce
 // CHECK: prec.transport <all_gather> %{{.*}} : tensor<8xbf16> -> tensor<32xbf16>
-// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>) outs(%{{.*}} : tensor<8xbf16>)
+// CHECK-COUNT-4: arith.addf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @direct_all_reduce(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = prec.all_reduce %x on @dp : tensor<8xbf16> -> tensor<8xbf16>
   return %0 : tensor<8xbf16>
@@ -129,9 +145,32 @@ shard.grid @dp(shape = 4)
 // An explicit direct algorithm wins over the default ring of equal dtypes.
 // CHECK-LABEL: func @explicit_direct
 // CHECK: prec.transport <all_to_all>
-// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>
 func.func @explicit_direct(%g: tensor<32xf32>) -> tensor<8xf32> {
   %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 algorithm = <direct>
          : tensor<32xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @big(shape = 32)
+
+// Groups of more than 16 ranks sum in a reduction loop over the source rank,
+// innermost so that each element's terms are summed in one pass, then
+// finish in a second kernel.
+// CHECK-DAG: #[[$SOURCE_LAST:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[$DROP_SOURCE:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func @large_group
+// CHECK: %[[R:.*]] = tensor.expand_shape %{{.*}} into tensor<32x4xbf16>
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$SOURCE_LAST]], #[[$DROP_SOURCE]]], iterator_types = ["parallel", "reduction"]} ins(%[[R]] : tensor<32x4xbf16>) outs(%[[Z]] : tensor<4xf32>)
+// CHECK:   arith.extf
+// CHECK:   arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<4xf32>)
+// CHECK:   arith.divf
+func.func @large_group(%g: tensor<128xf32>) -> tensor<4xf32> {
+  %0 = prec.reduce_scatter %g on @big scatter_axis = 0 reduction = <avg>
+         forward_dtype = bf16 acc_dtype = f32 : tensor<128xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

@@ -269,22 +269,35 @@ Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
       b, loc, resultType, unpacked, mergeDimReassociation(rank, concatDim));
 }
 
-/// `cast(acc / postDivisor, result type)` elementwise, unflattening first.
+/// `cast(acc / postDivisor, result element type)` on one element.
+Value finishElement(OpBuilder &b, Location loc, Value accumulated,
+                    const DecompositionPlan &plan, FloatType resultElement) {
+  auto accElement = cast<FloatType>(accumulated.getType());
+  if (plan.postDivisor == 1.0 && accElement == resultElement)
+    return accumulated;
+  Value scaled =
+      divideBy(b, loc, convertFloat(b, loc, accumulated, getComputeType(accElement)),
+               plan.postDivisor);
+  return convertFloat(b, loc, scaled, resultElement);
+}
+
+/// `cast(acc / postDivisor, result type)` elementwise.
 Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
                   const DecompositionPlan &plan, RankedTensorType resultType) {
   auto resultElement = cast<FloatType>(resultType.getElementType());
   auto accType = cast<RankedTensorType>(accumulated.getType());
   if (plan.postDivisor == 1.0 && accType.getElementType() == resultElement)
     return accumulated;
-  FloatType compute = getComputeType(cast<FloatType>(accType.getElementType()));
   return buildElementwise(
       b, loc, accumulated, b.getMultiDimIdentityMap(accType.getRank()),
       resultType, [&](OpBuilder &nb, Location nl, Value v) {
-        Value scaled = divideBy(nb, nl, convertFloat(nb, nl, v, compute),
-                                plan.postDivisor);
-        return convertFloat(nb, nl, scaled, resultElement);
+        return finishElement(nb, nl, v, plan, resultElement);
       });
 }
+
+/// Groups up to this size sum their terms in one elementwise kernel with an
+/// operand per source rank; larger groups use a reduction loop.
+constexpr int64_t kMaxFusedTerms = 16;
 
 /// The unpack kernel of a direct reduction: N chunks of the result's shape in
 /// the wire dtype, summed in the accumulation dtype, then finished.
@@ -297,6 +310,42 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
                        resultType.getShape().end());
   Value received = reshapeTensor(
       b, loc, flat, RankedTensorType::get(receivedShape, plan.wire));
+
+  if (plan.groupSize <= kMaxFusedTerms) {
+    // One pass: each element reads its N terms from the N received chunks,
+    // sums them in order in the accumulation dtype and is finished in
+    // registers, with no accumulator to fill and read back.
+    SmallVector<Value> chunks;
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
+    for (int64_t extent : resultType.getShape())
+      sizes.push_back(b.getIndexAttr(extent));
+    SmallVector<OpFoldResult> strides(rank + 1, b.getIndexAttr(1));
+    for (int64_t source = 0; source < plan.groupSize; ++source) {
+      SmallVector<OpFoldResult> offsets(rank + 1, b.getIndexAttr(0));
+      offsets[0] = b.getIndexAttr(source);
+      chunks.push_back(tensor::ExtractSliceOp::create(
+          b, loc,
+          RankedTensorType::get(resultType.getShape(), plan.wire), received,
+          offsets, sizes, strides));
+    }
+    auto resultElement = cast<FloatType>(resultType.getElementType());
+    Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                         resultElement);
+    SmallVector<AffineMap> maps(plan.groupSize + 1,
+                                b.getMultiDimIdentityMap(rank));
+    auto unpack = linalg::GenericOp::create(
+        b, loc, resultType, chunks, init, maps, parallelIterators(rank),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value sum = arith::ConstantOp::create(
+              nb, nl, getReductionIdentity(nb, plan.reduction, plan.acc));
+          for (Value term : args.drop_back())
+            sum = combineReduction(nb, nl, plan.reduction, sum,
+                                   convertFloat(nb, nl, term, plan.acc));
+          linalg::YieldOp::create(
+              nb, nl, finishElement(nb, nl, sum, plan, resultElement));
+        });
+    return unpack.getResult(0);
+  }
 
   auto accType = RankedTensorType::get(resultType.getShape(), plan.acc);
   Value empty = tensor::EmptyOp::create(b, loc, accType.getShape(), plan.acc);

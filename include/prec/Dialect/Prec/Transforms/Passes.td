@@ -487,8 +487,12 @@ def PrecDecomposeCollectives
     - `acc_dtype` wider than the wire dtype (the *direct* algorithm): a
       reduce_scatter exchanges wire chunks with `prec.transport <all_to_all>`
       and an all_reduce gathers them with `<all_gather>`; the unpack kernel
-      sums the N chunks in `acc_dtype`. Every input is rounded to the wire
-      once, partial sums never are.
+      sums the N chunks in `acc_dtype`, in source-rank order. Every input is
+      rounded to the wire once, partial sums never are. For groups of up to
+      16 ranks the unpack kernel is one elementwise `linalg.generic` with an
+      operand per chunk that sums, divides and casts in registers (one pass
+      over the result, no accumulator buffer); larger groups sum in a
+      reduction loop over the source rank, then finish in a second kernel.
     - `acc_dtype == forward_dtype` (the *wire reduction*):
       `prec.transport <reduce_scatter>` / `<all_reduce>`, the backend's own
       reduction, which rounds partial sums to the wire dtype at each step.
@@ -509,7 +513,8 @@ def PrecDecomposeCollectives
     %p = linalg.generic ... // f32 -> bf16, [4, 2, 4] chunk layout
     %f = tensor.collapse_shape %p ... : tensor<4x2x4xbf16> into tensor<32xbf16>
     %x = prec.transport <all_to_all> %f on @dp : tensor<32xbf16> -> tensor<32xbf16>
-    %s = linalg.generic ... // sum of 4 chunks, bf16 extended to f32
+    %c0 = tensor.extract_slice ... // the chunk from rank 0, and so on
+    %s = linalg.generic ins(%c0, %c1, %c2, %c3 ...) // bf16 extended to f32, summed
     ```
   }];
   let dependentDialects = [
