@@ -28,12 +28,12 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     %r = bufferization.to_tensor %out restrict writable : memref<32xbf16> to tensor<32xbf16>
     ```
     A received tensor read only through static slices (possibly after
-    reshapes), such as a bucket unpacked into its members, becomes one
-    `to_tensor` per slice of a memref view of the received buffer. The code
-    after bufferization is the same; what changes is that one-shot
-    bufferization no longer sees the members as aliases of one tensor, whose
-    conflict analysis visits every alias at every use and would cost
-    O(members^2). Members stay writable when their slices are disjoint.
+    reshapes) of disjoint parts, such as a bucket unpacked into its members,
+    becomes one `to_tensor` per slice of a memref view of the received
+    buffer, all taken where the received tensor was. The code after
+    bufferization is the same; what changes is that one-shot bufferization
+    no longer sees the members as aliases of one tensor, whose conflict
+    analysis visits every alias at every use and would cost O(members^2).
 
     Failures are recorded by the runtime per rank and reported by the
     driver after the program returns (see the header). `shard.grid` symbols

@@ -243,50 +243,79 @@ bool areDisjoint(MutableArrayRef<tensor::ExtractSliceOp> slices) {
   return false;
 }
 
+/// The memref type of each reshape of `tree` applied to `buffer`; failure
+/// if one of them has no memref counterpart.
+FailureOr<DenseMap<Operation *, MemRefType>>
+getViewTypes(const SliceTree &tree, Value tensor, MemRefType buffer) {
+  DenseMap<Value, MemRefType> types{{tensor, buffer}};
+  DenseMap<Operation *, MemRefType> reshapeTypes;
+  for (Operation *reshape : tree.reshapes) {
+    MemRefType source = types.lookup(reshape->getOperand(0));
+    FailureOr<MemRefType> type = failure();
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+      type = memref::ExpandShapeOp::computeExpandedType(
+          source, expand.getResultType().getShape(),
+          expand.getReassociationIndices());
+    else if (auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+             memref::CollapseShapeOp::isGuaranteedCollapsible(
+                 source, collapse.getReassociationIndices()))
+      type = memref::CollapseShapeOp::computeCollapsedType(
+          source, collapse.getReassociationIndices());
+    if (failed(type))
+      return failure();
+    types[reshape->getResult(0)] = *type;
+    reshapeTypes[reshape] = *type;
+  }
+  return reshapeTypes;
+}
+
 /// A bucketed collective's result is read member by member through slices of
 /// one tensor. One-shot bufferization's conflict analysis visits every alias
 /// of a tensor for each use of any of them, so L slices of one tensor cost
 /// O(L^2). Slicing the received buffer instead (memref views, one
 /// `to_tensor` per member) gives every member a tensor of its own; the
 /// buffers and the code after bufferization are the same.
+///
+/// The members are taken where the received tensor was, so that each holds
+/// the buffer's contents at that point even where a slice sat in a loop
+/// that writes into it. Only disjoint slices are split: `restrict` promises
+/// that no other tensor aliases a member.
 void splitIntoMemberTensors(bufferization::ToTensorOp received) {
   SliceTree tree;
   if (failed(collectSliceTree(received.getResult(), tree)) ||
-      tree.slices.size() < 2)
+      tree.slices.size() < 2 || !areDisjoint(tree.slices))
     return;
-  // Members whose slices might overlap must not be written in place.
-  bool writable = received.getWritable() && areDisjoint(tree.slices);
+  FailureOr<DenseMap<Operation *, MemRefType>> viewTypes =
+      getViewTypes(tree, received.getResult(),
+                   cast<MemRefType>(received.getBuffer().getType()));
+  if (failed(viewTypes))
+    return;
+
+  // Members in the order of their offsets, the order of the bucket.
+  llvm::stable_sort(tree.slices, [](tensor::ExtractSliceOp a,
+                                    tensor::ExtractSliceOp b) {
+    ArrayRef<int64_t> x = a.getStaticOffsets(), y = b.getStaticOffsets();
+    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+  });
 
   IRMapping views;
   views.map(received.getResult(), received.getBuffer());
   OpBuilder builder(received.getContext());
+  builder.setInsertionPointAfter(received);
   for (Operation *reshape : tree.reshapes) {
-    builder.setInsertionPoint(reshape);
     Value source = views.lookup(reshape->getOperand(0));
-    auto sourceType = cast<MemRefType>(source.getType());
     Value view;
-    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
-      FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
-          sourceType, expand.getResultType().getShape(),
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+      view = memref::ExpandShapeOp::create(
+          builder, reshape->getLoc(), viewTypes->lookup(reshape), source,
           expand.getReassociationIndices());
-      if (failed(type))
-        return;
-      view = memref::ExpandShapeOp::create(builder, reshape->getLoc(), *type,
-                                           source,
-                                           expand.getReassociationIndices());
-    } else {
-      auto collapse = cast<tensor::CollapseShapeOp>(reshape);
-      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
-              sourceType, collapse.getReassociationIndices()))
-        return;
+    else
       view = memref::CollapseShapeOp::create(
           builder, reshape->getLoc(), source,
-          collapse.getReassociationIndices());
-    }
+          cast<tensor::CollapseShapeOp>(reshape).getReassociationIndices());
     views.map(reshape->getResult(0), view);
   }
   for (tensor::ExtractSliceOp slice : tree.slices) {
-    builder.setInsertionPoint(slice);
     Value source = views.lookup(slice.getSource());
     auto type = memref::SubViewOp::inferRankReducedResultType(
         slice.getType().getShape(), cast<MemRefType>(source.getType()),
@@ -298,7 +327,8 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
     slice.replaceAllUsesWith(
         bufferization::ToTensorOp::create(builder, slice.getLoc(),
                                           slice.getType(), member,
-                                          /*restrict=*/true, writable)
+                                          /*restrict=*/true,
+                                          received.getWritable())
             .getResult());
     slice.erase();
   }

@@ -48,8 +48,7 @@ func.func @whole_grid(%x: tensor<64xf32>) -> tensor<2xf32> {
 
 // A bucket's members are read through slices of the received tensor: each
 // member gets a tensor of its own, a view of the received buffer, so that
-// bufferization does not see them as aliases of one another. The slices are
-// disjoint along dim 1, so the members stay writable.
+// bufferization does not see them as aliases of one another.
 // CHECK-LABEL: func @bucket_members
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xbf16>
 // CHECK: call @precrtCompiledCollective
@@ -67,11 +66,39 @@ func.func @bucket_members(%x: tensor<4xbf16>) -> (tensor<4x1xbf16>, tensor<4x3xb
   return %2, %3 : tensor<4x1xbf16>, tensor<4x3xbf16>
 }
 
-// Slices that may overlap become read-only members: bufferization copies
-// before it writes into one of them.
+// Members are taken where the received tensor is, not where a slice is: a
+// slice in a loop that writes into it must read the received values on
+// every iteration, which bufferization then ensures with a copy.
+// CHECK-LABEL: func @members_in_loop
+// CHECK: call @precrtCompiledCollective
+// CHECK-NEXT: %[[V0:.*]] = memref.subview
+// CHECK-NEXT: %[[M0:.*]] = bufferization.to_tensor %[[V0]] restrict writable
+// CHECK-NEXT: %[[V1:.*]] = memref.subview
+// CHECK-NEXT: %[[M1:.*]] = bufferization.to_tensor %[[V1]] restrict writable
+// CHECK: scf.for
+// CHECK:   linalg.add ins(%[[M0]], %[[M1]] : tensor<8xbf16>, tensor<8xbf16>) outs(%[[M0]] : tensor<8xbf16>)
+func.func @members_in_loop(%x: tensor<4xbf16>, %n: index, %init: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> tensor<8xbf16> {
+    %a = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+    %b = tensor.extract_slice %0[8] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
+    %t = linalg.add ins(%a, %b : tensor<8xbf16>, tensor<8xbf16>) outs(%a : tensor<8xbf16>) -> tensor<8xbf16>
+    %s = linalg.add ins(%acc, %t : tensor<8xbf16>, tensor<8xbf16>) outs(%acc : tensor<8xbf16>) -> tensor<8xbf16>
+    scf.yield %s : tensor<8xbf16>
+  }
+  return %r : tensor<8xbf16>
+}
+
+// Slices that may overlap stay slices of one tensor: `restrict` members
+// would claim that they do not alias.
 // CHECK-LABEL: func @overlapping_members
-// CHECK: bufferization.to_tensor %{{.*}} restrict : memref<8xbf16, strided<[1]>> to tensor<8xbf16>
-// CHECK: bufferization.to_tensor %{{.*}} restrict : memref<8xbf16, strided<[1], offset: 4>> to tensor<8xbf16>
+// CHECK: %[[R:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<16xbf16> to tensor<16xbf16>
+// CHECK: tensor.extract_slice %[[R]][0] [8] [1]
+// CHECK: tensor.extract_slice %[[R]][4] [8] [1]
+// CHECK-NOT: memref.subview
+// CHECK: return
 func.func @overlapping_members(%x: tensor<4xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>) {
   %0 = prec.transport <all_gather> %x on @hsdp grid_axes = [0] : tensor<4xbf16> -> tensor<16xbf16>
   %1 = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
