@@ -330,8 +330,11 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
                                           /*restrict=*/true,
                                           received.getWritable())
             .getResult());
-    slice.erase();
   }
+  // Erased last: the op after `received`, where the members go, may be one
+  // of them.
+  for (tensor::ExtractSliceOp slice : tree.slices)
+    slice.erase();
   for (Operation *reshape : llvm::reverse(tree.reshapes))
     reshape->erase();
   received.erase();

@@ -129,3 +129,18 @@ func.func @one_slice(%x: tensor<4xbf16>) -> tensor<8xbf16> {
   %1 = tensor.extract_slice %0[0] [8] [1] : tensor<16xbf16> to tensor<8xbf16>
   return %1 : tensor<8xbf16>
 }
+
+// Slices of the received tensor itself, right after it.
+// CHECK-LABEL: func @direct_slices
+// CHECK: call @precrtCompiledCollective
+// CHECK-NEXT: %[[V0:.*]] = memref.subview %{{.*}}[0] [4] [1] : memref<16xf32> to memref<4xf32, strided<[1]>>
+// CHECK-NEXT: %[[M0:.*]] = bufferization.to_tensor %[[V0]] restrict writable
+// CHECK-NEXT: %[[V1:.*]] = memref.subview %{{.*}}[4] [12] [1] : memref<16xf32> to memref<12xf32, strided<[1], offset: 4>>
+// CHECK-NEXT: %[[M1:.*]] = bufferization.to_tensor %[[V1]] restrict writable
+// CHECK-NEXT: return %[[M0]], %[[M1]]
+func.func @direct_slices(%x: tensor<64xf32>) -> (tensor<4xf32>, tensor<12xf32>) {
+  %0 = prec.transport <reduce_scatter> %x on @hsdp grid_axes = [0] reduction = <sum> : tensor<64xf32> -> tensor<16xf32>
+  %1 = tensor.extract_slice %0[0] [4] [1] : tensor<16xf32> to tensor<4xf32>
+  %2 = tensor.extract_slice %0[4] [12] [1] : tensor<16xf32> to tensor<12xf32>
+  return %1, %2 : tensor<4xf32>, tensor<12xf32>
+}
