@@ -19,7 +19,7 @@
 //                   and error against a float64 reference, relative to the
 //                   sum of magnitudes of each element's terms; once with the
 //                   generated code's buffers from malloc, once from a
-//                   caching allocator.
+//                   caching allocator (precrtCompiledAlloc, as prec-run uses).
 //
 // The reduce-scatters run on the local backend (ranks are threads) or, with
 // --backend mpi, one process per rank under mpirun. docs/performance.md
@@ -64,8 +64,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <vector>
 
 using namespace mlir;
@@ -139,58 +137,6 @@ void *allocate(size_t bytes) {
     fatal("out of memory");
   return data;
 }
-
-//===----------------------------------------------------------------------===//
-// A caching allocator for the generated code
-//===----------------------------------------------------------------------===//
-
-/// Keeps freed blocks for reuse by size, as a training framework's allocator
-/// does: the generated code allocates its wire and accumulation buffers on
-/// every call, and with malloc those of 32 MiB and more are fresh mmap pages
-/// each time, whose faults and zeroing cost more than the collective.
-class CachingAllocator {
-public:
-  static void *allocate(size_t bytes) {
-    CachingAllocator &self = get();
-    {
-      std::lock_guard<std::mutex> lock(self.mutex);
-      auto it = self.cached.find(bytes);
-      if (it != self.cached.end()) {
-        void *data = it->second;
-        self.cached.erase(it);
-        self.sizes[data] = bytes;
-        return data;
-      }
-    }
-    void *data = std::malloc(bytes);
-    std::lock_guard<std::mutex> lock(self.mutex);
-    self.sizes[data] = bytes;
-    return data;
-  }
-
-  static void release(void *data) {
-    if (!data)
-      return;
-    CachingAllocator &self = get();
-    std::lock_guard<std::mutex> lock(self.mutex);
-    auto it = self.sizes.find(data);
-    if (it == self.sizes.end()) {
-      std::free(data); // not ours
-      return;
-    }
-    self.cached.emplace(it->second, data);
-    self.sizes.erase(it);
-  }
-
-private:
-  static CachingAllocator &get() {
-    static CachingAllocator allocator;
-    return allocator;
-  }
-  std::mutex mutex;
-  std::multimap<size_t, void *> cached;
-  std::map<void *, size_t> sizes;
-};
 
 //===----------------------------------------------------------------------===//
 // Compilation
@@ -267,10 +213,10 @@ std::unique_ptr<ExecutionEngine> jitCompile(ModuleOp module,
         llvm::JITSymbolFlags::Exported};
     if (cachingAllocator) {
       symbols[interner("malloc")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&CachingAllocator::allocate),
+          llvm::orc::ExecutorAddr::fromPtr(&precrtCompiledAlloc),
           llvm::JITSymbolFlags::Exported};
       symbols[interner("free")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&CachingAllocator::release),
+          llvm::orc::ExecutorAddr::fromPtr(&precrtCompiledFree),
           llvm::JITSymbolFlags::Exported};
     }
     return symbols;
@@ -612,7 +558,7 @@ void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
       if (rep + 1 == reduceReps)
         std::memcpy(kept[v].data(), result, chunk * 4);
       if (state->cachingAllocator)
-        CachingAllocator::release(allocated);
+        precrtCompiledFree(allocated);
       else
         std::free(allocated);
     }
@@ -718,7 +664,7 @@ void reportReduceScatter(const ReduceScatterState &state) {
       "generated code's buffers from {4}; ms per call over {5} reps ==\n",
       state.elements, state.elements * 4 / (1 << 20), state.ranks,
       backendName.getValue(),
-      state.cachingAllocator ? "a caching allocator" : "malloc",
+      state.cachingAllocator ? "the runtime's caching allocator" : "malloc",
       reduceReps.getValue());
   double backendBest = best(state.seconds[0]);
   double backendMedian = median(state.seconds[0]);

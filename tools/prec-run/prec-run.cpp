@@ -129,6 +129,12 @@ static cl::opt<int64_t>
     timeoutMs("timeout-ms",
               cl::desc("collective timeout (default: the runtime's)"),
               cl::init(0));
+static cl::opt<bool> cacheBuffers(
+    "cache-buffers",
+    cl::desc("give the program's malloc and free the runtime's caching "
+             "allocator, which keeps freed buffers for the next step "
+             "(default; =false: the C library's)"),
+    cl::init(true));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false));
@@ -450,6 +456,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   };
   // Lowered copies between buffers of general layout.
   bind("memrefCopy", &memrefCopy);
+  // Buffers the program allocates on every step: wire, received, results.
+  if (cacheBuffers) {
+    bind("malloc", &precrtCompiledAlloc);
+    bind("free", &precrtCompiledFree);
+  }
   bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
   bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
        &precrtCompiledCollectiveOnStream);
@@ -636,7 +647,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     precrt_status_t status = PRECRT_SUCCESS;
     for (void *allocation : resultAllocations) {
       if (!program.onGpu)
-        std::free(allocation);
+        precrtCompiledFree(allocation); // free() unless it came from the cache
       else if (precrt_status_t freed = precrtGpuFreeAsync(allocation, stream);
                freed && !status)
         status = freed;

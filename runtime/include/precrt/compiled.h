@@ -29,6 +29,8 @@ extern "C" {
   "precrtCompiledCollectiveOnStream"
 #define PRECRT_COMPILED_GPU_STREAM_SYMBOL "precrtCompiledGpuStream"
 #define PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL "precrtCompiledGpuMaxBlocks"
+#define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"
+#define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -47,6 +49,26 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
+
+/*===--- Host buffers of CPU code -----------------------------------------===*/
+
+/* CPU code allocates its wire, receive and result buffers with malloc and
+ * frees them with free on every call; blocks of 32 MiB and more are then
+ * fresh pages from the kernel each time, whose faults and zeroing can cost
+ * more than the collective. A driver binds the code's malloc and free to
+ * these two (prec-run does), which keep freed blocks by size and hand them
+ * out again, as a training framework's caching allocator does. Thread-safe;
+ * the ranks of a local world share the cache.
+ *
+ * A block from precrtCompiledAlloc goes back through precrtCompiledFree,
+ * also when the code returns it to its caller. precrtCompiledFree of a
+ * pointer it did not hand out passes it to free. */
+PRECRT_EXPORT void *precrtCompiledAlloc(size_t bytes);
+PRECRT_EXPORT void precrtCompiledFree(void *data);
+
+/* Frees the blocks the cache keeps; blocks in use stay valid. Returns the
+ * number of bytes released. */
+PRECRT_EXPORT size_t precrtCompiledReleaseCached(void);
 
 /*===--- GPU code (prec-lower-to-cuda) ------------------------------------===*/
 
