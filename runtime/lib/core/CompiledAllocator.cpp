@@ -27,10 +27,10 @@ public:
   void *allocate(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto cached = free.find(bytes);
-      if (cached != free.end()) {
-        void *data = cached->second;
-        free.erase(cached);
+      auto block = cached.find(bytes);
+      if (block != cached.end()) {
+        void *data = block->second;
+        cached.erase(block);
         inUse.emplace(data, bytes);
         return data;
       }
@@ -50,7 +50,7 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       auto block = inUse.find(data);
       if (block != inUse.end()) {
-        free.emplace(block->second, data);
+        cached.emplace(block->second, data);
         inUse.erase(block);
         return;
       }
@@ -59,13 +59,13 @@ public:
   }
 
   size_t releaseCached() {
-    std::multimap<size_t, void *> cached;
+    std::multimap<size_t, void *> released;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      cached.swap(free);
+      released.swap(cached);
     }
     size_t bytes = 0;
-    for (auto [size, data] : cached) {
+    for (auto [size, data] : released) {
       bytes += size;
       std::free(data);
     }
@@ -74,7 +74,9 @@ public:
 
 private:
   std::mutex mutex;
-  std::multimap<size_t, void *> free;
+  /// Freed blocks by size.
+  std::multimap<size_t, void *> cached;
+  /// Blocks handed out and not yet freed, with their sizes.
   std::unordered_map<void *, size_t> inUse;
 };
 
