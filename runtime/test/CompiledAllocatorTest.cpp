@@ -46,6 +46,25 @@ TEST(CompiledAllocator, FreesForeignPointersAndNull) {
   EXPECT_EQ(precrtCompiledReleaseCached(), 0u);
 }
 
+TEST(CompiledAllocator, KeepsNoMoreThanTwiceThePeakInUse) {
+  precrtCompiledReleaseCached();
+  // One block live at a time, of growing sizes (larger than any of the
+  // other tests' blocks, so that this test sets the peak): the cache keeps
+  // the 4 and 5 MiB blocks and gives the 6 MiB one back, since keeping it
+  // would hold 15 MiB, more than twice the 6 MiB ever in use at once.
+  constexpr size_t MiB = size_t(1) << 20;
+  for (size_t mebibytes : {4, 5, 6})
+    precrtCompiledFree(precrtCompiledAlloc(mebibytes * MiB));
+  EXPECT_EQ(precrtCompiledReleaseCached(), 9 * MiB);
+}
+
+TEST(CompiledAllocatorDeathTest, AbortsOnADoubleFree) {
+  void *block = precrtCompiledAlloc(48);
+  precrtCompiledFree(block);
+  EXPECT_DEATH(precrtCompiledFree(block), "freed twice");
+  precrtCompiledReleaseCached();
+}
+
 TEST(CompiledAllocator, IsSharedByThreads) {
   precrtCompiledReleaseCached();
   std::vector<std::thread> threads;

@@ -57,12 +57,15 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
  * fresh pages from the kernel each time, whose faults and zeroing can cost
  * more than the collective. A driver binds the code's malloc and free to
  * these two (prec-run does), which keep freed blocks by size and hand them
- * out again, as a training framework's caching allocator does. Thread-safe;
- * the ranks of a local world share the cache.
+ * out again, as a training framework's caching allocator does. The cache
+ * holds at most twice as many bytes as were ever in use at once (a freed
+ * block that does not fit goes to free), so memory stays within three times
+ * the program's peak. Thread-safe; the ranks of a local world share the cache.
  *
  * A block from precrtCompiledAlloc goes back through precrtCompiledFree,
  * also when the code returns it to its caller. precrtCompiledFree of a
- * pointer it did not hand out passes it to free. */
+ * pointer it did not hand out passes it to free; of a block already freed,
+ * it reports the double free on stderr and aborts, as the C library would. */
 PRECRT_EXPORT void *precrtCompiledAlloc(size_t bytes);
 PRECRT_EXPORT void precrtCompiledFree(void *data);
 

@@ -2,17 +2,26 @@
 //
 // Freed blocks are kept by size and handed out again to the next request of
 // the same size: a training step asks for the same buffers on every call,
-// so after the first call no block comes from the kernel again. Blocks are
+// so after the first call its blocks come from the cache. Blocks are
 // malloc'd and never split or merged.
+//
+// The cache holds at most twice as many bytes as were ever in use at once,
+// so the allocator never holds more than three times the program's peak; a
+// block that does not fit goes back to the C library. A program whose sizes
+// change from call to call thus costs at most that, not the sum of every
+// size it used; one that alternates between a few functions (each with its
+// own sizes) still finds all of their blocks in the cache.
 //
 //===----------------------------------------------------------------------===//
 
 #include "precrt/compiled.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace {
 
@@ -31,14 +40,16 @@ public:
       if (block != cached.end()) {
         void *data = block->second;
         cached.erase(block);
-        inUse.emplace(data, bytes);
+        cachedBlocks.erase(data);
+        cachedBytes -= bytes;
+        noteInUse(data, bytes);
         return data;
       }
     }
     void *data = std::malloc(bytes);
     if (data) {
       std::lock_guard<std::mutex> lock(mutex);
-      inUse.emplace(data, bytes);
+      noteInUse(data, bytes);
     }
     return data;
   }
@@ -50,12 +61,24 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       auto block = inUse.find(data);
       if (block != inUse.end()) {
-        cached.emplace(block->second, data);
+        size_t bytes = block->second;
         inUse.erase(block);
-        return;
+        inUseBytes -= bytes;
+        if (cachedBytes + bytes <= 2 * peakInUseBytes) {
+          cached.emplace(bytes, data);
+          cachedBlocks.insert(data);
+          cachedBytes += bytes;
+          return;
+        }
+      } else if (cachedBlocks.count(data)) {
+        // The C library would abort on this double free too; handing the
+        // block out twice instead would corrupt two buffers silently.
+        std::fprintf(stderr, "precrt: precrtCompiledFree: block %p freed "
+                             "twice\n", data);
+        std::abort();
       }
     }
-    std::free(data); // not handed out here
+    std::free(data); // not handed out here, or not worth keeping
   }
 
   size_t releaseCached() {
@@ -63,6 +86,8 @@ public:
     {
       std::lock_guard<std::mutex> lock(mutex);
       released.swap(cached);
+      cachedBlocks.clear();
+      cachedBytes = 0;
     }
     size_t bytes = 0;
     for (auto [size, data] : released) {
@@ -73,11 +98,20 @@ public:
   }
 
 private:
+  void noteInUse(void *data, size_t bytes) {
+    inUse.emplace(data, bytes);
+    inUseBytes += bytes;
+    if (inUseBytes > peakInUseBytes)
+      peakInUseBytes = inUseBytes;
+  }
+
   std::mutex mutex;
-  /// Freed blocks by size.
+  /// Freed blocks by size, and the same blocks as a set.
   std::multimap<size_t, void *> cached;
+  std::unordered_set<void *> cachedBlocks;
   /// Blocks handed out and not yet freed, with their sizes.
   std::unordered_map<void *, size_t> inUse;
+  size_t cachedBytes = 0, inUseBytes = 0, peakInUseBytes = 0;
 };
 
 } // namespace
