@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build g++ ccache python3
   # LLVM/MLIR 22: libMLIR.so, mlir-tblgen, mlir-opt, FileCheck, lit
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # The tools' allocator (optional: without it they use the C library's)
+  libjemalloc-dev
   # Runtime: MPI backend and its tests
   libopenmpi-dev openmpi-bin
   # Runtime tests and benchmarks

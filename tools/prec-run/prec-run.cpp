@@ -133,7 +133,7 @@ static cl::opt<bool> cacheBuffers(
     "cache-buffers",
     cl::desc("give the program's malloc and free the runtime's caching "
              "allocator, which keeps freed buffers for the next step "
-             "(default; =false: the C library's)"),
+             "(default; =false: plain malloc and free)"),
     cl::init(true));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
