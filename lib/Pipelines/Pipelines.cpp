@@ -49,7 +49,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm) {
   // buffers.
   pm.addPass(createCanonicalizerPass());
 
-  // Tensors to buffers.
+  // Tensors to buffers. The entry points' signatures first: upstream would
+  // relate each of their results to each argument, for callers they lack.
+  pm.addPass(createPrecBufferizeEntryBoundaries());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.functionBoundaryTypeConversion =

@@ -524,6 +524,54 @@ def PrecDecomposeCollectives
   ];
 }
 
+def PrecBufferizeEntryBoundaries
+    : Pass<"prec-bufferize-entry-boundaries", "mlir::ModuleOp"> {
+  let summary = "give the functions nothing in the module calls memref signatures";
+  let description = [{
+    One-shot module bufferization relates every tensor result of a function
+    to every tensor argument, to tell its callers which results alias which
+    arguments. A training step of L layers takes and returns a shard per
+    layer, so that is L x L alias queries: about a second at 4096 layers,
+    for information no caller in the module can use when none calls it.
+
+    This pass bufferizes the boundary of each function that nothing in the
+    module refers to, with the conventions one-shot bufferization uses in
+    prec's pipelines (`bufferize-function-boundaries`,
+    `function-boundary-type-conversion=identity-layout-map`): each ranked
+    tensor argument becomes a memref with the identity layout, read inside
+    through a `restrict` tensor that is writable unless the argument carries
+    `bufferization.writable = false`, and each returned tensor leaves as a
+    read-only buffer. The body stays on tensors for one-shot bufferization,
+    and the calling convention is the one upstream would give:
+
+    ```mlir
+    func.func @step(%shard: tensor<16xf32>) -> tensor<16xf32> {
+      ...
+      return %next : tensor<16xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%arg0: memref<16xf32>) -> memref<16xf32> {
+      %shard = bufferization.to_tensor %arg0 restrict writable
+          : memref<16xf32> to tensor<16xf32>
+      ...
+      %0 = bufferization.to_buffer %next read_only
+          : tensor<16xf32> to memref<16xf32>
+      return %0 : memref<16xf32>
+    }
+    ```
+
+    Functions that are called, referred to by symbol, declared without a
+    body, hold more than one block, or have an unranked or encoded tensor
+    or a `bufferization.buffer_layout` argument are left to upstream.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
   let summary = "free each local buffer after its last use, in linear time";
   let description = [{
