@@ -2,7 +2,8 @@
 """Times `prec-opt --prec-lower-to-cpu` on generated FSDP steps of L layers.
 
 For each L (default 1024, 2048, 4096) the module from gen_fsdp_step.py is
-lowered REPEAT times; the run with the least CPU time counts. Each doubling
+lowered REPEAT times, in rounds over all L; the run with the least CPU time
+counts. Each doubling
 of L should cost at most 2.2x the time (linear compile time with some slack).
 With --passes the runs are made under --mlir-timing and the passes that take
 the most time are listed for every L, which is how a superlinear pass is
@@ -89,11 +90,15 @@ def main():
 
         timing = (["--mlir-timing", "--mlir-timing-display=list"]
                   if args.passes else [])
-        best = {}
-        for layers in args.layers:
-            runs = [lower(args.prec_opt, paths[layers], timing)
-                    for _ in range(args.repeat)]
-            best[layers] = min(runs, key=lambda run: run[1])
+        # Rounds over all sizes rather than all repetitions of one size
+        # after another: a change of the machine's load then slows every
+        # size alike instead of one of them.
+        runs = {layers: [] for layers in args.layers}
+        for _ in range(args.repeat):
+            for layers in args.layers:
+                runs[layers].append(lower(args.prec_opt, paths[layers], timing))
+        best = {layers: min(runs[layers], key=lambda run: run[1])
+                for layers in args.layers}
 
         print(f"| layers | CPU time (best of {args.repeat}) | ratio | "
               "wall time | ratio |")
