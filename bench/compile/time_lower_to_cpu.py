@@ -10,7 +10,7 @@ the most time are listed for every L, which is how a superlinear pass is
 found.
 
   time_lower_to_cpu.py [--prec-opt build/bin/prec-opt] [--layers 1024 2048 4096]
-                       [--repeat 3] [--passes] [--shared-input]
+                       [--repeat 5] [--passes] [--shared-input]
 """
 
 import argparse
@@ -73,7 +73,7 @@ def main():
     parser.add_argument("--prec-opt", default="build/bin/prec-opt")
     parser.add_argument("--layers", type=int, nargs="+",
                         default=[1024, 2048, 4096])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--passes", action="store_true",
                         help="also list per-pass times from --mlir-timing")
     parser.add_argument("--shared-input", action="store_true",

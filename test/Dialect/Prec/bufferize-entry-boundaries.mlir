@@ -11,7 +11,6 @@
 // CHECK-LABEL: func.func @entry
 // CHECK-SAME:    (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<2x?xbf16>, %[[S:.*]]: f32)
 // CHECK-SAME:    -> (memref<4xf32>, f32)
-// CHECK-NOT:     bufferization.writable
 // CHECK-NEXT:  %[[TA:.*]] = bufferization.to_tensor %[[A]] restrict writable : memref<4xf32> to tensor<4xf32>
 // CHECK-NEXT:  %[[TB:.*]] = bufferization.to_tensor %[[B]] restrict : memref<2x?xbf16> to tensor<2x?xbf16>
 // CHECK:       %[[NEW:.*]] = tensor.insert %[[S]] into %[[TA]]
@@ -72,4 +71,40 @@ func.func private @callee(%a: tensor<4xf32>) -> tensor<4xf32> {
 func.func @caller(%a: tensor<4xf32>) -> tensor<4xf32> {
   %r = call @callee(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+// -----
+
+// Arguments returned as they are, one of them twice, and an explicitly
+// writable one: the same buffers come back, as upstream returns them.
+
+// CHECK-LABEL: func.func @returns_arguments
+// CHECK-SAME:    (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>)
+// CHECK-NOT:     bufferization.writable
+// CHECK-NEXT:  bufferization.to_tensor %[[A]] restrict writable
+// CHECK-NEXT:  bufferization.to_tensor %[[B]] restrict writable
+// BUF-LABEL: func.func @returns_arguments
+// BUF-SAME:    (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>)
+// BUF-NEXT:    return %[[B]], %[[A]], %[[B]] : memref<4xf32>, memref<4xf32>, memref<4xf32>
+func.func @returns_arguments(%a: tensor<4xf32>,
+                             %b: tensor<4xf32> {bufferization.writable = true})
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  return %b, %a, %b : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A returned slice of an argument has a layout the identity-layout result
+// cannot take: it is copied, as upstream copies it.
+
+// CHECK-LABEL: func.func @returns_slice
+// BUF-LABEL: func.func @returns_slice
+// BUF-SAME:    (%[[A:.*]]: memref<8xf32>) -> memref<4xf32>
+// BUF:         %[[VIEW:.*]] = memref.subview %[[A]][2] [4] [1]
+// BUF:         %[[COPY:.*]] = memref.alloc
+// BUF:         memref.copy %[[VIEW]], %[[COPY]]
+// BUF:         return %[[COPY]] : memref<4xf32>
+func.func @returns_slice(%a: tensor<8xf32>) -> tensor<4xf32> {
+  %s = tensor.extract_slice %a[2] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
 }

@@ -54,7 +54,8 @@ bool hasConvertibleSignature(func::FuncOp function) {
 /// Gives `function` memref arguments and results. Inside, each argument is
 /// read through a `restrict` tensor (writable unless the argument says
 /// `bufferization.writable = false`, as upstream treats it), and each
-/// returned tensor leaves as a read-only buffer.
+/// returned tensor leaves as a buffer the function does not write after
+/// the return, which is all `read_only` says (callers own it).
 void bufferizeSignature(func::FuncOp function) {
   Block &entry = function.getBody().front();
   auto builder = OpBuilder::atBlockBegin(&entry);
@@ -104,12 +105,16 @@ struct PrecBufferizeEntryBoundariesPass
     ModuleOp module = getOperation();
 
     // One walk finds every function the module refers to (a call, a
-    // function constant, anything that names it).
+    // function constant, anything that names it). Where the walk cannot
+    // tell (an unknown op that may be a symbol table), any function may be
+    // referred to, and all stay upstream's.
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(&module.getBodyRegion());
+    if (!uses)
+      return;
     DenseSet<StringAttr> referenced;
-    if (std::optional<SymbolTable::UseRange> uses =
-            SymbolTable::getSymbolUses(&module.getBodyRegion()))
-      for (const SymbolTable::SymbolUse &use : *uses)
-        referenced.insert(use.getSymbolRef().getRootReference());
+    for (const SymbolTable::SymbolUse &use : *uses)
+      referenced.insert(use.getSymbolRef().getRootReference());
 
     for (auto function : module.getOps<func::FuncOp>()) {
       // One block ending in the function's only return: the shape one-shot

@@ -526,7 +526,7 @@ def PrecDecomposeCollectives
 
 def PrecBufferizeEntryBoundaries
     : Pass<"prec-bufferize-entry-boundaries", "mlir::ModuleOp"> {
-  let summary = "give the functions nothing in the module calls memref signatures";
+  let summary = "give the functions nothing in the module refers to memref signatures";
   let description = [{
     One-shot module bufferization relates every tensor result of a function
     to every tensor argument, to tell its callers which results alias which
@@ -540,9 +540,12 @@ def PrecBufferizeEntryBoundaries
     `function-boundary-type-conversion=identity-layout-map`): each ranked
     tensor argument becomes a memref with the identity layout, read inside
     through a `restrict` tensor that is writable unless the argument carries
-    `bufferization.writable = false`, and each returned tensor leaves as a
-    read-only buffer. The body stays on tensors for one-shot bufferization,
-    and the calling convention is the one upstream would give:
+    `bufferization.writable = false`, and each returned tensor leaves
+    through a `read_only` `to_buffer` (the function does not write it after
+    the return; the caller owns it as it would upstream's result). The body
+    stays on tensors for one-shot bufferization, and the calling convention
+    is the one upstream would give when one-shot bufferization runs next
+    with those options, as it does in prec's pipelines:
 
     ```mlir
     func.func @step(%shard: tensor<16xf32>) -> tensor<16xf32> {
@@ -562,9 +565,12 @@ def PrecBufferizeEntryBoundaries
     }
     ```
 
-    Functions that are called, referred to by symbol, declared without a
-    body, hold more than one block, or have an unranked or encoded tensor
-    or a `bufferization.buffer_layout` argument are left to upstream.
+    Functions that are called or otherwise referred to by symbol (also by
+    themselves), declared without a body, hold more than one block, or have
+    an unranked or encoded tensor or a `bufferization.buffer_layout`
+    argument are left to upstream, and so is every function of a module
+    holding an op that may be an unknown symbol table (the references
+    cannot be told there).
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
