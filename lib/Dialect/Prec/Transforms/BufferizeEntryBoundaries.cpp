@@ -100,7 +100,8 @@ void bufferizeSignature(func::FuncOp function) {
 }
 
 struct PrecBufferizeEntryBoundariesPass
-    : prec::impl::PrecBufferizeEntryBoundariesBase<PrecBufferizeEntryBoundariesPass> {
+    : prec::impl::PrecBufferizeEntryBoundariesBase<
+          PrecBufferizeEntryBoundariesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
 
