@@ -573,7 +573,7 @@ void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
   // Errors of this rank's chunk against a float64 reference of the average,
   // relative to the average of the magnitudes of its terms: maxima first,
   // then sums, for each variant and, last, for the bf16 wire's floor.
-  constexpr int numErrors = numVariants + 1, floor = numVariants;
+  constexpr int numErrors = numVariants + 1, wireFloor = numVariants;
   double stats[2 * numErrors] = {};
   auto record = [&](int which, double error) {
     stats[which] = std::max(stats[which], error);
@@ -591,7 +591,7 @@ void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
     double reference = sum / size, scale = magnitude / size;
     for (int v = 0; v < numVariants; ++v)
       record(v, std::fabs(kept[v][i] - reference) / scale);
-    record(floor, std::fabs(wireSum / size - reference) / scale);
+    record(wireFloor, std::fabs(wireSum / size - reference) / scale);
   }
   double maxima[numErrors], sums[numErrors];
   check(precrtAllReduce(world, stats, maxima, numErrors, PRECRT_DTYPE_F64,
@@ -603,8 +603,8 @@ void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
       state->maxError[v] = maxima[v];
       state->sumError[v] = sums[v];
     }
-    state->maxWireFloor = maxima[floor];
-    state->sumWireFloor = sums[floor];
+    state->maxWireFloor = maxima[wireFloor];
+    state->sumWireFloor = sums[wireFloor];
   }
   std::free(backendResult);
 }
