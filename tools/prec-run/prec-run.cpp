@@ -66,26 +66,31 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<input .mlir file>"), cl::Required);
+// Only these are listed by --help: the hundreds of LLVM options linked into
+// the tool are hidden (still accepted).
+static cl::OptionCategory runCategory("prec-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir file>"),
+                                          cl::Required, cl::cat(runCategory));
 static cl::opt<int>
     numRanks("ranks",
              cl::desc("ranks (threads) of the local backend, or of the nccl "
                       "backend outside mpirun (one GPU each); default: the "
                       "size of the module's only grid"),
-             cl::init(0));
+             cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string>
     backendName("backend",
                 cl::desc("local (threads, default), mpi (one process per "
                          "rank under mpirun) or nccl (GPUs: one per rank, "
                          "ranks as threads or one process per GPU under "
                          "mpirun)"),
-                cl::init("local"));
+                cl::init("local"), cl::cat(runCategory));
 static cl::opt<std::string>
     gpuChip("gpu-chip",
             cl::desc("GPU architecture the kernels compile for on the nccl "
                      "backend"),
-            cl::init("sm_90"));
+            cl::init("sm_90"), cl::cat(runCategory));
 // PTX by default: the driver compiles it for the GPU it runs on (any
 // architecture at least --gpu-chip) and no ptxas is needed where prec-run
 // runs.
@@ -94,50 +99,53 @@ static cl::opt<std::string>
               cl::desc("what the kernels become on the nccl backend: isa "
                        "(PTX compiled by the driver at load time, default), "
                        "bin or fatbin (ptxas from the CUDA toolkit)"),
-              cl::init("isa"));
+              cl::init("isa"), cl::cat(runCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("function to run (default: the only public "
                        "function with a body)"),
-              cl::init(""));
-static cl::opt<uint64_t>
-    seed("seed", cl::desc("seed of the argument initialization"), cl::init(1));
+              cl::init(""), cl::cat(runCategory));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("seed of the argument initialization"),
+                              cl::init(1), cl::cat(runCategory));
 static cl::list<std::string>
-    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"));
+    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"),
+               cl::cat(runCategory));
 static cl::list<std::string>
     fileArgs("arg",
              cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
-                      "argument; %r in PATH is replaced by the rank"));
+                      "argument; %r in PATH is replaced by the rank"),
+             cl::cat(runCategory));
 static cl::list<unsigned>
     replicatedArgs("replicate",
                    cl::desc("INDEX: give this argument the same random values "
                             "on every rank"),
-                   cl::CommaSeparated);
+                   cl::CommaSeparated, cl::cat(runCategory));
 static cl::opt<int> numSteps("steps",
                              cl::desc("run the function this many "
                                       "times, feeding results back"),
-                             cl::init(1));
+                             cl::init(1), cl::cat(runCategory));
 static cl::opt<std::string>
     printMode("print", cl::desc("none, summary (default) or values"),
-              cl::init("summary"));
+              cl::init("summary"), cl::cat(runCategory));
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write every argument and result of every rank "
                        "as raw files into this directory"),
-              cl::init(""));
+              cl::init(""), cl::cat(runCategory));
 static cl::opt<int64_t>
     timeoutMs("timeout-ms",
               cl::desc("collective timeout (default: the runtime's)"),
-              cl::init(0));
+              cl::init(0), cl::cat(runCategory));
 static cl::opt<bool> cacheBuffers(
     "cache-buffers",
     cl::desc("give the program's malloc and free the runtime's caching "
              "allocator, which keeps freed buffers for the next step "
              "(default; =false: plain malloc and free)"),
-    cl::init(true));
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
-                                 cl::init(false));
+                                 cl::init(false), cl::cat(runCategory));
 
 namespace {
 
@@ -986,6 +994,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   prec::registerPrecPasses();
+  cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "prec-run: run a prec program on N ranks\n");
   if (printMode != "none" && printMode != "summary" && printMode != "values") {
