@@ -10,7 +10,7 @@
 // The entry function takes tensors (or memrefs) of static shape and scalars.
 // Tensor arguments are initialized deterministically from --seed (different
 // on every rank, or the same with --replicate) or loaded from raw files;
-// float scalars come from --scalar. With --steps K the function runs K times
+// scalars come from --scalar. With --steps K the function runs K times
 // and every result whose type matches the argument at the same position
 // feeds it in the next step (parameters, optimizer state), so a training
 // step runs as a loop; rank-0 tensors and scalars (a loss) are printed at
@@ -50,7 +50,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -61,7 +63,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -200,12 +204,28 @@ FailureOr<ScalarKind> getScalarKind(Type type) {
   return failure();
 }
 
-FailureOr<ValueSpec> getValueSpec(Type type) {
+/// Largest buffer prec-run allocates for an argument: beyond it the byte
+/// counts of the calling convention would overflow.
+constexpr int64_t kMaxBufferBytes = int64_t(1) << 48;
+
+/// The spec of an entry function's argument or result type; failure with
+/// what is wrong with `type` in `problem`.
+FailureOr<ValueSpec> getValueSpec(Type type, std::string &problem) {
   ValueSpec spec;
   llvm::raw_string_ostream(spec.typeName) << type;
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
+  problem = "expected a float, i32, i64 or index scalar, or a tensor/memref "
+            "of static shape";
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (shaped) {
     if (!shaped.hasStaticShape())
       return failure();
+    // prec-run hands the function contiguous row-major buffers.
+    if (auto memref = dyn_cast<MemRefType>(type);
+        memref && !memref.getLayout().isIdentity()) {
+      problem = "expected an identity layout: prec-run passes contiguous "
+                "buffers";
+      return failure();
+    }
     spec.isBuffer = true;
     spec.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
     type = shaped.getElementType();
@@ -214,6 +234,13 @@ FailureOr<ValueSpec> getValueSpec(Type type) {
   if (failed(kind))
     return failure();
   spec.element = *kind;
+  int64_t bytes = static_cast<int64_t>(spec.elementBytes());
+  for (int64_t extent : spec.shape)
+    if (llvm::MulOverflow(bytes, extent, bytes) || bytes > kMaxBufferBytes) {
+      problem = "expected at most " + std::to_string(kMaxBufferBytes) +
+                " bytes: prec-run allocates every tensor argument and result";
+      return failure();
+    }
   return spec;
 }
 
@@ -325,7 +352,8 @@ struct Program {
   int32_t deviceCount = 0;
   bool ranksAreThreads = true;
   SmallVector<ValueSpec> args, results;
-  std::map<unsigned, double> scalars;
+  /// --scalar values, as the 8 bytes of storage the argument is passed in.
+  std::map<unsigned, int64_t> scalars;
   std::map<unsigned, std::string> files;
   std::set<unsigned> replicated;
 };
@@ -364,6 +392,23 @@ ResultLayout layoutResults(ArrayRef<ValueSpec> results) {
   return layout;
 }
 
+/// One element as text: integers exactly, floats with 8 significant digits.
+std::string formatElement(const ValueSpec &spec, const void *data, int64_t i) {
+  auto bytes = static_cast<const uint8_t *>(data) + i * spec.elementBytes();
+  if (spec.element == ScalarKind::I64) {
+    int64_t v;
+    std::memcpy(&v, bytes, 8);
+    return std::to_string(v);
+  }
+  if (spec.element == ScalarKind::I32) {
+    int32_t v;
+    std::memcpy(&v, bytes, 4);
+    return std::to_string(v);
+  }
+  return llvm::formatv("{0}", llvm::format("%.8g", readElement(spec, data, i)))
+      .str();
+}
+
 std::string formatValues(const ValueSpec &spec, const void *data,
                          bool allValues) {
   std::string text;
@@ -375,7 +420,7 @@ std::string formatValues(const ValueSpec &spec, const void *data,
   int64_t shown = allValues ? n : std::min<int64_t>(n, 4);
   os << spec.typeName << " = [";
   for (int64_t i = 0; i < shown; ++i)
-    os << (i ? ", " : "") << llvm::format("%.8g", readElement(spec, data, i));
+    os << (i ? ", " : "") << formatElement(spec, data, i);
   if (shown < n)
     os << ", ...";
   os << "]";
@@ -386,10 +431,15 @@ std::string formatValues(const ValueSpec &spec, const void *data,
 
 LogicalResult writeRaw(const std::string &path, const void *data, size_t bytes,
                        std::string &error) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char *>(data), bytes);
-  if (!out) {
-    error = "cannot write " + path;
+  std::error_code code;
+  llvm::raw_fd_ostream out(path, code);
+  if (!code) {
+    out.write(static_cast<const char *>(data), bytes);
+    out.close();
+    code = out.error();
+  }
+  if (code) {
+    error = "cannot write " + path + ": " + code.message();
     return failure();
   }
   return success();
@@ -408,6 +458,30 @@ std::string substituteRank(StringRef pattern, int32_t rank) {
   return result;
 }
 
+/// Whether `path` can hold the contents of argument `index`: a readable
+/// file of exactly its size.
+LogicalResult checkArgumentFile(const ValueSpec &spec, unsigned index,
+                                const std::string &path, std::string &error) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code code = llvm::sys::fs::status(path, status)) {
+    error = "cannot open " + path + " for argument " + std::to_string(index) +
+            ": " + code.message();
+    return failure();
+  }
+  if (llvm::sys::fs::is_directory(status)) {
+    error = path + " is a directory, not the contents of argument " +
+            std::to_string(index);
+    return failure();
+  }
+  if (status.getSize() != spec.bytes()) {
+    error = path + " has " + std::to_string(status.getSize()) +
+            " bytes, argument " + std::to_string(index) + " (" + spec.typeName +
+            ") needs " + std::to_string(spec.bytes());
+    return failure();
+  }
+  return success();
+}
+
 /// Fills argument `index` of `rank`: from a file, the scalar table, or the
 /// seeded generator.
 LogicalResult initializeArgument(const Program &program, unsigned index,
@@ -421,25 +495,19 @@ LogicalResult initializeArgument(const Program &program, unsigned index,
               "=VALUE";
       return failure();
     }
-    writeElement(spec, data, 0, it->second);
+    std::memcpy(data, &it->second, sizeof(it->second));
     return success();
   }
   if (auto it = program.files.find(index); it != program.files.end()) {
     std::string path = substituteRank(it->second, rank);
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (failed(checkArgumentFile(spec, index, path, error)))
+      return failure();
+    std::ifstream in(path, std::ios::binary);
+    in.read(static_cast<char *>(data), spec.bytes());
     if (!in) {
-      error = "cannot open " + path + " for argument " + std::to_string(index);
+      error = "cannot read " + path + " for argument " + std::to_string(index);
       return failure();
     }
-    auto size = static_cast<size_t>(in.tellg());
-    if (size != spec.bytes()) {
-      error = path + " has " + std::to_string(size) + " bytes, argument " +
-              std::to_string(index) + " (" + spec.typeName + ") needs " +
-              std::to_string(spec.bytes());
-      return failure();
-    }
-    in.seekg(0);
-    in.read(static_cast<char *>(data), size);
     return success();
   }
   uint64_t stream =
@@ -606,6 +674,10 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     const ValueSpec &spec = program.args[i];
     void *data = spec.isBuffer ? allocateBuffer(spec.bytes())
                                : static_cast<void *>(&scalarStorage[i]);
+    if (!data)
+      return fail("cannot allocate " + std::to_string(spec.bytes()) +
+                  " bytes for argument " + std::to_string(i) + " (" +
+                  spec.typeName + ")");
     args[i] = {data, spec.isBuffer};
     std::string error;
     if (failed(initializeArgument(program, i, rank, data, error)))
@@ -771,10 +843,10 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
           const void *value = hostResult(i, error);
           if (!value)
             return fail(error);
-          outcome.lines.push_back(
-              llvm::formatv("step {0}: result {1} = {2:g}", step, i,
-                            readElement(spec, value, 0))
-                  .str());
+          outcome.lines.push_back(llvm::formatv("step {0}: result {1} = {2}",
+                                                step, i,
+                                                formatElement(spec, value, 0))
+                                      .str());
         }
 
     // Results feed the arguments of the same type at the same position.
@@ -836,8 +908,12 @@ struct RunState {
 /// Prints what `rank` printed and, if it failed, why. Returns whether it
 /// failed.
 bool reportOutcome(size_t rank, const RankOutcome &outcome) {
+  // One write per rank: the processes of mpirun share stdout and stderr.
+  std::string lines;
   for (const std::string &line : outcome.lines)
-    llvm::outs() << line << "\n";
+    lines += line + "\n";
+  llvm::outs() << lines;
+  llvm::outs().flush();
   if (outcome.error.empty())
     return false;
   // One write: the processes of mpirun share stderr.
@@ -886,6 +962,8 @@ int rankMain(precrt_comm_t world, void *userData) {
 /// Whether `module` is host code in the LLVM dialect already, with kernels
 /// embedded as gpu.binary ops.
 bool isLowered(ModuleOp module) {
+  if (module.getBody()->empty())
+    return false;
   bool lowered = true;
   module.walk([&](Operation *op) {
     if (op != module.getOperation() &&
@@ -904,38 +982,65 @@ bool launchedByMpi() {
   return false;
 }
 
+/// The number of processes mpirun started, where its environment says so.
+std::optional<int64_t> getMpiWorldSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *value = std::getenv(name)) {
+      int64_t size;
+      if (!StringRef(value).getAsInteger(10, size))
+        return size;
+    }
+  return std::nullopt;
+}
+
+std::string listPublicFunctions(ModuleOp module) {
+  std::string list;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func.isPrivate())
+      list += (list.empty() ? "@" : ", @") + func.getSymName().str();
+  return list.empty() ? "none" : list;
+}
+
 /// The entry function's signature before lowering, where tensor types still
 /// say shapes and element types.
 LogicalResult readSignature(ModuleOp module, Program &program,
                             std::string &name) {
+  // About the module as a whole: one line, with the functions to choose
+  // from, rather than a diagnostic that prints the module.
+  auto fail = [&](const Twine &message) {
+    llvm::errs() << "prec-run: error: " << message
+                 << " (public functions: " << listPublicFunctions(module)
+                 << ")\n";
+    return failure();
+  };
   func::FuncOp entry;
   if (!entryName.empty()) {
     entry = module.lookupSymbol<func::FuncOp>(entryName);
     if (!entry)
-      return module.emitError("no function @") << entryName << " to run";
+      return fail("no function @" + entryName + " to run");
+    if (entry.isExternal())
+      return fail("@" + entryName + " is a declaration: it has no body to run");
   } else {
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || func.isPrivate())
         continue;
       if (entry)
-        return module.emitError("several public functions (@")
-               << entry.getSymName() << ", @" << func.getSymName()
-               << "): choose one with --entry";
+        return fail("several public functions: choose one with --entry");
       entry = func;
     }
     if (!entry)
-      return module.emitError("no public function with a body to run");
+      return fail("no public function with a body to run");
   }
   name = entry.getSymName().str();
   for (auto [kind, types] : {std::pair{"argument", entry.getArgumentTypes()},
                              std::pair{"result", entry.getResultTypes()}})
     for (auto [i, type] : llvm::enumerate(types)) {
-      FailureOr<ValueSpec> spec = getValueSpec(type);
+      std::string problem;
+      FailureOr<ValueSpec> spec = getValueSpec(type, problem);
       if (failed(spec))
         return entry.emitError("cannot run @")
                << name << ": " << kind << " " << i << " has type " << type
-               << "; expected a float, i32, i64 or index scalar, or a "
-                  "tensor/memref of static shape";
+               << "; " << problem;
       (StringRef(kind) == "argument" ? program.args : program.results)
           .push_back(*spec);
     }
@@ -952,38 +1057,148 @@ int64_t getDefaultRanks(ModuleOp module) {
   return size;
 }
 
+/// Parses `text` as the value of scalar argument `spec` into the 8 bytes it
+/// is passed in: integers exactly and in range, floats as numbers.
+LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
+                          int64_t &storage, std::string &problem) {
+  storage = 0;
+  if (spec.element == ScalarKind::I64 || spec.element == ScalarKind::I32) {
+    int64_t value;
+    if (text.getAsInteger(10, value)) {
+      problem = "expected an integer";
+      return failure();
+    }
+    if (spec.element == ScalarKind::I64) {
+      storage = value;
+      return success();
+    }
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max()) {
+      problem = "expected an integer in the range of i32";
+      return failure();
+    }
+    auto narrow = static_cast<int32_t>(value);
+    std::memcpy(&storage, &narrow, sizeof(narrow));
+    return success();
+  }
+  double value;
+  if (text.empty() || !llvm::to_float(text, value)) {
+    problem = "expected a number";
+    return failure();
+  }
+  writeElement(spec, &storage, 0, value);
+  return success();
+}
+
+/// Reads --scalar, --arg and --replicate against the entry function's
+/// signature, and checks once, before anything is compiled, what does not
+/// depend on the rank.
 LogicalResult parseIndexedOptions(Program &program) {
+  auto fail = [](const Twine &message) {
+    llvm::errs() << "prec-run: error: " << message << "\n";
+    return failure();
+  };
+  auto describe = [&](unsigned i) {
+    return "argument " + std::to_string(i) + " (" + program.args[i].typeName +
+           ")";
+  };
+  auto inRange = [&](unsigned i) {
+    if (i < program.args.size())
+      return success();
+    return fail("argument index " + Twine(i) +
+                " out of range: the entry function has " +
+                Twine(program.args.size()) + " arguments");
+  };
+  // The option that gave each argument its value.
+  std::map<unsigned, std::string> givenBy;
+  auto claim = [&](unsigned i, const std::string &option) {
+    auto [it, inserted] = givenBy.try_emplace(i, option);
+    if (inserted)
+      return success();
+    return fail("argument " + Twine(i) + " is given twice: " + it->second +
+                " and " + option);
+  };
+
   for (StringRef entry : scalarArgs) {
+    std::string option = ("--scalar " + entry).str();
     auto [index, value] = entry.split('=');
     unsigned i;
-    double v;
-    if (index.getAsInteger(10, i) || !llvm::to_float(value, v)) {
-      llvm::errs() << "prec-run: error: expected --scalar INDEX=NUMBER, got '"
-                   << entry << "'\n";
+    if (index.getAsInteger(10, i) || !entry.contains('='))
+      return fail("expected --scalar INDEX=NUMBER, got '" + entry + "'");
+    if (failed(inRange(i)) || failed(claim(i, option)))
       return failure();
-    }
-    program.scalars[i] = v;
+    if (program.args[i].isBuffer)
+      return fail(option + ": " + describe(i) +
+                  " is a tensor: give its contents with --arg " + Twine(i) +
+                  "=PATH");
+    std::string problem;
+    if (failed(
+            parseScalar(program.args[i], value, program.scalars[i], problem)))
+      return fail(option + ": " + describe(i) + ": " + problem + ", got '" +
+                  value + "'");
   }
   for (StringRef entry : fileArgs) {
+    std::string option = ("--arg " + entry).str();
     auto [index, path] = entry.split('=');
     unsigned i;
-    if (index.getAsInteger(10, i) || path.empty()) {
-      llvm::errs() << "prec-run: error: expected --arg INDEX=PATH, got '"
-                   << entry << "'\n";
+    if (index.getAsInteger(10, i) || path.empty())
+      return fail("expected --arg INDEX=PATH, got '" + entry + "'");
+    if (failed(inRange(i)) || failed(claim(i, option)))
       return failure();
-    }
+    if (!program.args[i].isBuffer)
+      return fail(option + ": " + describe(i) +
+                  " is a scalar: give it with --scalar " + Twine(i) + "=VALUE");
     program.files[i] = path.str();
+    // A path without %r is the same file on every rank: check it once.
+    std::string problem;
+    if (!path.contains("%r") &&
+        failed(checkArgumentFile(program.args[i], i, path.str(), problem)))
+      return fail(problem);
   }
-  program.replicated.insert(replicatedArgs.begin(), replicatedArgs.end());
-  for (unsigned i : llvm::concat<const unsigned>(
-           llvm::make_first_range(program.scalars),
-           llvm::make_first_range(program.files), program.replicated))
-    if (i >= program.args.size()) {
-      llvm::errs() << "prec-run: error: argument index " << i
-                   << " out of range: the entry function has "
-                   << program.args.size() << " arguments\n";
+  for (unsigned i : replicatedArgs) {
+    if (failed(inRange(i)))
+      return failure();
+    if (!program.args[i].isBuffer)
+      return fail("--replicate " + Twine(i) + ": " + describe(i) +
+                  " is a scalar, the same on every rank already");
+    if (program.files.count(i))
+      return fail("--replicate " + Twine(i) + ": " + describe(i) +
+                  " is read from " + program.files[i] +
+                  ", not generated from the seed");
+    program.replicated.insert(i);
+  }
+  for (auto [i, spec] : llvm::enumerate(program.args))
+    if (!spec.isBuffer && !program.scalars.count(i))
+      return fail(describe(i) + " is a scalar: give it with --scalar " +
+                  Twine(i) + "=VALUE");
+  return success();
+}
+
+/// Most ranks the local backend runs, one thread each.
+constexpr int kMaxLocalRanks = 1024;
+
+/// Checks the number of ranks against every grid the module uses before
+/// anything is compiled: the runtime needs each grid to cover all ranks.
+LogicalResult checkRanks(ModuleOp module, int64_t ranks, StringRef how) {
+  for (auto grid : module.getOps<shard::GridOp>()) {
+    if (SymbolTable::symbolKnownUseEmpty(grid, module))
+      continue;
+    int64_t size = 1;
+    std::string shape;
+    for (int64_t extent : grid.getShape()) {
+      if (ShapedType::isDynamic(extent))
+        return success(); // sized at run time
+      size *= extent;
+      shape += (shape.empty() ? "" : "x") + std::to_string(extent);
+    }
+    if (size != ranks) {
+      llvm::errs() << llvm::formatv(
+          "prec-run: error: grid @{0} has shape {1} ({2} ranks), but the run "
+          "has {3} rank{5} ({4})\n",
+          grid.getSymName(), shape, size, ranks, how, ranks == 1 ? "" : "s");
       return failure();
     }
+  }
   return success();
 }
 
@@ -1006,6 +1221,16 @@ int main(int argc, char **argv) {
     llvm::errs() << "prec-run: error: --steps must be at least 1\n";
     return 1;
   }
+  if (numRanks < 0) {
+    llvm::errs() << "prec-run: error: --ranks must be at least 1, got "
+                 << numRanks << "\n";
+    return 1;
+  }
+  if (timeoutMs < 0) {
+    llvm::errs() << "prec-run: error: --timeout-ms must not be negative, got "
+                 << timeoutMs << "\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -1013,6 +1238,8 @@ int main(int argc, char **argv) {
   prec::registerPrecDialects(registry);
   registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
+  // Diagnostics point into the input; the op in generic form adds nothing.
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -1042,6 +1269,30 @@ int main(int argc, char **argv) {
     return 1;
   }
   Program program;
+  // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
+  // starts; lowering alone (--dump-lowered) needs none of it.
+  if (backendName == "nccl" && !dumpLowered) {
+    if (precrtBackendAvailable(PRECRT_BACKEND_NCCL) != PRECRT_SUCCESS) {
+      llvm::errs() << "prec-run: error: --backend nccl: "
+                   << precrtGetLastErrorMessage() << "\n";
+      return 1;
+    }
+    if (precrt_status_t status =
+            precrtGpuGetDeviceCount(&program.deviceCount)) {
+      llvm::errs() << "prec-run: error: --backend nccl: "
+                   << precrtStatusName(status) << ": "
+                   << precrtGetLastErrorMessage() << "\n";
+      return 1;
+    }
+  }
+  std::optional<int64_t> mpiWorldSize = getMpiWorldSize();
+  if (backendName == "local" && mpiWorldSize.value_or(1) > 1) {
+    llvm::errs() << "prec-run: error: started by mpirun as one of "
+                 << *mpiWorldSize
+                 << " processes, but the local backend runs every rank in one "
+                    "process: add --backend mpi\n";
+    return 1;
+  }
   program.onGpu = backendName == "nccl";
   program.ranksAreThreads = backendName == "local" ||
                             (program.onGpu && !launchedByMpi());
@@ -1053,6 +1304,41 @@ int main(int argc, char **argv) {
     int64_t defaultRanks = getDefaultRanks(*module);
     if (numRanks == 0)
       numRanks = static_cast<int>(defaultRanks);
+    // What needs no compiling is checked before compiling.
+    if (!dumpLowered) {
+      if (failed(parseIndexedOptions(program)))
+        return 1;
+      if (!outputDir.empty())
+        if (std::error_code code =
+                llvm::sys::fs::create_directories(outputDir)) {
+          llvm::errs() << "prec-run: error: cannot create --output-dir "
+                       << outputDir << ": " << code.message() << "\n";
+          return 1;
+        }
+      if (program.ranksAreThreads) {
+        if (numRanks < 1) {
+          llvm::errs() << "prec-run: error: give the number of ranks with "
+                          "--ranks (the module does not have exactly one "
+                          "grid of static size)\n";
+          return 1;
+        }
+        if (backendName == "local" && numRanks > kMaxLocalRanks) {
+          llvm::errs() << "prec-run: error: --ranks " << numRanks
+                       << ": the local backend runs every rank as a thread of "
+                          "one process, at most "
+                       << kMaxLocalRanks << "; run more under mpirun\n";
+          return 1;
+        }
+        if (failed(checkRanks(*module, numRanks,
+                              "--ranks " + std::to_string(numRanks))))
+          return 1;
+      } else if (failed(checkRanks(*module, mpiWorldSize.value_or(1),
+                                   mpiWorldSize
+                                       ? "mpirun -np " +
+                                             std::to_string(*mpiWorldSize)
+                                       : "one process: start it under mpirun")))
+        return 1;
+    }
     PassManager pm(&context);
     if (program.onGpu) {
       prec::PrecLowerToCUDAOptions gpuOptions;
@@ -1075,36 +1361,14 @@ int main(int argc, char **argv) {
     module->print(llvm::outs());
     return 0;
   }
-  if (failed(parseIndexedOptions(program)))
-    return 1;
 
   precrt_init_options options{};
-  if (program.ranksAreThreads && numRanks < 1) {
-    llvm::errs() << "prec-run: error: give the number of ranks with "
-                    "--ranks (the module does not have exactly one grid "
-                    "of static size)\n";
-    return 1;
-  }
   if (backendName == "local") {
     options.backend = PRECRT_BACKEND_LOCAL;
     options.num_local_ranks = numRanks;
   } else if (backendName == "mpi") {
     options.backend = PRECRT_BACKEND_MPI;
   } else {
-    // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
-    // starts.
-    if (precrtBackendAvailable(PRECRT_BACKEND_NCCL) != PRECRT_SUCCESS) {
-      llvm::errs() << "prec-run: error: --backend nccl: "
-                   << precrtGetLastErrorMessage() << "\n";
-      return 1;
-    }
-    if (precrt_status_t status =
-            precrtGpuGetDeviceCount(&program.deviceCount)) {
-      llvm::errs() << "prec-run: error: --backend nccl: "
-                   << precrtStatusName(status) << ": "
-                   << precrtGetLastErrorMessage() << "\n";
-      return 1;
-    }
     options.backend = PRECRT_BACKEND_NCCL;
     if (program.ranksAreThreads) {
       // NCCL cannot run two ranks of one communicator on one device.

@@ -1,14 +1,50 @@
 // Every mistake in running a program is a message and exit code 1, never a
 // crash or a hang.
 // RUN: not prec-run %s 2>&1 | FileCheck %s --check-prefix=SCALAR
-// SCALAR: prec-run: error: rank 0: argument 1 (f32) is a scalar: give it with --scalar 1=VALUE
+// SCALAR: prec-run: error: argument 1 (f32) is a scalar: give it with --scalar 1=VALUE
+// SCALAR-NOT: compiled
 // RUN: not prec-run %s --scalar 1=fast 2>&1 | FileCheck %s --check-prefix=SYNTAX
-// SYNTAX: prec-run: error: expected --scalar INDEX=NUMBER, got '1=fast'
+// SYNTAX: prec-run: error: --scalar 1=fast: argument 1 (f32): expected a number, got 'fast'
+// RUN: not prec-run %s --scalar 1 2>&1 | FileCheck %s --check-prefix=NOVALUE
+// NOVALUE: prec-run: error: expected --scalar INDEX=NUMBER, got '1'
+// RUN: not prec-run %s --scalar 1= 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: prec-run: error: --scalar 1=: argument 1 (f32): expected a number, got ''
 // RUN: not prec-run %s --scalar 7=1 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: prec-run: error: argument index 7 out of range: the entry function has 2 arguments
 // RUN: printf 'abc' > %t.bin
 // RUN: not prec-run %s --scalar 1=1 --arg 0=%t.bin 2>&1 | FileCheck %s --check-prefix=SIZE
-// SIZE: has 3 bytes, argument 0 (tensor<8xf32>) needs 32
+// SIZE: prec-run: error: {{.*}} has 3 bytes, argument 0 (tensor<8xf32>) needs 32
+// SIZE-NOT: compiled
+// RUN: not prec-run %s --scalar 1=1 --arg 0=%S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// DIRECTORY: prec-run: error: {{.*}}prec-run is a directory, not the contents of argument 0
+
+// Every argument takes one value, of its own kind.
+// RUN: not prec-run %s --scalar 1=1 --scalar 0=5 2>&1 | FileCheck %s --check-prefix=TENSOR
+// TENSOR: prec-run: error: --scalar 0=5: argument 0 (tensor<8xf32>) is a tensor: give its contents with --arg 0=PATH
+// RUN: not prec-run %s --scalar 1=1 --arg 1=%t.bin 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: prec-run: error: argument 1 is given twice: --scalar 1=1 and --arg 1={{.*}}
+// RUN: not prec-run %s --arg 1=%t.bin 2>&1 | FileCheck %s --check-prefix=NOT-A-TENSOR
+// NOT-A-TENSOR: prec-run: error: --arg 1={{.*}}: argument 1 (f32) is a scalar: give it with --scalar 1=VALUE
+// RUN: not prec-run %s --scalar 1=1 --replicate 1 2>&1 | FileCheck %s --check-prefix=REPLICATE
+// REPLICATE: prec-run: error: --replicate 1: argument 1 (f32) is a scalar, the same on every rank already
+
+// The ranks must be those of the grid, checked before compiling.
+// RUN: not prec-run %s --scalar 1=1 --ranks 3 2>&1 | FileCheck %s --check-prefix=RANKS
+// RANKS: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 3 ranks (--ranks 3)
+// RANKS-NOT: compiled
+// RUN: not prec-run %s --scalar 1=1 --ranks -1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: prec-run: error: --ranks must be at least 1, got -1
+// RUN: not prec-run %s --scalar 1=1 --ranks 100000 2>&1 | FileCheck %s --check-prefix=THREADS
+// THREADS: prec-run: error: --ranks 100000: the local backend runs every rank as a thread of one process, at most 1024; run more under mpirun
+// RUN: not prec-run %s --scalar 1=1 --backend mpi 2>&1 | FileCheck %s --check-prefix=STANDALONE
+// STANDALONE: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 1 rank (one process: start it under mpirun)
+// RUN: not env OMPI_COMM_WORLD_SIZE=4 prec-run %s --scalar 1=1 2>&1 | FileCheck %s --check-prefix=LAUNCHED
+// LAUNCHED: prec-run: error: started by mpirun as one of 4 processes, but the local backend runs every rank in one process: add --backend mpi
+// RUN: not prec-run %s --scalar 1=1 --timeout-ms=-5 2>&1 | FileCheck %s --check-prefix=TIMEOUT
+// TIMEOUT: prec-run: error: --timeout-ms must not be negative, got -5
+// RUN: touch %t.file
+// RUN: not prec-run %s --scalar 1=1 --output-dir %t.file/out 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// OUTDIR: prec-run: error: cannot create --output-dir {{.*}}file/out: {{.+}}
 // RUN: not prec-run %s --scalar 1=1 --arg 0=%t.missing%r 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: cannot open {{.*}}missing0 for argument 0
 // RUN: not prec-run %s --scalar 1=1 --backend=carrier-pigeon 2>&1 | FileCheck %s --check-prefix=BACKEND
@@ -18,11 +54,23 @@
 // RUN: not prec-run %s --scalar 1=1 --entry nowhere 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: error: no function @nowhere to run
 // RUN: not prec-run %S/Inputs/two-entries.mlir 2>&1 | FileCheck %s --check-prefix=TWO
-// TWO: error: several public functions (@first, @second): choose one with --entry
+// TWO: prec-run: error: several public functions: choose one with --entry (public functions: @first, @second)
+// RUN: not prec-run %S/Inputs/two-entries.mlir --entry third 2>&1 | FileCheck %s --check-prefix=THIRD
+// THIRD: prec-run: error: no function @third to run (public functions: @first, @second)
+// THIRD-NOT: builtin.module
 // RUN: not prec-run %S/Inputs/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: error: cannot run @dynamic: argument 0 has type 'tensor<?xf32>'; expected a float, i32, i64 or index scalar, or a tensor/memref of static shape
 // RUN: not prec-run %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // INVALID: error: 'prec.all_gather' op expected result dimension 0 to be 32 (8 x group size 4), got 16
+// RUN: not prec-run %S/Inputs/unrunnable.mlir --entry strided 2>&1 | FileCheck %s --check-prefix=LAYOUT
+// LAYOUT: error: cannot run @strided: argument 0 has type 'memref<4xf32, strided<[2], offset: 2>>'; expected an identity layout: prec-run passes contiguous buffers
+// RUN: not prec-run %S/Inputs/unrunnable.mlir --entry huge 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: cannot run @huge: argument 0 has type 'tensor<1152921504606846976xf32>'; expected at most 281474976710656 bytes
+// RUN: not prec-run %S/Inputs/unrunnable.mlir --entry declared 2>&1 | FileCheck %s --check-prefix=DECLARED
+// DECLARED: prec-run: error: @declared is a declaration: it has no body to run
+// RUN: echo "" > %t.empty.mlir
+// RUN: not prec-run %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTYMODULE
+// EMPTYMODULE: prec-run: error: no public function with a body to run (public functions: none)
 // RUN: not prec-run %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: prec-run: error: cannot open input file
 // A working run for contrast.
