@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <thread>
 
@@ -171,6 +172,20 @@ TEST(Timeout, StalledRankMakesOthersFailWithinTheTimeout) {
     EXPECT_LT(elapsed[rank], 5.0);
   }
   EXPECT_EQ(statuses[3], PRECRT_ERROR_PEER_FAILED);
+}
+
+TEST(Timeout, HugeTimeoutWaitsInsteadOfExpiring) {
+  // Now plus INT64_MAX milliseconds would overflow the clock into the past.
+  std::vector<precrt_status_t> statuses(2);
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, INT64_MAX);
+              if (rank == 1)
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+              statuses[rank] = precrtBarrier(world);
+            }),
+            PRECRT_SUCCESS);
+  EXPECT_EQ(statuses[0], PRECRT_SUCCESS) << precrtGetLastErrorMessage();
+  EXPECT_EQ(statuses[1], PRECRT_SUCCESS);
 }
 
 TEST(Timeout, EnvironmentAndApiDefaults) {

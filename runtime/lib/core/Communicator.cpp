@@ -149,11 +149,15 @@ precrt_status_t computeGridGroup(int parentRank, int parentSize,
     if (gridSize > parentSize)
       break;
   }
-  if (gridSize != parentSize)
+  if (gridSize != parentSize) {
+    std::string shapeText;
+    for (int64_t extent : shape)
+      shapeText += (shapeText.empty() ? "" : "x") + std::to_string(extent);
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "grid of %zu dimensions does not cover the %d ranks of the "
-                "parent communicator",
-                shape.size(), parentSize);
+                "grid of shape %s does not cover the %d ranks of the parent "
+                "communicator: its size must be theirs",
+                shapeText.c_str(), parentSize);
+  }
   std::vector<bool> isGroupAxis(shape.size(), false);
   for (int32_t axis : axes) {
     if (axis < 0 || size_t(axis) >= shape.size())

@@ -12,6 +12,7 @@
 
 #include "precrt/precrt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -190,8 +191,12 @@ protected:
   /// in flight.
   void markBroken(const std::string &reason);
 
+  /// Now plus the timeout. Timeouts beyond a century wait as if forever,
+  /// instead of overflowing the clock into the past.
   Clock::time_point deadline() const {
-    return Clock::now() + std::chrono::milliseconds(timeoutMs_);
+    constexpr int64_t kCenturyMs = int64_t(100) * 365 * 24 * 3600 * 1000;
+    return Clock::now() +
+           std::chrono::milliseconds(std::min(timeoutMs_, kCenturyMs));
   }
 
 private:
