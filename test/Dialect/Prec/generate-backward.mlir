@@ -1,5 +1,11 @@
 // The output is parsed and verified again by a second prec-opt.
 // RUN: prec-opt %s --prec-generate-backward | prec-opt | FileCheck %s --enable-var-scope
+// A second run leaves the functions the first one made (marked
+// prec.backward_of) alone: the same output.
+// RUN: prec-opt %s --prec-generate-backward > %t.once.mlir
+// RUN: prec-opt %t.once.mlir --prec-generate-backward | diff %t.once.mlir -
+// RUN: FileCheck %s --check-prefix=MARKED < %t.once.mlir
+// MARKED: attributes {prec.backward_of = @
 // RUN: prec-opt %s --prec-generate-backward="functions=plain" | FileCheck %s --check-prefix=NAMED --enable-var-scope
 // RUN: not prec-opt %s --prec-generate-backward="functions=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
 

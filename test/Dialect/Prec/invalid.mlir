@@ -520,6 +520,19 @@ func.func @ring_with_wider_accumulation(%x: tensor<8xbf16>) {
 
 // -----
 
+// expected-error @+1 {{expected 'prec.backward_of' to be a symbol reference on a function, got "f" on 'func.func'}}
+func.func private @backward_of_string() attributes {prec.backward_of = "f"}
+
+// -----
+
+func.func @backward_of_on_op(%x: f32) -> f32 {
+  // expected-error @+1 {{expected 'prec.backward_of' to be a symbol reference on a function, got @f on 'arith.negf'}}
+  %0 = arith.negf %x {prec.backward_of = @f} : f32
+  return %0 : f32
+}
+
+// -----
+
 // expected-error @+1 {{expected 'prec.microbatches' to be a positive integer, got 0 : i64}}
 func.func private @no_microbatches() attributes {prec.microbatches = 0 : i64}
 

@@ -40,6 +40,15 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return success();
   }
+  if (attribute.getName() == kBackwardOfAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError("expected '")
+             << kBackwardOfAttrName << "' to be a symbol reference on a "
+             << "function, got " << attribute.getValue() << " on '"
+             << op->getName() << "'";
+    return success();
+  }
   if (attribute.getName() == kMicrobatchesAttrName) {
     auto count = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!count || count.getType().isIndex() || count.getInt() < 1)

@@ -107,6 +107,8 @@ private:
   std::string name;
   /// The module's declaration of the backward function, if it has one.
   func::FuncOp declared;
+  /// Whether the module holds the backward function this pass made already.
+  bool alreadyGenerated = false;
   /// Indices of the arguments that get a gradient, and its type.
   SmallVector<unsigned> differentiableArgs;
   SmallVector<Type> argGradientTypes;
@@ -129,6 +131,13 @@ LogicalResult BackwardBuilder::analyzeForward() {
   // it is generated; any other symbol of that name is in the way.
   if (Operation *existing = symbols.lookup(name)) {
     declared = dyn_cast<func::FuncOp>(existing);
+    // Made by an earlier run of this pass: nothing to do.
+    if (declared && !declared.isExternal() &&
+        declared->getAttr(PrecDialect::kBackwardOfAttrName) ==
+            FlatSymbolRefAttr::get(forward.getSymNameAttr())) {
+      alreadyGenerated = true;
+      return success();
+    }
     if (!declared || !declared.isExternal())
       return forward.emitOpError("cannot create its backward function '")
              << name << "': the symbol exists and is not a declaration";
@@ -233,10 +242,14 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
 LogicalResult BackwardBuilder::run() {
   if (failed(analyzeForward()))
     return failure();
+  if (alreadyGenerated)
+    return success();
   FailureOr<func::FuncOp> created = createFunction();
   if (failed(created))
     return failure();
   func::FuncOp backward = *created;
+  backward->setAttr(PrecDialect::kBackwardOfAttrName,
+                    FlatSymbolRefAttr::get(forward.getSymNameAttr()));
   Block *entry = backward.addEntryBlock();
   OpBuilder builder = OpBuilder::atBlockEnd(entry);
 
@@ -259,6 +272,7 @@ LogicalResult BackwardBuilder::run() {
     if (declared) {
       backward.getBody().dropAllReferences();
       backward.getBody().getBlocks().clear();
+      backward->removeAttr(PrecDialect::kBackwardOfAttrName);
     } else {
       symbols.erase(backward);
     }

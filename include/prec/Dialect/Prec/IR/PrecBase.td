@@ -47,6 +47,10 @@ def Prec_Dialect : Dialect {
         "prec.differentiable";
     static constexpr ::llvm::StringLiteral kMicrobatchesAttrName =
         "prec.microbatches";
+    /// On a function prec-generate-backward made: the forward function it
+    /// is the backward of, so that running the pass again leaves it alone.
+    static constexpr ::llvm::StringLiteral kBackwardOfAttrName =
+        "prec.backward_of";
     /// Marks, on a `memref.alloca`, a heap buffer that
     /// prec-deallocate-buffers hides from upstream's deallocation while it
     /// runs; never present outside that pass.

@@ -196,7 +196,10 @@ def PrecGenerateBackward
     default every function carrying the unit attribute
     `prec.differentiable`. Forward functions must have one block and no
     side effects (they are recomputed); an op that needs a gradient and has
-    no rule is an error naming it.
+    no rule is an error naming it. The backward function is marked
+    `prec.backward_of = @f`, and a function so marked is left alone when the
+    pass runs again: the pass can run on its own output, as `prec-run` does
+    when it lowers a module that has been through it.
 
     Before:
     ```mlir
@@ -219,7 +222,8 @@ def PrecGenerateBackward
     ```mlir
     func.func @layer_backward(%w_shard: tensor<16x64xf32>,
         %x: tensor<8x128xbf16>, %dy: tensor<8x64xf32>)
-        -> (tensor<16x64xf32>, tensor<8x128xbf16>) {
+        -> (tensor<16x64xf32>, tensor<8x128xbf16>)
+        attributes {prec.backward_of = @layer} {
       %w = prec.all_gather %w_shard on @dp gather_axis = 0
              forward_dtype = bf16 backward_dtype = f32
              : tensor<16x64xf32> -> tensor<128x64xbf16>
