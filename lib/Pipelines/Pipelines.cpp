@@ -147,10 +147,27 @@ void mlir::prec::registerPrecPipelines() {
       "lower prec on tensors to the LLVM dialect for the host, calling the "
       "precrt runtime for communication",
       buildPrecLowerToCPUPipeline);
-  PassPipelineRegistration<PrecLowerToCUDAOptions>(
+  // Registered by hand to check `format`: upstream's gpu-module-to-binary
+  // reports an unknown one but does not fail.
+  registerPassPipeline(
       "prec-lower-to-cuda",
       "lower prec on tensors for NVIDIA GPUs: kernels compiled through NVVM "
       "and embedded in host code in the LLVM dialect that launches them and "
       "calls the precrt runtime (NCCL) on the rank's stream",
-      buildPrecLowerToCUDAPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PrecLowerToCUDAOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        StringRef format = options.format;
+        if (format != "isa" && format != "bin" && format != "fatbin")
+          return errorHandler("prec-lower-to-cuda: expected format isa, bin "
+                              "or fatbin, got '" +
+                              format + "'");
+        buildPrecLowerToCUDAPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> printOptions) {
+        printOptions(PrecLowerToCUDAOptions());
+      });
 }

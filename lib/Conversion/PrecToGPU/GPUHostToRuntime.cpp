@@ -284,8 +284,17 @@ private:
         return launch.emitOpError()
                << "reads a host stack buffer; buffers of GPU code are "
                   "allocated with memref.alloc";
-      if (!value.getDefiningOp<memref::GetGlobalOp>())
+      auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal)
         continue;
+      // The kernel gets a device copy: what it wrote would be lost.
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      if (!global || !global.getConstant())
+        return launch.emitOpError()
+               << "uses the mutable global " << getGlobal.getNameAttr()
+               << "; GPU code reads device copies of globals, so only "
+                  "constant ones are supported";
       auto type = cast<MemRefType>(value.getType());
       auto copy = gpu::AllocOp::create(builder, loc, type, token.getType(),
                                        token, {}, {}, /*hostShared=*/false);

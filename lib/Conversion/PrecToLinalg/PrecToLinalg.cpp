@@ -141,11 +141,13 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
             rewriter, loc, reduced.getResult(0), op.getType(),
             [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
               Value value = v[0];
-              if (kind == ReductionKind::Avg)
-                value = arith::DivFOp::create(
-                    b, l, value,
-                    floatConstant(b, l, acc,
-                                  static_cast<double>(reducedCount)));
+              if (kind == ReductionKind::Avg) {
+                auto count = static_cast<double>(reducedCount);
+                FloatType divisionType = getExactDivisionType(acc, count);
+                Value dividend = convertFloat(b, l, value, divisionType);
+                Value divisor = floatConstant(b, l, divisionType, count);
+                value = arith::DivFOp::create(b, l, dividend, divisor);
+              }
               return {convertFloat(b, l, value, resultElement)};
             }));
     return success();

@@ -343,6 +343,19 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
 struct ConvertPrecToRuntimePass
     : public prec::impl::ConvertPrecToRuntimeBase<ConvertPrecToRuntimePass> {
   void runOnOperation() override {
+    // The runtime call takes an element count and the received buffer is
+    // allocated here.
+    WalkResult shapes = getOperation().walk([](TransportOp op) {
+      if (op.getInput().getType().hasStaticShape() &&
+          op.getType().hasStaticShape())
+        return WalkResult::advance();
+      op.emitOpError("expected tensors of static shape, got ")
+          << op.getInput().getType() << " -> " << op.getType();
+      return WalkResult::interrupt();
+    });
+    if (shapes.wasInterrupted())
+      return signalPassFailure();
+
     ConversionTarget target(getContext());
     target.addIllegalOp<TransportOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -208,3 +208,22 @@ func.func @mixed(%x: memref<2xi1>) {
   }
   return
 }
+
+// -----
+
+// A kernel gets a device copy of a global: writes to a mutable one would be
+// lost.
+memref.global "private" @accumulator : memref<4xf32> = dense<0.0>
+func.func @mutable_global() {
+  %g = memref.get_global @accumulator : memref<4xf32>
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{uses the mutable global @accumulator; GPU code reads device copies of globals, so only constant ones are supported}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %g[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -200,3 +200,15 @@ func.func @not_elementwise(%a: memref<16x8xf32>, %b: memref<8x16xf32>,
   }
   return
 }
+
+// -----
+
+// A strided copy becomes a linalg.copy, mapped to the GPU with the other
+// linalg kernels later; the pass loads linalg itself.
+// CHECK-LABEL: func @strided_copy
+// CHECK: linalg.copy ins(%{{.*}} : memref<4x4xf32, strided<[16, 2]>>) outs(%{{.*}} : memref<4x4xf32>)
+func.func @strided_copy(%a: memref<8x8xf32>, %b: memref<4x4xf32>) {
+  %s = memref.subview %a[0, 0] [4, 4] [2, 2] : memref<8x8xf32> to memref<4x4xf32, strided<[16, 2]>>
+  memref.copy %s, %b : memref<4x4xf32, strided<[16, 2]>> to memref<4x4xf32>
+  return
+}

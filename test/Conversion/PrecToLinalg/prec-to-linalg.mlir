@@ -84,3 +84,27 @@ func.func @dynamic(%x: tensor<?xbf16>) -> tensor<f32> {
   %0 = prec.reduce %x dims = [0] : tensor<?xbf16> -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// An average divides by the element count where the count is exact: 70000
+// is +inf in f16 and 257 rounds to 256 in bf16, so both divide in f32 and
+// round once to the result.
+// CHECK-LABEL: func @average_count_beyond_f16
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 7.000000e+04 : f32
+// CHECK-DAG: %[[SUM:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.divf %[[SUM]], %[[COUNT]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @average_count_beyond_f16(%x: tensor<70000xf16>) -> tensor<f16> {
+  %0 = prec.reduce %x dims = [0] reduction = <avg> acc_dtype = f16 : tensor<70000xf16> -> tensor<f16>
+  return %0 : tensor<f16>
+}
+
+// CHECK-LABEL: func @average_count_inexact_in_bf16
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 2.570000e+02 : f32
+// CHECK-DAG: %[[SUM:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.divf %[[SUM]], %[[COUNT]] : f32
+func.func @average_count_inexact_in_bf16(%x: tensor<257xbf16>) -> tensor<bf16> {
+  %0 = prec.reduce %x dims = [0] reduction = <avg> acc_dtype = bf16 : tensor<257xbf16> -> tensor<bf16>
+  return %0 : tensor<bf16>
+}

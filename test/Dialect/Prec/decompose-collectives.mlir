@@ -174,3 +174,26 @@ func.func @large_group(%g: tensor<128xf32>) -> tensor<4xf32> {
          forward_dtype = bf16 acc_dtype = f32 : tensor<128xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A casting collective into fp8 would need a saturating, scaled cast.
+shard.grid @dp(shape = 2)
+func.func @fp8_result(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{cannot decompose a collective with an fp8 input or result ('tensor<4xf8E4M3FN>'): quantize it with prec.quantize}}
+  %0 = prec.all_reduce %x on @dp : tensor<4xf32> -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// Nothing to send: the empty result needs no communication on any rank.
+// CHECK-LABEL: func @zero_elements
+// CHECK-NOT: prec.transport
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<0xf32>
+// CHECK: return %[[EMPTY]]
+shard.grid @dp(shape = 4)
+func.func @zero_elements(%x: tensor<0xf32>) -> tensor<0xf32> {
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 : tensor<0xf32> -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}

@@ -144,3 +144,14 @@ func.func @fp8_untouched(%w: tensor<8xf32>) -> tensor<32xbf16> {
   %1 = prec.cast %0 : tensor<32xf32> to tensor<32xbf16>
   return %1 : tensor<32xbf16>
 }
+
+// A cast that also gives a dynamic result its static shape stays: the
+// gather's result type follows from its input.
+// CHECK-LABEL: func @cast_refining_shape
+// CHECK: prec.all_gather {{.*}} : tensor<2xf32> -> tensor<?xf32>
+// CHECK: prec.cast %{{.*}} : tensor<?xf32> to tensor<8xbf16>
+func.func @cast_refining_shape(%x: tensor<2xf32>) -> tensor<8xbf16> {
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<2xf32> -> tensor<?xf32>
+  %1 = prec.cast %0 : tensor<?xf32> to tensor<8xbf16>
+  return %1 : tensor<8xbf16>
+}

@@ -390,3 +390,15 @@ func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = arith.negf %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// The gradient of an average over 131072 f16 values divides in f32: the
+// count is +inf in f16.
+// CHECK-LABEL: func.func @mean_of_many_backward
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : tensor<f16> to tensor<f32>
+// CHECK: %[[COUNT:.*]] = arith.constant dense<1.310720e+05> : tensor<f32>
+// CHECK: %[[MEAN:.*]] = arith.divf %[[WIDE]], %[[COUNT]] : tensor<f32>
+// CHECK: arith.truncf %[[MEAN]] : tensor<f32> to tensor<f16>
+func.func @mean_of_many(%x: tensor<131072xf16>) -> tensor<f16> attributes {prec.differentiable} {
+  %0 = prec.reduce %x dims = [0] reduction = <avg> : tensor<131072xf16> -> tensor<f16>
+  return %0 : tensor<f16>
+}

@@ -26,6 +26,33 @@ func.func @axis_out_of_range(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+shard.grid @empty(shape = 4x0)
+func.func @empty_grid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grid @empty to have axes of positive size, got 0 on axis 1}}
+  %0 = prec.all_to_all %x on @empty split_axis = 0 concat_axis = 0 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @vast(shape = 4294967296x4294967296)
+func.func @vast_grid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grid @vast of at most 2147483647 ranks}}
+  %0 = prec.all_reduce %x on @vast : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @empty(shape = 0)
+func.func @empty_grid_transport(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grid @empty to have axes of positive size, got 0 on axis 0}}
+  %0 = prec.transport <reduce_scatter> %x on @empty reduction = <sum> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 shard.grid @hsdp(shape = 4x8)
 func.func @negative_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{expected non-negative grid axes, got -1}}
@@ -411,6 +438,14 @@ func.func @adamw_beta(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f3
 
 // -----
 
+func.func @adamw_beta_nan(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{expected beta1 and beta2 in [0, 1), got 9.000000e-01 and nan}}
+  %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step beta2 = 0x7FF8000000000000 : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
 // expected-note @+1 {{prior use here}}
 func.func @adamw_state_type(%p: tensor<8xf32>, %g: tensor<8xbf16>, %m: tensor<8xbf16>, %lr: f32, %step: f32) {
   // expected-error @+1 {{use of value '%m' expects different type than prior uses: 'tensor<8xf32>' vs 'tensor<8xbf16>'}}
@@ -477,6 +512,11 @@ func.func private @policy_not_a_policy() attributes {prec.policy = 3}
 
 // expected-error @+1 {{unknown prec attribute 'prec.polcy' on an operation}}
 func.func private @misspelled_policy() attributes {prec.polcy = #prec.policy<param = bf16>}
+
+// -----
+
+// expected-error @+1 {{expected 'prec.grad_dtype' of argument 0 to be a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+func.func private @grad_dtype_scale_only(tensor<8xf32> {prec.grad_dtype = f8E8M0FNU})
 
 // -----
 

@@ -57,12 +57,22 @@ Value mlir::prec::createSplatLike(OpBuilder &builder, Location loc, Value like,
       ->getResult(0);
 }
 
-/// `tensor / divisor`, elementwise, in the tensor's element type.
+/// `tensor / divisor`, elementwise, in the tensor's element type where it
+/// holds `divisor` exactly, else in a wider type and rounded back once.
 static Value createDivide(OpBuilder &builder, Location loc, Value tensor,
                           double divisor) {
-  Type elementType = cast<RankedTensorType>(tensor.getType()).getElementType();
-  Value splat = createSplatLike(builder, loc, tensor, elementType, divisor);
-  return arith::DivFOp::create(builder, loc, tensor, splat);
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto elementType = cast<FloatType>(type.getElementType());
+  FloatType divisionType = getExactDivisionType(elementType, divisor);
+  Value dividend = tensor;
+  if (divisionType != elementType)
+    dividend =
+        arith::ExtFOp::create(builder, loc, type.clone(divisionType), tensor);
+  Value splat = createSplatLike(builder, loc, dividend, divisionType, divisor);
+  Value quotient = arith::DivFOp::create(builder, loc, dividend, splat);
+  if (divisionType == elementType)
+    return quotient;
+  return arith::TruncFOp::create(builder, loc, type, quotient);
 }
 
 /// `matrix` transposed (a 2-D `linalg.transpose`).

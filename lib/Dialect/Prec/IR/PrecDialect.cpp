@@ -82,5 +82,12 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError("expected '")
            << kGradDtypeAttrName << "' of argument " << argIndex
            << " to be a float type, got " << attribute.getValue();
+  // A gradient is summed and zeroed: a scale-only type can do neither.
+  if (!llvm::APFloat::semanticsHasZero(
+          cast<FloatType>(dtype.getValue()).getFloatSemantics()))
+    return op->emitError("expected '")
+           << kGradDtypeAttrName << "' of argument " << argIndex
+           << " to be a float type with a zero, got " << dtype.getValue()
+           << " (a scale-only type)";
   return success();
 }

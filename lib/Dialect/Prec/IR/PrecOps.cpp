@@ -7,8 +7,10 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -41,6 +43,23 @@ Type mlir::prec::getEffectiveAccDtype(CollectiveOpInterface op) {
     return acc.getValue();
   return getDefaultAccumulationType(
       cast<FloatType>(op.getEffectiveForwardDtype()));
+}
+
+FloatType mlir::prec::getExactDivisionType(FloatType type, double divisor) {
+  MLIRContext *context = type.getContext();
+  for (FloatType candidate : {type, cast<FloatType>(Float32Type::get(context)),
+                              cast<FloatType>(Float64Type::get(context))}) {
+    if (candidate.getWidth() < type.getWidth())
+      continue;
+    llvm::APFloat value(divisor);
+    bool losesInfo = false;
+    if (value.convert(candidate.getFloatSemantics(),
+                      llvm::APFloat::rmNearestTiesToEven,
+                      &losesInfo) == llvm::APFloat::opOK &&
+        !losesInfo)
+      return candidate;
+  }
+  return Float64Type::get(context);
 }
 
 bool mlir::prec::isScaledLowPrecisionType(Type type) {
@@ -324,6 +343,22 @@ static FailureOr<shard::GridOp> verifyGridUse(Operation *op,
     if (axis >= grid.getRank())
       return op->emitOpError("expected grid axes of ")
              << gridName << " in [0, " << grid.getRank() << "), got " << axis;
+  // Group sizes divide shapes and scale results: they must be positive and
+  // fit the runtime's 32-bit ranks.
+  int64_t ranks = 1;
+  for (auto [axis, extent] : llvm::enumerate(grid.getShape())) {
+    if (ShapedType::isDynamic(extent))
+      continue;
+    if (extent < 1)
+      return op->emitOpError("expected grid ")
+             << gridName << " to have axes of positive size, got " << extent
+             << " on axis " << axis;
+    if (llvm::MulOverflow(ranks, extent, ranks) ||
+        ranks > std::numeric_limits<int32_t>::max())
+      return op->emitOpError("expected grid ")
+             << gridName << " of at most "
+             << std::numeric_limits<int32_t>::max() << " ranks";
+  }
   return grid;
 }
 
@@ -587,8 +622,12 @@ LogicalResult SGDOp::verify() {
 }
 
 LogicalResult AdamWOp::verify() {
-  if (getBeta1().convertToDouble() < 0.0 || getBeta1().convertToDouble() >= 1.0 ||
-      getBeta2().convertToDouble() < 0.0 || getBeta2().convertToDouble() >= 1.0)
+  // Written so that NaN fails too.
+  auto inUnitInterval = [](const llvm::APFloat &value) {
+    double v = value.convertToDouble();
+    return v >= 0.0 && v < 1.0;
+  };
+  if (!inUnitInterval(getBeta1()) || !inUnitInterval(getBeta2()))
     return emitOpError("expected beta1 and beta2 in [0, 1), got ")
            << getBeta1().convertToDouble() << " and "
            << getBeta2().convertToDouble();

@@ -93,6 +93,13 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
       RoundingMode::NearestEven)
     return op->emitOpError("stochastic rounding on the wire is not "
                            "supported by the decomposition");
+  // Casts to fp8 saturate and need a scale; the pack and unpack kernels
+  // only round.
+  for (Type type : {op.getInput().getType(), op.getResult().getType()})
+    if (isScaledLowPrecisionType(getElementTypeOrSelf(type)))
+      return op->emitOpError("cannot decompose a collective with an fp8 ")
+             << "input or result (" << type
+             << "): quantize it with prec.quantize";
   plan.wire = cast<FloatType>(op.getEffectiveForwardDtype());
   if (isScaledLowPrecisionType(plan.wire))
     return op->emitOpError("fp8 wire dtype ")
@@ -471,6 +478,15 @@ struct DecomposeCollectivesPass
       if (failed(plan))
         return signalPassFailure();
       OpBuilder builder(op);
+      // Nothing to send: every rank knows the empty result.
+      auto resultType = cast<RankedTensorType>(op.getResult().getType());
+      if (resultType.getNumElements() == 0) {
+        op.getResult().replaceAllUsesWith(
+            tensor::EmptyOp::create(builder, op.getLoc(), resultType.getShape(),
+                                    resultType.getElementType()));
+        op->erase();
+        continue;
+      }
       Value replacement =
           TypeSwitch<Operation *, Value>(op)
               .Case<AllGatherOp, AllToAllOp, ReduceScatterOp, AllReduceOp>(

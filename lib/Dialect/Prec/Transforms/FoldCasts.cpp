@@ -76,6 +76,11 @@ struct MergeCastIntoResult : OpRewritePattern<CastOp> {
         hasScaledWire(collective))
       return rewriter.notifyMatchFailure(castOp, "not a plain cast of a "
                                                  "single-use collective");
+    // Only the element type moves: a cast that also refines the shape
+    // would give the collective a result its input does not make.
+    if (cast<ShapedType>(castOp.getInput().getType()).getShape() !=
+        cast<ShapedType>(castOp.getType()).getShape())
+      return rewriter.notifyMatchFailure(castOp, "the cast changes the shape");
     Type resultDtype = collective.getResult().getType().getElementType();
     Type castDtype = getElementTypeOrSelf(castOp.getType());
     if (!contains(resultDtype, getComputedDtype(collective)) ||

@@ -37,6 +37,11 @@ FloatType getDefaultAccumulationType(FloatType forwardType);
 /// collectives that do not reduce.
 Type getEffectiveAccDtype(CollectiveOpInterface op);
 
+/// The type to divide a value of type `type` by `divisor` in: `type` where
+/// it represents `divisor` exactly, else the narrowest of f32 and f64 that
+/// does (an average over 131072 f16 values cannot divide by an f16 +inf).
+FloatType getExactDivisionType(FloatType type, double divisor);
+
 /// Whether `type` is an fp8-or-narrower element type that needs a scale
 /// (f8E8M0FNU, a scale-only type, excluded).
 bool isScaledLowPrecisionType(Type type);
