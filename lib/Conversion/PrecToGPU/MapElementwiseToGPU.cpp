@@ -360,7 +360,26 @@ Value flatten(OpBuilder &builder, Location loc, Value value) {
   SmallVector<ReassociationIndices> all(1);
   for (int64_t dim = 0; dim < type.getRank(); ++dim)
     all.front().push_back(dim);
-  return memref::CollapseShapeOp::create(builder, loc, value, all);
+  MemRefType collapsed =
+      memref::CollapseShapeOp::computeCollapsedType(type, all);
+  auto [strides, offset] = collapsed.getStridesAndOffset();
+  if (strides.front() == 1 || type.getNumElements() != 1)
+    return memref::CollapseShapeOp::create(builder, loc, value, all);
+  // One element in dims of size 1 collapses to the outer dim's stride, which
+  // vector accesses reject: view the element with unit stride instead.
+  OpFoldResult elementOffset =
+      ShapedType::isDynamic(offset)
+          ? OpFoldResult(
+                memref::ExtractStridedMetadataOp::create(builder, loc, value)
+                    .getOffset())
+          : OpFoldResult(builder.getIndexAttr(offset));
+  auto unitStride = MemRefType::get(
+      {1}, type.getElementType(),
+      StridedLayoutAttr::get(builder.getContext(), offset, {1}),
+      type.getMemorySpace());
+  OpFoldResult one = builder.getIndexAttr(1);
+  return memref::ReinterpretCastOp::create(builder, loc, unitStride, value,
+                                           elementOffset, {one}, {one});
 }
 
 Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {

@@ -212,3 +212,17 @@ func.func @strided_copy(%a: memref<8x8xf32>, %b: memref<4x4xf32>) {
   memref.copy %s, %b : memref<4x4xf32, strided<[16, 2]>> to memref<4x4xf32>
   return
 }
+
+// -----
+
+// One element in a view of a wider row: dims of size 1 collapse to the
+// row's stride, so the element is viewed with unit stride for the vector
+// store.
+// CHECK-LABEL: func @one_element_of_a_row
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [29], sizes: [1], strides: [1] : memref<1x1xf32, strided<[30, 1], offset: 29>> to memref<1xf32, strided<[1], offset: 29>>
+// CHECK: gpu.launch
+func.func @one_element_of_a_row(%a: memref<1x1xf32>, %b: memref<1x30xf32>) {
+  %s = memref.subview %b[0, 29] [1, 1] [1, 1] : memref<1x30xf32> to memref<1x1xf32, strided<[30, 1], offset: 29>>
+  linalg.copy ins(%a : memref<1x1xf32>) outs(%s : memref<1x1xf32, strided<[30, 1], offset: 29>>)
+  return
+}
