@@ -65,6 +65,39 @@ func.func @fp8_param(%w: tensor<8xf32>) -> tensor<32xf8E4M3FN>
 
 // -----
 
+// A policy entry that does not fit the op's own attributes is reported with
+// the reason, not left for the verifier to find.
+shard.grid @dp(shape = 4)
+func.func @policy_against_acc_dtype(%x: tensor<8xf16>) -> tensor<2xf16>
+    attributes {prec.policy = #prec.policy<reduce = bf16>} {
+  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: 'prec.reduce_scatter' op expected acc_dtype that represents every value of forward_dtype 'bf16', got 'f16'}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 acc_dtype = f16 : tensor<8xf16> -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @policy_against_ring(%x: tensor<8xf32>) -> tensor<8xf32>
+    attributes {prec.policy = #prec.policy<reduce = bf16>} {
+  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: 'prec.all_reduce' op expected acc_dtype equal to forward_dtype 'bf16' for a ring reduction}}
+  %0 = prec.all_reduce %x on @dp acc_dtype = f32 algorithm = <ring> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Only float scalars and tensors take the output dtype; buffers are left.
+// CHECK-LABEL: func @buffer_result
+// CHECK-SAME: -> (memref<4xf32>, tensor<4xbf16>)
+// CHECK-NOT: prec.cast %{{.*}} : memref
+func.func @buffer_result(%m: memref<4xf32>, %t: tensor<4xf32>) -> (memref<4xf32>, tensor<4xf32>)
+    attributes {prec.policy = #prec.policy<output = bf16>} {
+  return %m, %t : memref<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{cannot apply the policy's output dtype 'f32': the function is referenced in the module and its result types would change under its users}}
 func.func @called(%x: tensor<8xbf16>) -> tensor<8xbf16>
     attributes {prec.policy = #prec.policy<output = f32>} {

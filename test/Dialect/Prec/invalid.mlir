@@ -505,6 +505,11 @@ func.func private @policy_integer() attributes {p = #prec.policy<param = i32>}
 
 // -----
 
+// expected-error @+1 {{expected the policy's 'output' to be a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+func.func private @policy_scale_only() attributes {p = #prec.policy<output = f8E8M0FNU>}
+
+// -----
+
 // expected-error @+1 {{expected 'prec.policy' to be a #prec.policy, got 3 : i64}}
 func.func private @policy_not_a_policy() attributes {prec.policy = 3}
 

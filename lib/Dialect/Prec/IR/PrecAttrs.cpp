@@ -80,6 +80,19 @@ void ScalingAttr::print(AsmPrinter &printer) const {
   printer << '>';
 }
 
+LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 FloatType param, FloatType reduce,
+                                 FloatType output) {
+  for (auto [entry, dtype] : {std::pair{"param", param},
+                              std::pair{"reduce", reduce},
+                              std::pair{"output", output}})
+    if (dtype && !llvm::APFloat::semanticsHasZero(dtype.getFloatSemantics()))
+      return emitError() << "expected the policy's '" << entry
+                         << "' to be a float type with a zero, got " << dtype
+                         << " (a scale-only type)";
+  return success();
+}
+
 LogicalResult ScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ScalingKind kind, int64_t history,
                                   int64_t blockSize, Type scaleDtype) {

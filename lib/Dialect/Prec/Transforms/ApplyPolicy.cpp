@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECAPPLYPOLICY
@@ -27,17 +28,33 @@ PolicyAttr getGoverningPolicy(func::FuncOp func) {
 }
 
 /// Sets the dtype attribute `name` of a collective from the policy unless the
-/// op already has one. fp8 needs scales, which a policy cannot provide.
+/// op already has one. fp8 needs scales, which a policy cannot provide; a
+/// dtype that does not fit the op's explicit attributes (an `acc_dtype`, a
+/// ring algorithm, a scaling mode) is reported with the verifier's reason.
 LogicalResult setFromPolicy(CollectiveOpInterface op, StringRef name,
                             FloatType dtype, StringRef policyEntry) {
   if (!dtype || op->hasAttr(name))
     return success();
-  if (isScaledLowPrecisionType(dtype) && !op->hasAttr("scaling"))
+  auto fail = [&](const Twine &reason) {
     return op->emitOpError("cannot take ")
            << name << " " << dtype << " from the policy's '" << policyEntry
-           << "' entry: an fp8 collective needs a scaling mode";
+           << "' entry: " << reason;
+  };
+  if (isScaledLowPrecisionType(dtype) && !op->hasAttr("scaling"))
+    return fail("an fp8 collective needs a scaling mode");
   op->setAttr(name, TypeAttr::get(dtype));
-  return success();
+  std::string reason;
+  {
+    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
+      if (reason.empty())
+        reason = diag.str();
+      return success();
+    });
+    if (succeeded(verify(op, /*verifyRecursively=*/false)))
+      return success();
+  }
+  op->removeAttr(name);
+  return fail(reason);
 }
 
 LogicalResult applyToCollectives(func::FuncOp func, PolicyAttr policy) {
@@ -60,7 +77,10 @@ LogicalResult applyToCollectives(func::FuncOp func, PolicyAttr policy) {
 /// Casts the floating-point results of `func` to `output` before returning.
 LogicalResult applyOutputDtype(func::FuncOp func, FloatType output,
                                ModuleOp module) {
+  // What prec.cast takes: float scalars and ranked float tensors.
   auto needsCast = [&](Type type) {
+    if (!isa<FloatType, RankedTensorType>(type))
+      return false;
     auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
     return element && element != output;
   };

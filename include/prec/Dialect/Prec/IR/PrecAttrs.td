@@ -82,7 +82,7 @@ def Prec_PolicyAttr : Prec_Attr<"Policy", "policy"> {
       (`output_dtype`).
 
     Each is optional; an absent entry leaves that choice to the default
-    rules. `prec-apply-policy` turns a policy on a function or module into
+    rules. Scale-only types (`f8E8M0FNU`) carry no data and are rejected. `prec-apply-policy` turns a policy on a function or module into
     explicit op attributes; explicit per-op annotations win.
 
     ```mlir
@@ -96,6 +96,7 @@ def Prec_PolicyAttr : Prec_Attr<"Policy", "policy"> {
     OptionalParameter<"::mlir::FloatType">:$output
   );
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // PREC_DIALECT_PREC_IR_PRECATTRS_TD

@@ -55,7 +55,10 @@ def PrecApplyPolicy : Pass<"prec-apply-policy", "mlir::ModuleOp"> {
     Accumulation follows the contract's default (f32 for narrower wire
     dtypes), which is at least as precise as FSDP2's reduction in
     `reduce_dtype`. An fp8 `param` or `reduce` dtype on a collective without
-    a scaling mode is rejected, naming the op.
+    a scaling mode is rejected, naming the op, as is a dtype that does not
+    fit the op's own attributes (an `acc_dtype` that cannot hold it, a ring
+    algorithm, a scaling mode), with the verifier's reason. `output` casts
+    float scalars and ranked float tensors; other results are left alone.
 
     Before:
     ```mlir
