@@ -1415,9 +1415,18 @@ int main(int argc, char **argv) {
           .count();
 
   // On the MPI backend, each process holds (and writes) its own rank only.
+  // Results come in rank order, then the errors: first the ranks' own, then
+  // those of ranks that only saw a peer exit, so a cause precedes its echoes.
+  auto isEcho = [](const RankOutcome &outcome) {
+    return StringRef(outcome.error).contains(" exited while the others waited");
+  };
   bool failedRank = false;
   for (auto [rank, outcome] : llvm::enumerate(state.outcomes))
-    failedRank |= reportOutcome(rank, outcome);
+    if (outcome.error.empty() || !isEcho(outcome))
+      failedRank |= reportOutcome(rank, outcome);
+  for (auto [rank, outcome] : llvm::enumerate(state.outcomes))
+    if (!outcome.error.empty() && isEcho(outcome))
+      failedRank |= reportOutcome(rank, outcome);
   if (status != PRECRT_SUCCESS) {
     if (!failedRank)
       llvm::errs() << "prec-run: error: " << precrtStatusName(status) << ": "

@@ -46,6 +46,12 @@
 // RUN: not prec-run %s --scalar 1=1 --output-dir %t.file/out 2>&1 | FileCheck %s --check-prefix=OUTDIR
 // OUTDIR: prec-run: error: cannot create --output-dir {{.*}}file/out: {{.+}}
 // RUN: not prec-run %s --scalar 1=1 --arg 0=%t.missing%r 2>&1 | FileCheck %s --check-prefix=MISSING
+// A rank's own failure is reported before the others' echoes of it.
+// RUN: printf '%32s' '' > %t.r0.bin && cp %t.r0.bin %t.r1.bin && cp %t.r0.bin %t.r2.bin
+// RUN: not prec-run %s --scalar 1=1 --arg 0=%t.r%r.bin 2>&1 | FileCheck %s --check-prefix=CAUSE
+// CAUSE-NOT: error
+// CAUSE: prec-run: error: rank 3: cannot open {{.*}}r3.bin for argument 0
+// CAUSE: exited while the others waited
 // MISSING: cannot open {{.*}}missing0 for argument 0
 // RUN: not prec-run %s --scalar 1=1 --backend=carrier-pigeon 2>&1 | FileCheck %s --check-prefix=BACKEND
 // BACKEND: prec-run: error: --backend must be local, mpi or nccl, got 'carrier-pigeon'
