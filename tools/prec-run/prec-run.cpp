@@ -47,6 +47,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -1047,6 +1048,34 @@ LogicalResult readSignature(ModuleOp module, Program &program,
   return success();
 }
 
+/// Erases the functions the entry does not reach through symbol references
+/// (and the forward functions of backward functions it reaches): what is not
+/// run need not lower (another public function may take types
+/// prec-run cannot pass, or ops that do not lower).
+void eraseUnreachableFunctions(ModuleOp module, StringRef entry) {
+  SymbolTable symbols(module);
+  llvm::SetVector<func::FuncOp> reached;
+  reached.insert(symbols.lookup<func::FuncOp>(entry));
+  for (size_t next = 0; next < reached.size(); ++next) {
+    func::FuncOp func = reached[next];
+    // prec-generate-backward fills in @f_backward from @f.
+    if (StringRef name = func.getSymName(); name.ends_with("_backward"))
+      if (auto forward = symbols.lookup<func::FuncOp>(
+              name.drop_back(StringRef("_backward").size())))
+        reached.insert(forward);
+    func.walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](SymbolRefAttr reference) {
+        if (auto callee = symbols.lookup<func::FuncOp>(
+                reference.getRootReference()))
+          reached.insert(callee);
+      });
+    });
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(func))
+      func.erase();
+}
+
 int64_t getDefaultRanks(ModuleOp module) {
   SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
   if (grids.size() != 1)
@@ -1301,6 +1330,7 @@ int main(int argc, char **argv) {
   if (!isLowered(*module)) {
     if (failed(readSignature(*module, program, entry)))
       return 1;
+    eraseUnreachableFunctions(*module, entry);
     int64_t defaultRanks = getDefaultRanks(*module);
     if (numRanks == 0)
       numRanks = static_cast<int>(defaultRanks);

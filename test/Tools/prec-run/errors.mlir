@@ -68,6 +68,9 @@
 // DYNAMIC: error: cannot run @dynamic: argument 0 has type 'tensor<?xf32>'; expected a float, i32, i64 or index scalar, or a tensor/memref of static shape
 // RUN: not prec-run %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // INVALID: error: 'prec.all_gather' op expected result dimension 0 to be 32 (8 x group size 4), got 16
+// What the entry does not reach is not compiled.
+// RUN: prec-run %S/Inputs/mixed-functions.mlir --entry run --ranks 2 --print values | FileCheck %s --check-prefix=REACHED
+// REACHED: rank 0: result 0: tensor<4xf32> = [
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry strided 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // LAYOUT: error: cannot run @strided: argument 0 has type 'memref<4xf32, strided<[2], offset: 2>>'; expected an identity layout: prec-run passes contiguous buffers
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry huge 2>&1 | FileCheck %s --check-prefix=HUGE
