@@ -159,10 +159,14 @@ void mlir::prec::registerPrecPipelines() {
         PrecLowerToCUDAOptions options;
         if (failed(options.parseFromString(text)))
           return failure();
+        // Upstream's names, with its aliases.
         StringRef format = options.format;
-        if (format != "isa" && format != "bin" && format != "fatbin")
+        if (!llvm::is_contained({"isa", "assembly", "bin", "binary", "fatbin",
+                                 "fatbinary", "llvm", "offloading"},
+                                format))
           return errorHandler("prec-lower-to-cuda: expected format isa, bin "
-                              "or fatbin, got '" +
+                              "or fatbin (or upstream's assembly, binary, "
+                              "fatbinary, llvm, offloading), got '" +
                               format + "'");
         buildPrecLowerToCUDAPipeline(pm, options);
         return success();

@@ -205,8 +205,8 @@ FailureOr<ScalarKind> getScalarKind(Type type) {
   return failure();
 }
 
-/// Largest buffer prec-run allocates for an argument: beyond it the byte
-/// counts of the calling convention would overflow.
+/// Largest tensor prec-run accepts as an argument or result (256 TiB): a
+/// larger one is a mistake, and the product of its extents may overflow.
 constexpr int64_t kMaxBufferBytes = int64_t(1) << 48;
 
 /// The spec of an entry function's argument or result type; failure with
@@ -235,11 +235,13 @@ FailureOr<ValueSpec> getValueSpec(Type type, std::string &problem) {
   if (failed(kind))
     return failure();
   spec.element = *kind;
+  if (llvm::is_contained(spec.shape, 0))
+    return spec;
   int64_t bytes = static_cast<int64_t>(spec.elementBytes());
   for (int64_t extent : spec.shape)
     if (llvm::MulOverflow(bytes, extent, bytes) || bytes > kMaxBufferBytes) {
       problem = "expected at most " + std::to_string(kMaxBufferBytes) +
-                " bytes: prec-run allocates every tensor argument and result";
+                " bytes (256 TiB)";
       return failure();
     }
   return spec;
@@ -438,6 +440,8 @@ LogicalResult writeRaw(const std::string &path, const void *data, size_t bytes,
     out.write(static_cast<const char *>(data), bytes);
     out.close();
     code = out.error();
+    // An error left set would be fatal when the stream is destroyed.
+    out.clear_error();
   }
   if (code) {
     error = "cannot write " + path + ": " + code.message();
@@ -1076,14 +1080,18 @@ void eraseUnreachableFunctions(ModuleOp module, StringRef entry) {
       func.erase();
 }
 
-int64_t getDefaultRanks(ModuleOp module) {
+/// The size of the module's only grid; 0 when there is not exactly one, or
+/// its size is dynamic or beyond 32-bit ranks.
+int getDefaultRanks(ModuleOp module) {
   SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
   if (grids.size() != 1)
     return 0;
   int64_t size = 1;
   for (int64_t extent : grids.front().getShape())
-    size = ShapedType::isDynamic(extent) ? 0 : size * extent;
-  return size;
+    if (ShapedType::isDynamic(extent) || llvm::MulOverflow(size, extent, size) ||
+        size > std::numeric_limits<int32_t>::max())
+      return 0;
+  return static_cast<int>(size);
 }
 
 /// Parses `text` as the value of scalar argument `spec` into the 8 bytes it
@@ -1093,7 +1101,11 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   storage = 0;
   if (spec.element == ScalarKind::I64 || spec.element == ScalarKind::I32) {
     int64_t value;
-    if (text.getAsInteger(10, value)) {
+    StringRef digits = text;
+    if (digits.starts_with("+") && digits.size() > 1 &&
+        llvm::isDigit(digits[1]))
+      digits = digits.drop_front();
+    if (digits.getAsInteger(10, value)) {
       problem = "expected an integer";
       return failure();
     }
@@ -1113,6 +1125,30 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   double value;
   if (text.empty() || !llvm::to_float(text, value)) {
     problem = "expected a number";
+    return failure();
+  }
+  // A finite value must stay finite in the argument's type.
+  const llvm::fltSemantics *semantics = nullptr;
+  switch (spec.element) {
+  case ScalarKind::F32:
+    semantics = &llvm::APFloat::IEEEsingle();
+    break;
+  case ScalarKind::F16:
+    semantics = &llvm::APFloat::IEEEhalf();
+    break;
+  case ScalarKind::BF16:
+    semantics = &llvm::APFloat::BFloat();
+    break;
+  default:
+    break;
+  }
+  llvm::APFloat converted(value);
+  bool losesInfo = false;
+  if (semantics && std::isfinite(value) &&
+      (converted.convert(*semantics, llvm::APFloat::rmNearestTiesToEven,
+                         &losesInfo) &
+       llvm::APFloat::opOverflow)) {
+    problem = "expected a number in the range of " + spec.typeName;
     return failure();
   }
   writeElement(spec, &storage, 0, value);
@@ -1210,14 +1246,14 @@ constexpr int kMaxLocalRanks = 1024;
 /// anything is compiled: the runtime needs each grid to cover all ranks.
 LogicalResult checkRanks(ModuleOp module, int64_t ranks, StringRef how) {
   for (auto grid : module.getOps<shard::GridOp>()) {
-    if (SymbolTable::symbolKnownUseEmpty(grid, module))
+    // Grids of dynamic size are sized at run time.
+    if (SymbolTable::symbolKnownUseEmpty(grid, module) ||
+        llvm::any_of(grid.getShape(), ShapedType::isDynamic))
       continue;
     int64_t size = 1;
     std::string shape;
     for (int64_t extent : grid.getShape()) {
-      if (ShapedType::isDynamic(extent))
-        return success(); // sized at run time
-      size *= extent;
+      size *= extent; // verified to fit 32-bit ranks
       shape += (shape.empty() ? "" : "x") + std::to_string(extent);
     }
     if (size != ranks) {
@@ -1251,7 +1287,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (numRanks < 0) {
-    llvm::errs() << "prec-run: error: --ranks must be at least 1, got "
+    llvm::errs() << "prec-run: error: --ranks must be positive (or 0 for "
+                    "the size of the module's grid), got "
                  << numRanks << "\n";
     return 1;
   }
@@ -1328,12 +1365,18 @@ int main(int argc, char **argv) {
   std::string &entry = program.entryName;
   auto started = std::chrono::steady_clock::now();
   if (!isLowered(*module)) {
+    // A policy's output dtype changes the entry's result types: the
+    // signature is read after it is applied (the pipeline applies it again,
+    // which changes nothing).
+    PassManager policy(&context);
+    policy.addPass(prec::createPrecApplyPolicy());
+    if (failed(policy.run(*module)))
+      return 1;
     if (failed(readSignature(*module, program, entry)))
       return 1;
     eraseUnreachableFunctions(*module, entry);
-    int64_t defaultRanks = getDefaultRanks(*module);
     if (numRanks == 0)
-      numRanks = static_cast<int>(defaultRanks);
+      numRanks = getDefaultRanks(*module);
     // What needs no compiling is checked before compiling.
     if (!dumpLowered) {
       if (failed(parseIndexedOptions(program)))
@@ -1353,21 +1396,24 @@ int main(int argc, char **argv) {
           return 1;
         }
         if (backendName == "local" && numRanks > kMaxLocalRanks) {
-          llvm::errs() << "prec-run: error: --ranks " << numRanks
-                       << ": the local backend runs every rank as a thread of "
-                          "one process, at most "
+          llvm::errs() << "prec-run: error: " << numRanks
+                       << " ranks: the local backend runs every rank as a "
+                          "thread of one process, at most "
                        << kMaxLocalRanks << "; run more under mpirun\n";
           return 1;
         }
         if (failed(checkRanks(*module, numRanks,
                               "--ranks " + std::to_string(numRanks))))
           return 1;
-      } else if (failed(checkRanks(*module, mpiWorldSize.value_or(1),
-                                   mpiWorldSize
-                                       ? "mpirun -np " +
-                                             std::to_string(*mpiWorldSize)
-                                       : "one process: start it under mpirun")))
-        return 1;
+      } else if (mpiWorldSize) {
+        if (failed(checkRanks(*module, *mpiWorldSize,
+                              "mpirun -np " + std::to_string(*mpiWorldSize))))
+          return 1;
+      } else if (!launchedByMpi()) {
+        if (failed(checkRanks(*module, 1,
+                              "one process: start it under mpirun")))
+          return 1;
+      } // else a launcher that does not say the size: the runtime checks.
     }
     PassManager pm(&context);
     if (program.onGpu) {

@@ -272,8 +272,20 @@ private:
     return rewriteCollective(cast<func::CallOp>(op));
   }
 
-  /// The launch, async on the stream, reading device copies of any constant
-  /// global it uses.
+  /// Whether an op in `region` may write `buffer`: a use that declares a
+  /// write of it, or one that does not say (a view, an unknown op).
+  static bool mayWriteInRegion(Value buffer, Region &region) {
+    return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+      if (!region.isAncestor(user->getParentRegion()))
+        return false;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      return !effects ||
+             effects.getEffectOnValue<MemoryEffects::Write>(buffer).has_value();
+    });
+  }
+
+  /// The launch, async on the stream, reading device copies of the globals
+  /// it uses.
   LogicalResult rewriteLaunch(gpu::LaunchOp launch) {
     Location loc = launch.getLoc();
     SetVector<Value> captured;
@@ -290,11 +302,12 @@ private:
       // The kernel gets a device copy: what it wrote would be lost.
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
           getGlobal, getGlobal.getNameAttr());
-      if (!global || !global.getConstant())
+      if ((!global || !global.getConstant()) &&
+          mayWriteInRegion(value, launch.getBody()))
         return launch.emitOpError()
-               << "uses the mutable global " << getGlobal.getNameAttr()
-               << "; GPU code reads device copies of globals, so only "
-                  "constant ones are supported";
+               << "writes the mutable global " << getGlobal.getNameAttr()
+               << "; GPU code works on device copies of globals, so it "
+                  "may only read them";
       auto type = cast<MemRefType>(value.getType());
       auto copy = gpu::AllocOp::create(builder, loc, type, token.getType(),
                                        token, {}, {}, /*hostShared=*/false);

@@ -351,7 +351,7 @@ buildInvertedDivisors(OpBuilder &builder, Location loc, Block *body) {
 /// `value` as a 1-D buffer (rank 0 as one element).
 Value flatten(OpBuilder &builder, Location loc, Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || type.getRank() == 1)
+  if (!type)
     return value;
   if (type.getRank() == 0)
     return memref::ExpandShapeOp::create(builder, loc, ArrayRef<int64_t>{1},
@@ -360,26 +360,32 @@ Value flatten(OpBuilder &builder, Location loc, Value value) {
   SmallVector<ReassociationIndices> all(1);
   for (int64_t dim = 0; dim < type.getRank(); ++dim)
     all.front().push_back(dim);
-  MemRefType collapsed =
-      memref::CollapseShapeOp::computeCollapsedType(type, all);
-  auto [strides, offset] = collapsed.getStridesAndOffset();
-  if (strides.front() == 1 || type.getNumElements() != 1)
-    return memref::CollapseShapeOp::create(builder, loc, value, all);
-  // One element in dims of size 1 collapses to the outer dim's stride, which
-  // vector accesses reject: view the element with unit stride instead.
-  OpFoldResult elementOffset =
-      ShapedType::isDynamic(offset)
-          ? OpFoldResult(
-                memref::ExtractStridedMetadataOp::create(builder, loc, value)
-                    .getOffset())
-          : OpFoldResult(builder.getIndexAttr(offset));
-  auto unitStride = MemRefType::get(
-      {1}, type.getElementType(),
-      StridedLayoutAttr::get(builder.getContext(), offset, {1}),
-      type.getMemorySpace());
-  OpFoldResult one = builder.getIndexAttr(1);
-  return memref::ReinterpretCastOp::create(builder, loc, unitStride, value,
-                                           elementOffset, {one}, {one});
+  MemRefType flat =
+      type.getRank() == 1
+          ? type
+          : memref::CollapseShapeOp::computeCollapsedType(type, all);
+  auto [strides, offset] = flat.getStridesAndOffset();
+  if (strides.front() != 1 && type.getNumElements() == 1) {
+    // One element may have any stride (a view of one element of a row, or
+    // dims of size 1 collapsed to the outer dim's stride), which vector
+    // accesses reject: view it with unit stride instead.
+    OpFoldResult elementOffset =
+        ShapedType::isDynamic(offset)
+            ? OpFoldResult(
+                  memref::ExtractStridedMetadataOp::create(builder, loc, value)
+                      .getOffset())
+            : OpFoldResult(builder.getIndexAttr(offset));
+    auto unitStride = MemRefType::get(
+        {1}, type.getElementType(),
+        StridedLayoutAttr::get(builder.getContext(), offset, {1}),
+        type.getMemorySpace());
+    OpFoldResult one = builder.getIndexAttr(1);
+    return memref::ReinterpretCastOp::create(builder, loc, unitStride, value,
+                                             elementOffset, {one}, {one});
+  }
+  if (type.getRank() == 1)
+    return value;
+  return memref::CollapseShapeOp::create(builder, loc, value, all);
 }
 
 Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {

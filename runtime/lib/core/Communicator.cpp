@@ -155,7 +155,7 @@ precrt_status_t computeGridGroup(int parentRank, int parentSize,
       shapeText += (shapeText.empty() ? "" : "x") + std::to_string(extent);
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "grid of shape %s does not cover the %d ranks of the parent "
-                "communicator: its size must be theirs",
+                "communicator: its size must equal theirs",
                 shapeText.c_str(), parentSize);
   }
   std::vector<bool> isGroupAxis(shape.size(), false);

@@ -218,11 +218,31 @@ func.func @mutable_global() {
   %g = memref.get_global @accumulator : memref<4xf32>
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  // expected-error @+1 {{uses the mutable global @accumulator; GPU code reads device copies of globals, so only constant ones are supported}}
+  // expected-error @+1 {{writes the mutable global @accumulator; GPU code works on device copies of globals, so it may only read them}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
     %one = arith.constant 1.0 : f32
     memref.store %one, %g[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Reading a mutable global is fine: the copy holds its current values.
+// CHECK-LABEL: func @read_mutable_global
+// CHECK: gpu.memcpy
+// CHECK: gpu.launch
+memref.global "private" @table : memref<4xf32> = dense<1.0>
+func.func @read_mutable_global(%out: memref<4xf32>) {
+  %g = memref.get_global @table : memref<4xf32>
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %v = memref.load %g[%tx] : memref<4xf32>
+    memref.store %v, %out[%tx] : memref<4xf32>
     gpu.terminator
   }
   return

@@ -226,3 +226,14 @@ func.func @one_element_of_a_row(%a: memref<1x1xf32>, %b: memref<1x30xf32>) {
   linalg.copy ins(%a : memref<1x1xf32>) outs(%s : memref<1x1xf32, strided<[30, 1], offset: 29>>)
   return
 }
+
+// -----
+
+// The same element as a rank-1 view keeps the row's stride too.
+// CHECK-LABEL: func @one_element_rank_one
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [29], sizes: [1], strides: [1] : memref<1xf32, strided<[30], offset: 29>> to memref<1xf32, strided<[1], offset: 29>>
+func.func @one_element_rank_one(%a: memref<1xf32>, %b: memref<30x30xf32>) {
+  %s = memref.subview %b[0, 29] [1, 1] [1, 1] : memref<30x30xf32> to memref<1xf32, strided<[30], offset: 29>>
+  linalg.copy ins(%a : memref<1xf32>) outs(%s : memref<1xf32, strided<[30], offset: 29>>)
+  return
+}

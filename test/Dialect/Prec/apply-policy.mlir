@@ -70,7 +70,7 @@ func.func @fp8_param(%w: tensor<8xf32>) -> tensor<32xf8E4M3FN>
 shard.grid @dp(shape = 4)
 func.func @policy_against_acc_dtype(%x: tensor<8xf16>) -> tensor<2xf16>
     attributes {prec.policy = #prec.policy<reduce = bf16>} {
-  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: 'prec.reduce_scatter' op expected acc_dtype that represents every value of forward_dtype 'bf16', got 'f16'}}
+  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: expected acc_dtype that represents every value of forward_dtype 'bf16', got 'f16'}}
   %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 acc_dtype = f16 : tensor<8xf16> -> tensor<2xf16>
   return %0 : tensor<2xf16>
 }
@@ -80,7 +80,7 @@ func.func @policy_against_acc_dtype(%x: tensor<8xf16>) -> tensor<2xf16>
 shard.grid @dp(shape = 4)
 func.func @policy_against_ring(%x: tensor<8xf32>) -> tensor<8xf32>
     attributes {prec.policy = #prec.policy<reduce = bf16>} {
-  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: 'prec.all_reduce' op expected acc_dtype equal to forward_dtype 'bf16' for a ring reduction}}
+  // expected-error @+1 {{cannot take forward_dtype 'bf16' from the policy's 'reduce' entry: expected acc_dtype equal to forward_dtype 'bf16' for a ring reduction}}
   %0 = prec.all_reduce %x on @dp acc_dtype = f32 algorithm = <ring> : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
@@ -106,4 +106,31 @@ func.func @called(%x: tensor<8xbf16>) -> tensor<8xbf16>
 func.func @caller(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = call @called(%x) : (tensor<8xbf16>) -> tensor<8xbf16>
   return %0 : tensor<8xbf16>
+}
+
+// -----
+
+// The dtypes a policy gives one op are checked together: an fp8 gradient
+// dtype makes the scaling mode valid next to a bf16 forward dtype.
+// CHECK-LABEL: func @bf16_forward_fp8_gradient
+// CHECK: prec.all_gather {{.*}} forward_dtype = bf16 backward_dtype = f8E4M3FN
+shard.grid @dp(shape = 4)
+func.func @bf16_forward_fp8_gradient(%x: tensor<8xf8E4M3FN>) -> tensor<32xf32>
+    attributes {prec.policy = #prec.policy<param = bf16, reduce = f8E4M3FN>} {
+  %0 = prec.all_gather %x on @dp gather_axis = 0 scaling = <dynamic> : tensor<8xf8E4M3FN> -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
+// A backward function prec-generate-backward made is left alone: its
+// forward function was governed by the policy already.
+// CHECK-LABEL: func @loss_backward
+// CHECK-SAME: -> tensor<4xf32>
+// CHECK-NOT: prec.cast
+module attributes {prec.policy = #prec.policy<output = bf16>} {
+  func.func @loss_backward(%x: tensor<4xf32>) -> tensor<4xf32>
+      attributes {prec.backward_of = @loss} {
+    return %x : tensor<4xf32>
+  }
 }

@@ -180,7 +180,7 @@ func.func @large_group(%g: tensor<128xf32>) -> tensor<4xf32> {
 // A casting collective into fp8 would need a saturating, scaled cast.
 shard.grid @dp(shape = 2)
 func.func @fp8_result(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{cannot decompose a collective with an fp8 input or result ('tensor<4xf8E4M3FN>'): quantize it with prec.quantize}}
+  // expected-error @+1 {{cannot decompose a collective with an fp8 result ('tensor<4xf8E4M3FN>'): quantize it with prec.quantize}}
   %0 = prec.all_reduce %x on @dp : tensor<4xf32> -> tensor<4xf8E4M3FN>
   return %0 : tensor<4xf8E4M3FN>
 }
@@ -196,4 +196,15 @@ shard.grid @dp(shape = 4)
 func.func @zero_elements(%x: tensor<0xf32>) -> tensor<0xf32> {
   %0 = prec.all_reduce %x on @dp forward_dtype = bf16 : tensor<0xf32> -> tensor<0xf32>
   return %0 : tensor<0xf32>
+}
+
+// -----
+
+// An fp8 input on a bf16 wire is only widened: exact, so it decomposes.
+// CHECK-LABEL: func @fp8_input
+// CHECK: prec.transport <all_gather> %{{.*}} : tensor<4xbf16> -> tensor<16xbf16>
+shard.grid @dp(shape = 4)
+func.func @fp8_input(%q: tensor<4xf8E4M3FN>) -> tensor<16xbf16> {
+  %0 = prec.all_gather %q on @dp gather_axis = 0 forward_dtype = bf16 : tensor<4xf8E4M3FN> -> tensor<16xbf16>
+  return %0 : tensor<16xbf16>
 }

@@ -118,3 +118,17 @@ func.func @named_twice(%x: tensor<8xf32>) -> tensor<2xf32> {
   %y = prec.reduce_scatter %x on @dp scatter_axis = 0 reduction = <max> : tensor<8xf32> -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// A backward function made for an earlier signature of its forward function
+// is not taken as up to date.
+func.func @changed(%x: tensor<8xf32>) -> tensor<8xf32> attributes {prec.differentiable} {
+  %0 = arith.negf %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+// expected-error @+1 {{was generated as the backward function of @changed with type '(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>', but @changed now needs '(tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>'}}
+func.func @changed_backward(%x: tensor<4xf32>, %dy: tensor<4xf32>) -> tensor<4xf32>
+    attributes {prec.backward_of = @changed} {
+  return %dy : tensor<4xf32>
+}

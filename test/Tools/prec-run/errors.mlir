@@ -33,9 +33,9 @@
 // RANKS: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 3 ranks (--ranks 3)
 // RANKS-NOT: compiled
 // RUN: not prec-run %s --scalar 1=1 --ranks -1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: prec-run: error: --ranks must be at least 1, got -1
+// NEGATIVE: prec-run: error: --ranks must be positive (or 0 for the size of the module's grid), got -1
 // RUN: not prec-run %s --scalar 1=1 --ranks 100000 2>&1 | FileCheck %s --check-prefix=THREADS
-// THREADS: prec-run: error: --ranks 100000: the local backend runs every rank as a thread of one process, at most 1024; run more under mpirun
+// THREADS: prec-run: error: 100000 ranks: the local backend runs every rank as a thread of one process, at most 1024; run more under mpirun
 // RUN: not prec-run %s --scalar 1=1 --backend mpi 2>&1 | FileCheck %s --check-prefix=STANDALONE
 // STANDALONE: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 1 rank (one process: start it under mpirun)
 // RUN: not env OMPI_COMM_WORLD_SIZE=4 prec-run %s --scalar 1=1 2>&1 | FileCheck %s --check-prefix=LAUNCHED
@@ -74,7 +74,7 @@
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry strided 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // LAYOUT: error: cannot run @strided: argument 0 has type 'memref<4xf32, strided<[2], offset: 2>>'; expected an identity layout: prec-run passes contiguous buffers
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry huge 2>&1 | FileCheck %s --check-prefix=HUGE
-// HUGE: error: cannot run @huge: argument 0 has type 'tensor<1152921504606846976xf32>'; expected at most 281474976710656 bytes
+// HUGE: error: cannot run @huge: argument 0 has type 'tensor<1152921504606846976xf32>'; expected at most 281474976710656 bytes (256 TiB)
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry declared 2>&1 | FileCheck %s --check-prefix=DECLARED
 // DECLARED: prec-run: error: @declared is a declaration: it has no body to run
 // RUN: echo "" > %t.empty.mlir

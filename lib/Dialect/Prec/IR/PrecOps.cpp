@@ -47,6 +47,9 @@ Type mlir::prec::getEffectiveAccDtype(CollectiveOpInterface op) {
 
 FloatType mlir::prec::getExactDivisionType(FloatType type, double divisor) {
   MLIRContext *context = type.getContext();
+  // Wider than f64 (f80, f128): every double is exact already.
+  if (type.getWidth() > 64)
+    return type;
   for (FloatType candidate : {type, cast<FloatType>(Float32Type::get(context)),
                               cast<FloatType>(Float64Type::get(context))}) {
     if (candidate.getWidth() < type.getWidth())

@@ -27,22 +27,40 @@ PolicyAttr getGoverningPolicy(func::FuncOp func) {
   return {};
 }
 
-/// Sets the dtype attribute `name` of a collective from the policy unless the
-/// op already has one. fp8 needs scales, which a policy cannot provide; a
-/// dtype that does not fit the op's explicit attributes (an `acc_dtype`, a
-/// ring algorithm, a scaling mode) is reported with the verifier's reason.
-LogicalResult setFromPolicy(CollectiveOpInterface op, StringRef name,
-                            FloatType dtype, StringRef policyEntry) {
-  if (!dtype || op->hasAttr(name))
+/// A dtype attribute of a collective and the policy entry it comes from.
+struct PolicyDtype {
+  StringRef attribute;
+  FloatType dtype;
+  StringRef entry;
+};
+
+/// Sets the dtype attributes the policy gives `op` where the op has none of
+/// its own. fp8 needs scales, which a policy cannot provide; dtypes that do
+/// not fit the op's explicit attributes (an `acc_dtype`, a ring algorithm, a
+/// scaling mode) are reported with the verifier's reason. The attributes
+/// are verified together: one may only be valid next to another.
+LogicalResult applyToCollective(CollectiveOpInterface op,
+                                ArrayRef<PolicyDtype> dtypes) {
+  SmallVector<PolicyDtype> applied;
+  for (const PolicyDtype &entry : dtypes)
+    if (entry.dtype && !op->hasAttr(entry.attribute))
+      applied.push_back(entry);
+  if (applied.empty())
     return success();
-  auto fail = [&](const Twine &reason) {
-    return op->emitOpError("cannot take ")
-           << name << " " << dtype << " from the policy's '" << policyEntry
-           << "' entry: " << reason;
+  auto fail = [&](const Twine &reason) -> LogicalResult {
+    InFlightDiagnostic diag = op->emitOpError("cannot take ");
+    for (auto [index, entry] : llvm::enumerate(applied))
+      diag << (index ? " and " : "") << entry.attribute << " " << entry.dtype
+           << " from the policy's '" << entry.entry << "' entry";
+    diag << ": " << reason;
+    return failure();
   };
-  if (isScaledLowPrecisionType(dtype) && !op->hasAttr("scaling"))
-    return fail("an fp8 collective needs a scaling mode");
-  op->setAttr(name, TypeAttr::get(dtype));
+  for (const PolicyDtype &entry : applied)
+    if (isScaledLowPrecisionType(entry.dtype) && !op->hasAttr("scaling"))
+      return fail("an fp8 collective needs a scaling mode");
+
+  for (const PolicyDtype &entry : applied)
+    op->setAttr(entry.attribute, TypeAttr::get(entry.dtype));
   std::string reason;
   {
     ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
@@ -53,23 +71,26 @@ LogicalResult setFromPolicy(CollectiveOpInterface op, StringRef name,
     if (succeeded(verify(op, /*verifyRecursively=*/false)))
       return success();
   }
-  op->removeAttr(name);
-  return fail(reason);
+  for (const PolicyDtype &entry : applied)
+    op->removeAttr(entry.attribute);
+  // The verifier's message names the op, which this one does already.
+  StringRef why = reason;
+  if (size_t opPrefix = why.find("' op "); opPrefix != StringRef::npos)
+    why = why.drop_front(opPrefix + 5);
+  return fail(why);
 }
 
 LogicalResult applyToCollectives(func::FuncOp func, PolicyAttr policy) {
   WalkResult result = func.walk([&](CollectiveOpInterface op) {
-    LogicalResult applied = success();
+    SmallVector<PolicyDtype, 2> dtypes;
     if (isa<AllGatherOp>(op)) {
-      applied = setFromPolicy(op, "forward_dtype", policy.getParam(), "param");
-      if (succeeded(applied))
-        applied =
-            setFromPolicy(op, "backward_dtype", policy.getReduce(), "reduce");
+      dtypes.push_back({"forward_dtype", policy.getParam(), "param"});
+      dtypes.push_back({"backward_dtype", policy.getReduce(), "reduce"});
     } else if (op.isReduction()) {
-      applied =
-          setFromPolicy(op, "forward_dtype", policy.getReduce(), "reduce");
+      dtypes.push_back({"forward_dtype", policy.getReduce(), "reduce"});
     }
-    return failed(applied) ? WalkResult::interrupt() : WalkResult::advance();
+    return failed(applyToCollective(op, dtypes)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
@@ -120,7 +141,9 @@ struct ApplyPolicyPass
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
       PolicyAttr policy = getGoverningPolicy(func);
-      if (!policy)
+      // A backward function prec-generate-backward made got its dtypes from
+      // its forward function, which the policy governed already.
+      if (!policy || func->hasAttr(PrecDialect::kBackwardOfAttrName))
         continue;
       if (failed(applyToCollectives(func, policy)))
         return signalPassFailure();

@@ -95,6 +95,10 @@ private:
   /// differentiable arguments and results.
   LogicalResult analyzeForward();
 
+  /// The backward function's type: the forward arguments and the results'
+  /// gradients in, the arguments' gradients out.
+  FunctionType getBackwardType();
+
   /// Creates the empty backward function with its signature, or takes the
   /// declaration of it that the module already has.
   FailureOr<func::FuncOp> createFunction();
@@ -131,14 +135,12 @@ LogicalResult BackwardBuilder::analyzeForward() {
   // it is generated; any other symbol of that name is in the way.
   if (Operation *existing = symbols.lookup(name)) {
     declared = dyn_cast<func::FuncOp>(existing);
-    // Made by an earlier run of this pass: nothing to do.
-    if (declared && !declared.isExternal() &&
-        declared->getAttr(PrecDialect::kBackwardOfAttrName) ==
-            FlatSymbolRefAttr::get(forward.getSymNameAttr())) {
-      alreadyGenerated = true;
-      return success();
-    }
-    if (!declared || !declared.isExternal())
+    // Made by an earlier run of this pass: nothing to do if it still fits
+    // (run() compares its type once the signature is known).
+    alreadyGenerated = declared && !declared.isExternal() &&
+                       declared->getAttr(PrecDialect::kBackwardOfAttrName) ==
+                           FlatSymbolRefAttr::get(forward.getSymNameAttr());
+    if (!alreadyGenerated && (!declared || !declared.isExternal()))
       return forward.emitOpError("cannot create its backward function '")
              << name << "': the symbol exists and is not a declaration";
   }
@@ -173,13 +175,16 @@ LogicalResult BackwardBuilder::analyzeForward() {
   return success();
 }
 
-FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
+FunctionType BackwardBuilder::getBackwardType() {
   FunctionType type = forward.getFunctionType();
   SmallVector<Type> inputs(type.getInputs());
   for (unsigned index : differentiableResults)
     inputs.push_back(type.getResult(index));
-  auto backwardType =
-      FunctionType::get(forward.getContext(), inputs, argGradientTypes);
+  return FunctionType::get(forward.getContext(), inputs, argGradientTypes);
+}
+
+FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
+  FunctionType backwardType = getBackwardType();
   if (declared) {
     if (declared.getFunctionType() != backwardType)
       return declared.emitOpError("declares the backward function of @")
@@ -242,8 +247,14 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
 LogicalResult BackwardBuilder::run() {
   if (failed(analyzeForward()))
     return failure();
-  if (alreadyGenerated)
-    return success();
+  if (alreadyGenerated) {
+    if (declared.getFunctionType() == getBackwardType())
+      return success();
+    return declared.emitOpError("was generated as the backward function of @")
+           << forward.getSymName() << " with type "
+           << declared.getFunctionType() << ", but @" << forward.getSymName()
+           << " now needs " << getBackwardType();
+  }
   FailureOr<func::FuncOp> created = createFunction();
   if (failed(created))
     return failure();

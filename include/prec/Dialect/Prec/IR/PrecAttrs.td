@@ -82,7 +82,8 @@ def Prec_PolicyAttr : Prec_Attr<"Policy", "policy"> {
       (`output_dtype`).
 
     Each is optional; an absent entry leaves that choice to the default
-    rules. Scale-only types (`f8E8M0FNU`) carry no data and are rejected. `prec-apply-policy` turns a policy on a function or module into
+    rules. Float types without a zero (`f8E8M0FNU`, a scale-only type) are
+    rejected. `prec-apply-policy` turns a policy on a function or module into
     explicit op attributes; explicit per-op annotations win.
 
     ```mlir

@@ -38,8 +38,9 @@ FloatType getDefaultAccumulationType(FloatType forwardType);
 Type getEffectiveAccDtype(CollectiveOpInterface op);
 
 /// The type to divide a value of type `type` by `divisor` in: `type` where
-/// it represents `divisor` exactly, else the narrowest of f32 and f64 that
-/// does (an average over 131072 f16 values cannot divide by an f16 +inf).
+/// it represents `divisor` exactly, else the first of f32 and f64 at least
+/// as wide as `type` that does (an average over 131072 f16 values cannot
+/// divide by an f16 +inf).
 FloatType getExactDivisionType(FloatType type, double divisor);
 
 /// Whether `type` is an fp8-or-narrower element type that needs a scale
