@@ -42,6 +42,11 @@
 // LAUNCHED: prec-run: error: started by mpirun as one of 4 processes, but the local backend runs every rank in one process: add --backend mpi
 // RUN: not prec-run %s --scalar 1=1 --timeout-ms=-5 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // TIMEOUT: prec-run: error: --timeout-ms must not be negative, got -5
+// A write that fails is a message, not a fatal stream error.
+// RUN: rm -rf %t.full && mkdir %t.full && ln -s /dev/full %t.full/rank0_arg0.bin
+// RUN: not prec-run %s --scalar 1=1 --output-dir %t.full 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL: prec-run: error: rank 0: cannot write {{.*}}rank0_arg0.bin: {{.+}}
+// FULL-NOT: LLVM ERROR
 // RUN: touch %t.file
 // RUN: not prec-run %s --scalar 1=1 --output-dir %t.file/out 2>&1 | FileCheck %s --check-prefix=OUTDIR
 // OUTDIR: prec-run: error: cannot create --output-dir {{.*}}file/out: {{.+}}
