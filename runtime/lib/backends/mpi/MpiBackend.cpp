@@ -4,6 +4,10 @@
 // deadline, so that a dead or stalled rank produces PRECRT_ERROR_TIMEOUT
 // instead of a hang; MPI errors are returned (MPI_ERRORS_RETURN), never
 // aborted on. Every collective starts with an exchange of CallDescriptors.
+// A rank whose world is destroyed (the end of precrtRun, precrtFinalize)
+// sends an exit notice to every peer of each of its communicators, and the
+// waits watch for those notices, so that a peer left waiting in a call the
+// exited rank never made fails at once instead of at the deadline.
 // Reductions run the same ring as the local backend (chunk c is reduced from
 // rank c + 1 around to rank c, rounding to the dtype at each step), so both
 // backends give the same bits.
@@ -20,6 +24,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <sched.h>
 #include <string>
 #include <thread>
@@ -34,6 +39,7 @@ enum MessageTag : int {
   kSendHeaderTag = 103,
   kExpectedHeaderTag = 104,
   kPointToPointDataTag = 105,
+  kExitNoticeTag = 106,
 };
 
 /// MPI counts are ints: larger messages travel in pieces of this size.
@@ -46,6 +52,83 @@ std::string mpiErrorText(int code) {
     return "MPI error " + std::to_string(code);
   return std::string(text, length);
 }
+
+/// What a rank tells each peer of a communicator when it is done with it:
+/// how many calls it made, so that a peer waiting for it can tell a call it
+/// never made (fail now) from one whose messages are still on the way (keep
+/// waiting). A call it abandoned midway (timeout, MPI error, exited peer)
+/// does not count: some of its messages may never have been sent.
+struct ExitNotice {
+  uint64_t collectives = 0;
+  uint64_t sendsTo = 0;      ///< point-to-point sends to the notice's receiver
+  uint64_t receivesFrom = 0; ///< and receives from it
+};
+
+/// The exit notices of one communicator's peers. A single receive from any
+/// source stays posted until every peer's notice is in: one entry in MPI's
+/// matching queues however many ranks there are.
+class PeerExits {
+public:
+  void start(MPI_Comm comm, int size) {
+    comm_ = comm;
+    notices_.resize(size);
+    exited_.assign(size, false);
+    expected_ = size - 1;
+    post();
+  }
+
+  /// Takes in the notices that have arrived; returns whether any peer has
+  /// exited.
+  bool poll() {
+    while (request_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      MPI_Status status;
+      if (MPI_Test(&request_, &done, &status) != MPI_SUCCESS || !done)
+        break;
+      int peer = status.MPI_SOURCE;
+      if (peer >= 0 && peer < int(exited_.size()) && !exited_[peer]) {
+        notices_[peer] = incoming_;
+        exited_[peer] = true;
+        ++received_;
+      }
+      post();
+    }
+    return received_ > 0;
+  }
+
+  /// The notice of `peer`, or nullptr while it has not exited.
+  const ExitNotice *notice(int peer) const {
+    return exited_[peer] ? &notices_[peer] : nullptr;
+  }
+  bool complete() const { return received_ >= expected_; }
+
+  /// Withdraws the posted receive (when peers are still missing).
+  void cancel() {
+    if (request_ == MPI_REQUEST_NULL)
+      return;
+    MPI_Cancel(&request_);
+    MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+
+private:
+  void post() {
+    if (complete())
+      return;
+    if (MPI_Irecv(&incoming_, sizeof(ExitNotice), MPI_BYTE, MPI_ANY_SOURCE,
+                  kExitNoticeTag, comm_, &request_) != MPI_SUCCESS)
+      request_ = MPI_REQUEST_NULL;
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  ExitNotice incoming_;
+  std::vector<ExitNotice> notices_;
+  std::vector<bool> exited_;
+  int expected_ = 0, received_ = 0;
+};
+
+/// Polls before a wait starts yielding the core (and looks for exits).
+constexpr int kSpinPolls = 64;
 
 /// Requests in flight with the rank each one talks to, for messages.
 class RequestSet {
@@ -62,9 +145,12 @@ public:
     }, static_cast<const char *>(data), bytes);
   }
 
-  /// Polls until every request completes, an MPI call fails, or the deadline
-  /// passes. Cancels what is left on failure.
-  precrt_status_t wait(Clock::time_point deadline, const std::string &what) {
+  /// Polls until every request completes, an MPI call fails, the deadline
+  /// passes, or a peer it waits for has exited without making the call
+  /// (`madeCall(peer, notice)` is false). Cancels what is left on failure.
+  template <typename MadeCall>
+  precrt_status_t wait(Clock::time_point deadline, const std::string &what,
+                       PeerExits &exits, MadeCall madeCall) {
     if (postError_ != MPI_SUCCESS)
       return abandon(PRECRT_ERROR_BACKEND,
                      what + ": " + mpiErrorText(postError_));
@@ -95,8 +181,20 @@ public:
       }
       // Spin briefly for latency, then yield the core: ranks often share
       // cores with each other.
-      if (polls < 64)
+      if (polls < kSpinPolls)
         continue;
+      // Past the spin, a wait is long enough to afford a look for exits.
+      if (exits.poll()) {
+        for (size_t i = 0; i < requests_.size(); ++i) {
+          if (requests_[i] == MPI_REQUEST_NULL)
+            continue;
+          const ExitNotice *notice = exits.notice(peers_[i]);
+          if (notice && !madeCall(peers_[i], *notice))
+            return abandon(PRECRT_ERROR_PEER_FAILED,
+                           "rank " + std::to_string(peers_[i]) +
+                               " exited while the others waited in " + what);
+        }
+      }
       if (polls < 1024)
         sched_yield();
       else
@@ -146,16 +244,67 @@ private:
   int postError_ = MPI_SUCCESS;
 };
 
+/// Receives and drops every message still waiting on `comm`: messages of
+/// calls abandoned after a failure. Returns false if one could not be taken
+/// in by the deadline.
+bool drainUnreceived(MPI_Comm comm, Clock::time_point deadline) {
+  for (;;) {
+    int found = 0, bytes = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &found, &status) !=
+        MPI_SUCCESS)
+      return false;
+    if (!found)
+      return true;
+    if (MPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
+      return false;
+    std::unique_ptr<char[]> scratch(new char[std::max(bytes, 1)]);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Irecv(scratch.get(), bytes, MPI_BYTE, status.MPI_SOURCE,
+                  status.MPI_TAG, comm, &request) != MPI_SUCCESS)
+      return false;
+    int done = 0;
+    while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           !done && Clock::now() < deadline)
+      sched_yield();
+    if (!done) {
+      // A matched receive cannot be cancelled: MPI keeps the buffer.
+      MPI_Request_free(&request);
+      scratch.release();
+      return false;
+    }
+  }
+}
+
+class MpiCommunicator;
+
+/// Every MPI communicator of this process: the world announces the exit for
+/// all of them (see announceExit). Not function-local, so that it outlives a
+/// world destroyed at exit.
+std::vector<MpiCommunicator *> liveCommunicators;
+
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(MPI_Comm comm, int rank, int size, int64_t timeoutMs)
-      : Communicator(PRECRT_BACKEND_MPI, rank, size, timeoutMs), comm_(comm) {}
+  MpiCommunicator(MPI_Comm comm, int rank, int size, int64_t timeoutMs,
+                  bool isWorld = false)
+      : Communicator(PRECRT_BACKEND_MPI, rank, size, timeoutMs), comm_(comm),
+        isWorld_(isWorld), sendsTo_(size, 0), receivesFrom_(size, 0) {
+    exits_.start(comm_, size);
+    liveCommunicators.push_back(this);
+  }
 
   ~MpiCommunicator() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized)
+    // The world goes first, while its groups still exist.
+    if (isWorld_ && !finalized)
+      announceExit();
+    liveCommunicators.erase(
+        std::find(liveCommunicators.begin(), liveCommunicators.end(), this));
+    if (!finalized && !keep_) {
+      exits_.cancel();
       MPI_Comm_free(&comm_);
+    }
   }
 
 protected:
@@ -167,11 +316,27 @@ protected:
                               std::unique_ptr<Communicator> *result) override;
 
 private:
+  /// Waits for `requests`; a peer that exited fails the wait unless
+  /// `madeCall(peer, notice)` says it made the call before it left.
+  template <typename MadeCall>
   precrt_status_t finish(RequestSet &requests, Clock::time_point deadline,
-                         const std::string &what) {
-    precrt_status_t status = requests.wait(deadline, what);
-    if (status == PRECRT_ERROR_TIMEOUT || status == PRECRT_ERROR_BACKEND)
+                         const std::string &what, MadeCall madeCall) {
+    precrt_status_t status = requests.wait(deadline, what, exits_, madeCall);
+    if (status == PRECRT_ERROR_TIMEOUT || status == PRECRT_ERROR_BACKEND ||
+        status == PRECRT_ERROR_PEER_FAILED)
       markBroken(lastErrorMessage());
+    return status;
+  }
+  /// For the messages of a collective.
+  precrt_status_t finish(RequestSet &requests, const CollectiveCall &call,
+                         Clock::time_point deadline, const std::string &what) {
+    uint64_t sequence = call.descriptor.sequence;
+    precrt_status_t status = finish(requests, deadline, what,
+                                    [sequence](int, const ExitNotice &notice) {
+                                      return notice.collectives > sequence;
+                                    });
+    if (!brokenReason().empty())
+      collectivesMade_ = sequence; // abandoned midway
     return status;
   }
 
@@ -179,14 +344,96 @@ private:
                              bool equalChunks, Clock::time_point deadline,
                              const std::string &what, void *out);
 
+  static void announceExit();
+
   MPI_Comm comm_;
+  bool isWorld_;
+  /// Left allocated at the end: peers may still send on it.
+  bool keep_ = false;
+  PeerExits exits_;
+  /// What this rank made, for its exit notices: collectives, and
+  /// point-to-point messages per peer.
+  uint64_t collectivesMade_ = 0;
+  std::vector<uint64_t> sendsTo_, receivesFrom_;
   std::vector<char> partial_, incoming_;
 };
+
+/// The end of this rank's world: every communicator of the process tells its
+/// peers how many calls this rank made, then collects their notices (for at
+/// most the longest timeout), so that none is left unmatched at MPI_Finalize.
+/// Last, it takes in what peers sent for calls this rank abandoned or never
+/// made: left there, it would be delivered to a later communicator that MPI
+/// gives the same context id.
+void MpiCommunicator::announceExit() {
+  size_t peers = 0;
+  int64_t timeoutMs = 0;
+  for (MpiCommunicator *comm : liveCommunicators) {
+    peers += comm->size() - 1;
+    timeoutMs = std::max(timeoutMs, comm->timeoutMs());
+  }
+  std::vector<ExitNotice> notices;
+  notices.reserve(peers); // the sends read them in place
+  std::vector<MPI_Request> sends;
+  for (MpiCommunicator *comm : liveCommunicators) {
+    for (int peer = 0; peer < comm->size(); ++peer) {
+      if (peer == comm->rank())
+        continue;
+      notices.push_back({comm->collectivesMade_, comm->sendsTo_[peer],
+                         comm->receivesFrom_[peer]});
+      MPI_Request request = MPI_REQUEST_NULL;
+      if (MPI_Isend(&notices.back(), sizeof(ExitNotice), MPI_BYTE, peer,
+                    kExitNoticeTag, comm->comm_, &request) == MPI_SUCCESS)
+        sends.push_back(request);
+    }
+  }
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  int sent = 0;
+  for (int polls = 0;; ++polls) {
+    bool complete = true;
+    for (MpiCommunicator *comm : liveCommunicators) {
+      comm->exits_.poll();
+      complete = complete && comm->exits_.complete();
+    }
+    if (MPI_Testall(int(sends.size()), sends.data(), &sent,
+                    MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+        (complete && sent) || Clock::now() >= deadline)
+      break;
+    // Peers may compute for a long while yet: leave them the core.
+    if (polls < 1024)
+      sched_yield();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!sent) {
+    for (MPI_Request &request : sends) {
+      if (request == MPI_REQUEST_NULL)
+        continue;
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+    }
+    // A send that could not be cancelled still reads its notice.
+    new std::vector<ExitNotice>(std::move(notices));
+  }
+  // Each peer sent its notice after its last message to this rank.
+  const auto drainDeadline =
+      Clock::now() + std::chrono::milliseconds(timeoutMs);
+  for (MpiCommunicator *comm : liveCommunicators) {
+    if (comm->exits_.complete() && drainUnreceived(comm->comm_, drainDeadline))
+      continue;
+    // A peer is still running and may send more: keep the communicator, so
+    // that its late messages cannot reach a later one with the same context
+    // id (Open MPI even matches them against the parent while it agrees on
+    // the id).
+    comm->exits_.cancel();
+    comm->keep_ = true;
+  }
+}
 
 precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   const std::string what = describeCall(call.descriptor);
   const auto deadline = this->deadline();
   const int n = size(), me = rank();
+  collectivesMade_ = call.descriptor.sequence + 1;
 
   std::vector<CallDescriptor> descriptors(n);
   descriptors[me] = call.descriptor;
@@ -200,7 +447,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       requests.recv(&descriptors[peer], sizeof(CallDescriptor), peer,
                     kCollectiveHeaderTag, comm_);
     }
-    if (precrt_status_t status = finish(requests, deadline, what))
+    if (precrt_status_t status = finish(requests, call, deadline, what))
       return status;
   }
   if (precrt_status_t status = checkAgreement(descriptors.data(), n, me))
@@ -229,7 +476,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
     }
     copyLocal(recv + me * bytes, send, bytes);
-    return finish(requests, deadline, what);
+    return finish(requests, call, deadline, what);
   case CollectiveOp::AllToAll:
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me || !bytes)
@@ -238,7 +485,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
     }
     copyLocal(recv + me * bytes, send + me * bytes, bytes);
-    return finish(requests, deadline, what);
+    return finish(requests, call, deadline, what);
   case CollectiveOp::Broadcast: {
     int root = call.descriptor.root;
     if (bytes && me == root) {
@@ -249,7 +496,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     } else if (bytes) {
       requests.recv(recv, bytes, root, kCollectiveDataTag, comm_);
     }
-    return finish(requests, deadline, what);
+    return finish(requests, call, deadline, what);
   }
   case CollectiveOp::ReduceScatter:
     return ringReduce(call, call.count(), /*equalChunks=*/true, deadline, what,
@@ -277,7 +524,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
                       (peerEnd - peerBegin) * elementSize, peer,
                       kCollectiveDataTag, comm_);
     }
-    return finish(requests, deadline, what);
+    return finish(requests, call, deadline, what);
   }
   }
   return PRECRT_SUCCESS;
@@ -329,7 +576,7 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     if (chunkBytes(recvIndex))
       requests.recv(incoming_.data(), chunkBytes(recvIndex), left,
                     kCollectiveDataTag, comm_);
-    if (precrt_status_t status = finish(requests, deadline, what))
+    if (precrt_status_t status = finish(requests, call, deadline, what))
       return status;
     size_t elements = chunkBytes(recvIndex) / elementSize;
     accumulate(incoming_.data(), ownElements(recvIndex), elements, dtype,
@@ -352,6 +599,27 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
                                  const CallDescriptor &recvHeader) {
   const auto deadline = this->deadline();
   const std::string what = "send/recv";
+  // The exit notices count this call unless it is abandoned midway.
+  auto count = [&](uint64_t made) {
+    if (call.sendPeer >= 0)
+      sendsTo_[call.sendPeer] = sendHeader.sequence + made;
+    if (call.recvPeer >= 0)
+      receivesFrom_[call.recvPeer] = recvHeader.sequence + made;
+  };
+  count(1);
+  // A peer that exited before its side of this exchange will not make it.
+  auto finishPart = [&](RequestSet &requests) {
+    precrt_status_t status = finish(
+        requests, deadline, what, [&](int peer, const ExitNotice &notice) {
+          return (peer != call.sendPeer ||
+                  notice.receivesFrom > sendHeader.sequence) &&
+                 (peer != call.recvPeer ||
+                  notice.sendsTo > recvHeader.sequence);
+        });
+    if (!brokenReason().empty())
+      count(0);
+    return status;
+  };
   CallDescriptor peerExpects, peerSends;
   {
     // Both ends exchange what they intend, so both detect a disagreement.
@@ -368,7 +636,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
       requests.recv(&peerSends, sizeof(CallDescriptor), call.recvPeer,
                     kSendHeaderTag, comm_);
     }
-    if (precrt_status_t status = finish(requests, deadline, what))
+    if (precrt_status_t status = finishPart(requests))
       return status;
   }
   if (call.recvPeer >= 0) {
@@ -391,7 +659,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   if (call.recvPeer >= 0 && call.recvCount)
     requests.recv(call.recv, call.recvCount * elementSize, call.recvPeer,
                   kPointToPointDataTag, comm_);
-  return finish(requests, deadline, what);
+  return finishPart(requests);
 }
 
 precrt_status_t
@@ -448,7 +716,8 @@ precrt_status_t createMpiWorld(int64_t timeoutMs,
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  *world = std::make_unique<MpiCommunicator>(comm, rank, size, timeoutMs);
+  *world = std::make_unique<MpiCommunicator>(comm, rank, size, timeoutMs,
+                                             /*isWorld=*/true);
   return PRECRT_SUCCESS;
 }
 
