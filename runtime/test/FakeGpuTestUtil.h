@@ -9,6 +9,8 @@
 #ifndef PRECRT_TEST_FAKEGPUTESTUTIL_H
 #define PRECRT_TEST_FAKEGPUTESTUTIL_H
 
+#include "TestUtil.h"
+
 #include "precrt/gpu.h"
 #include "precrt/precrt.h"
 
@@ -41,16 +43,7 @@ runNccl(int n, const std::function<void(precrt_comm_t, int)> &body,
   options.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
   options.num_local_ranks = n;
   options.timeout_ms = timeoutMs;
-  return precrtRun(
-      &options,
-      [](precrt_comm_t world, void *data) {
-        int32_t rank = -1;
-        precrtCommRank(world, &rank);
-        (*static_cast<const std::function<void(precrt_comm_t, int)> *>(data))(
-            world, rank);
-        return 0;
-      },
-      const_cast<std::function<void(precrt_comm_t, int)> *>(&body));
+  return precrt_test::runWithOptions(options, body);
 }
 
 /// A device copy of `host`.

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestUtil.h"
+
 #include "precrt/precrt.h"
 
 #include <gtest/gtest.h>
@@ -43,16 +45,7 @@ precrt_status_t runMpi(const std::function<void(precrt_comm_t, int)> &body) {
   precrt_init_options options{};
   options.backend = PRECRT_BACKEND_MPI;
   options.timeout_ms = kTimeoutMs;
-  return precrtRun(
-      &options,
-      [](precrt_comm_t world, void *data) {
-        int32_t rank = -1;
-        precrtCommRank(world, &rank);
-        (*static_cast<const std::function<void(precrt_comm_t, int)> *>(data))(
-            world, rank);
-        return 0;
-      },
-      const_cast<std::function<void(precrt_comm_t, int)> *>(&body));
+  return precrt_test::runWithOptions(options, body);
 }
 
 TEST(MpiExit, ExitedRankFailsAWorldCollectiveAtOnce) {

@@ -205,6 +205,22 @@ inline precrt_status_t runLocal(int n,
       &context);
 }
 
+/// Runs `body(comm, rank)` as the rank function of precrtRun with `options`.
+inline precrt_status_t
+runWithOptions(const precrt_init_options &options,
+               const std::function<void(precrt_comm_t, int)> &body) {
+  return precrtRun(
+      &options,
+      [](precrt_comm_t world, void *data) {
+        int32_t rank = -1;
+        precrtCommRank(world, &rank);
+        (*static_cast<const std::function<void(precrt_comm_t, int)> *>(data))(
+            world, rank);
+        return 0;
+      },
+      const_cast<std::function<void(precrt_comm_t, int)> *>(&body));
+}
+
 } // namespace precrt_test
 
 #endif // PRECRT_TEST_TESTUTIL_H
