@@ -19,7 +19,9 @@
 //                   and error against a float64 reference, relative to the
 //                   sum of magnitudes of each element's terms, and the
 //                   least error a bf16 wire allows (each term rounded once,
-//                   the sum exact) for comparison; once with the
+//                   the sum exact) for comparison; gradients normal, or
+//                   with --gradients bf16 rounded to bf16 (the values of
+//                   a bf16 backward pass); once with the
 //                   generated code's buffers from malloc, once from a
 //                   caching allocator (precrtCompiledAlloc, as prec-run uses).
 //
@@ -87,6 +89,16 @@ static cl::opt<int64_t> reduceElements(
     cl::desc("f32 gradients per rank of the reduce-scatter (default 16Mi: "
              "64 MiB)"),
     cl::init(int64_t(1) << 24));
+enum class GradientValues { Normal, BF16 };
+static cl::opt<GradientValues> gradientValues(
+    "gradients", cl::desc("values of the reduce-scatter's f32 gradients"),
+    cl::values(clEnumValN(GradientValues::Normal, "normal",
+                          "normally distributed f32 (default)"),
+               clEnumValN(GradientValues::BF16, "bf16",
+                          "the same rounded to bf16, as a bf16 backward pass "
+                          "produces them and FSDP2's reduce_dtype = f32 "
+                          "upcasts them")),
+    cl::init(GradientValues::Normal));
 static cl::opt<int> reduceReps("reduce-reps",
                                cl::desc("repetitions of each variant"),
                                cl::init(7));
@@ -497,7 +509,8 @@ func.func @{0}(%g: tensor<{1}xf32>) -> tensor<{2}xf32> {{
 }
 
 /// Gradient element `i` of `rank`: normally distributed, from a counter-based
-/// generator so that any rank can recompute any other rank's values.
+/// generator so that any rank can recompute any other rank's values; with
+/// --gradients bf16, rounded to the nearest bf16.
 float gradient(int32_t rank, int64_t i) {
   auto mix = [](uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -508,8 +521,11 @@ float gradient(int32_t rank, int64_t i) {
   uint64_t bits = mix(mix(uint64_t(rank) + 1) ^ uint64_t(i));
   double u1 = (static_cast<double>(bits >> 40) + 0.5) * 0x1.0p-24;
   double u2 = static_cast<double>(bits & 0xffffff) * 0x1.0p-24;
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) *
-                            std::cos(6.283185307179586 * u2));
+  auto x = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) *
+                              std::cos(6.283185307179586 * u2));
+  if (gradientValues == GradientValues::BF16)
+    return precrt::numerics::bf16ToFloat(precrt::numerics::floatToBF16(x));
+  return x;
 }
 
 struct ReduceScatterState {
@@ -675,12 +691,14 @@ void benchmarkReduceScatter(Compiler &compiler) {
 
 void reportReduceScatter(const ReduceScatterState &state) {
   llvm::outs() << llvm::formatv(
-      "== reduce_scatter avg of {0} f32 ({1} MiB) per rank on {2} ranks ({3}), "
-      "generated code's buffers from {4}; ms per call over {5} reps ==\n",
+      "== reduce_scatter avg of {0} f32 ({1} MiB, {6}) per rank on {2} "
+      "ranks ({3}), generated code's buffers from {4}; ms per call over {5} "
+      "reps ==\n",
       state.elements, state.elements * 4 / (1 << 20), state.ranks,
       backendName.getValue(),
       state.cachingAllocator ? "the runtime's caching allocator" : "malloc",
-      reduceReps.getValue());
+      reduceReps.getValue(),
+      gradientValues == GradientValues::BF16 ? "bf16-valued" : "normal values");
   double backendBest = best(state.seconds[0]);
   double backendMedian = median(state.seconds[0]);
   double f32Max = state.maxError[1];
@@ -698,12 +716,19 @@ void reportReduceScatter(const ReduceScatterState &state) {
       "  {0,-42} error: max {1:e2}, mean {2:e2}\n",
       "bf16 wire floor (terms rounded once, exact sum)", state.maxWireFloor,
       state.sumWireFloor / total);
+  // A ratio over an error of zero is printed as such, not as inf or nan.
+  auto ratio = [](double error, double over) -> std::string {
+    if (over == 0)
+      return error == 0 ? "both exact" : "n/a (the divisor is 0)";
+    return llvm::formatv("{0:f2}x", error / over).str();
+  };
   llvm::outs() << llvm::formatv(
-      "  max error of bf16/f32 over prec f32: {0:f1}x; over the bf16 wire "
-      "floor: {1:f2}x (mean {2:f2}x); bf16/bf16 over bf16/f32: {3:f2}x\n",
-      state.maxError[2] / f32Max, state.maxError[2] / state.maxWireFloor,
-      state.sumError[2] / state.sumWireFloor,
-      state.maxError[3] / state.maxError[2]);
+      "  bf16/f32 over prec f32: max {0}, mean {1}; over the bf16 wire floor: "
+      "max {2}, mean {3}; bf16/bf16 over bf16/f32: max {4}\n",
+      ratio(state.maxError[2], f32Max), ratio(state.sumError[2], state.sumError[1]),
+      ratio(state.maxError[2], state.maxWireFloor),
+      ratio(state.sumError[2], state.sumWireFloor),
+      ratio(state.maxError[3], state.maxError[2]));
 }
 
 } // namespace
