@@ -601,8 +601,8 @@ void runVariants(precrt_comm_t world, int32_t rank, int32_t size, float *input,
       float x = gradient(q, rank * chunk + i);
       sum += x;
       magnitude += std::fabs(x);
-      wireSum += precrt::numerics::bf16ToFloat(
-          precrt::numerics::floatToBF16(x));
+      wireSum +=
+          precrt::numerics::bf16ToFloat(precrt::numerics::floatToBF16(x));
     }
     double reference = sum / size, scale = magnitude / size;
     for (int v = 0; v < numVariants; ++v)
@@ -725,7 +725,8 @@ void reportReduceScatter(const ReduceScatterState &state) {
   llvm::outs() << llvm::formatv(
       "  bf16/f32 over prec f32: max {0}, mean {1}; over the bf16 wire floor: "
       "max {2}, mean {3}; bf16/bf16 over bf16/f32: max {4}\n",
-      ratio(state.maxError[2], f32Max), ratio(state.sumError[2], state.sumError[1]),
+      ratio(state.maxError[2], f32Max),
+      ratio(state.sumError[2], state.sumError[1]),
       ratio(state.maxError[2], state.maxWireFloor),
       ratio(state.sumError[2], state.sumWireFloor),
       ratio(state.maxError[3], state.maxError[2]));
