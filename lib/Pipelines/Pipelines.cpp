@@ -54,6 +54,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createPrecBufferizeEntryBoundaries());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.allowReturnAllocsFromLoops = true;
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
