@@ -178,6 +178,19 @@ struct PrecDeallocateBuffersPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
 
+    // Upstream's deallocation takes no IR that frees buffers already (it
+    // cannot tell who owns them): say so here, with the pass's name, rather
+    // than let its message name an op the user never wrote.
+    WalkResult frees = module.walk([](memref::DeallocOp dealloc) {
+      dealloc.emitOpError()
+          << "in the input of prec-deallocate-buffers: expected bufferized "
+             "IR without deallocations (the pass inserts them all; run it "
+             "once)";
+      return WalkResult::interrupt();
+    });
+    if (frees.wasInterrupted())
+      return signalPassFailure();
+
     // Upstream's deallocation leaves stack allocations alone: local buffers
     // become tagged ones while it runs on the rest.
     for (memref::AllocOp alloc : findLocalBuffers(module)) {

@@ -623,6 +623,10 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
     the pipeline out: a step returning one updated shard per layer would
     otherwise be retained by one `bufferization.dealloc` of L results that
     upstream simplifies, in time quadratic in L, to nothing.
+
+    The input must not free buffers itself (`memref.dealloc`), as upstream's
+    deallocation requires; such IR, the pass's own output included, is
+    rejected with an error at the first deallocation.
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
