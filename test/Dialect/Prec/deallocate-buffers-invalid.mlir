@@ -16,6 +16,14 @@ func.func @freed(%x: memref<8xf32>) {
 
 // -----
 
+func.func @marked() {
+  // expected-error @below {{'memref.alloca' op in the input of prec-deallocate-buffers: 'prec.local_buffer' is the pass's own mark, not an input}}
+  %a = memref.alloca() {prec.local_buffer} : memref<8xf32>
+  return
+}
+
+// -----
+
 // Deallocated by the first run; the second reports the dealloc it inserted
 // (at the allocation's location).
 func.func @local(%x: memref<8xf32>) {

@@ -180,15 +180,25 @@ struct PrecDeallocateBuffersPass
 
     // Upstream's deallocation takes no IR that frees buffers already (it
     // cannot tell who owns them): say so here, with the pass's name, rather
-    // than let its message name an op the user never wrote.
-    WalkResult frees = module.walk([](memref::DeallocOp dealloc) {
-      dealloc.emitOpError()
-          << "in the input of prec-deallocate-buffers: expected bufferized "
-             "IR without deallocations (the pass inserts them all; run it "
-             "once)";
-      return WalkResult::interrupt();
+    // than let its message name an op the user never wrote. The pass's tag
+    // for hidden buffers is its own too.
+    WalkResult unexpected = module.walk([](Operation *op) {
+      if (isa<memref::DeallocOp>(op)) {
+        op->emitOpError()
+            << "in the input of prec-deallocate-buffers: expected bufferized "
+               "IR without deallocations (the pass inserts them all; run it "
+               "once)";
+        return WalkResult::interrupt();
+      }
+      if (op->hasAttr(PrecDialect::kLocalBufferAttrName)) {
+        op->emitOpError() << "in the input of prec-deallocate-buffers: '"
+                          << PrecDialect::kLocalBufferAttrName
+                          << "' is the pass's own mark, not an input";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
     });
-    if (frees.wasInterrupted())
+    if (unexpected.wasInterrupted())
       return signalPassFailure();
 
     // Upstream's deallocation leaves stack allocations alone: local buffers

@@ -626,7 +626,8 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
 
     The input must not free buffers itself (`memref.dealloc`), as upstream's
     deallocation requires; such IR, the pass's own output included, is
-    rejected with an error at the first deallocation.
+    rejected with an error at the first deallocation, as is the mark the
+    pass puts on the buffers it hides (`prec.local_buffer`).
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
