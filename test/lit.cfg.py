@@ -19,6 +19,7 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%prec_lib", os.path.join(config.prec_obj_root, "lib")))
 config.substitutions.append(("%prec_src", config.prec_src_root))
+config.substitutions.append(("%prec_build", config.prec_obj_root))
 
 prec_tools_dir = os.path.join(config.prec_obj_root, "bin")
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
