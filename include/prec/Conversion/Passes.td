@@ -91,7 +91,7 @@ def PrecMapElementwiseToGPU
     - no division per element: a divisor that does not change across the
       kernel is inverted once per thread; a power of two is multiplied by
       its exact inverse, any other divisor gets one correction step
-      (`q = x * r; q += fma(-q, d, x) * r`), which gives the correctly
+      (`q = x * r; q = fma(fma(-q, d, x), r, q)`), which gives the correctly
       rounded quotient whenever it and `r` are normal (Markstein); the
       rare other elements take a real division in a branch.
 
@@ -132,8 +132,9 @@ def PrecGPUHostToRuntime
   let summary = "keep the host's buffers on the GPU and order its GPU work on "
                 "the rank's stream";
   let description = [{
-    Runs after kernel outlining, on the host functions of a module whose
-    kernels are `gpu.launch_func`s. Every host function that does GPU work
+    Runs after the kernels are mapped to `gpu.launch` ops and before
+    `gpu-kernel-outlining` (an outlined `gpu.launch_func` in its input is an
+    error). Every host function that does GPU work
     asks the runtime once for the calling rank's compute stream
     (`precrtCompiledGpuStream`) and enqueues all of it there, in program
     order:
@@ -141,7 +142,8 @@ def PrecGPUHostToRuntime
     - `memref.alloc` / `memref.dealloc` become stream-ordered `gpu.alloc` /
       `gpu.dealloc`, so every buffer lives in device memory (the driver
       passes device buffers as arguments and receives device buffers);
-    - kernel launches become `gpu.launch_func async` on the stream;
+    - kernel launches become `gpu.launch async` on the stream, which
+      outlining then turns into `gpu.launch_func` on that stream;
     - a constant global that a kernel reads is copied to the device first;
     - each `precrtCompiledCollective` becomes
       `precrtCompiledCollectiveOnStream`, which runs the transport on its

@@ -364,6 +364,16 @@ struct PrecGPUHostToRuntimePass
     : public prec::impl::PrecGPUHostToRuntimeBase<PrecGPUHostToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // An outlined launch has lost the body this pass rewrites around; left
+    // as it is, it would run off the rank's stream.
+    WalkResult outlined = module.walk([](gpu::LaunchFuncOp launch) {
+      launch.emitOpError()
+          << "in the input of prec-gpu-host-to-runtime: expected kernels as "
+             "'gpu.launch' (run the pass before gpu-kernel-outlining)";
+      return WalkResult::interrupt();
+    });
+    if (outlined.wasInterrupted())
+      return signalPassFailure();
     for (auto function :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (!function.isExternal() &&

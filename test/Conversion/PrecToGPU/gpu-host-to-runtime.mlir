@@ -247,3 +247,22 @@ func.func @read_mutable_global(%out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// An outlined launch would run off the stream: the pass runs before
+// gpu-kernel-outlining.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%x: memref<8xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @outlined(%x: memref<8xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @below {{'gpu.launch_func' op in the input of prec-gpu-host-to-runtime: expected kernels as 'gpu.launch' (run the pass before gpu-kernel-outlining)}}
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<8xf32>)
+    return
+  }
+}

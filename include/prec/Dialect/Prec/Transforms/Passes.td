@@ -62,7 +62,7 @@ def PrecApplyPolicy : Pass<"prec-apply-policy", "mlir::ModuleOp"> {
 
     Before:
     ```mlir
-    func.func @step(%w: tensor<8x4xf32>) -> tensor<32x4xf32>
+    func.func @step(%w: tensor<8x4xf32>) -> tensor<32x4xbf16>
         attributes {prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>} {
       %0 = prec.all_gather %w on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<32x4xbf16>
       %1 = prec.cast %0 : tensor<32x4xbf16> to tensor<32x4xbf16>
@@ -324,13 +324,13 @@ def PrecAccumulateMicrobatches
       %gi = tensor.extract_slice %g[%i, 0] [1, 256] [1, 1]
               : tensor<2x256xf32> to tensor<256xf32>
       %si = prec.reduce_scatter %gi on @hsdp grid_axes = [1] scatter_axis = 0
-              forward_dtype = f32 acc_dtype = f32
+              forward_dtype = f32 backward_dtype = f32 acc_dtype = f32
               : tensor<256xf32> -> tensor<32xf32>
       %next = arith.addf %a, %si : tensor<32xf32>
       scf.yield %next : tensor<32xf32>
     }
     %sum = prec.all_reduce %acc on @hsdp grid_axes = [0] forward_dtype = f32
-             acc_dtype = f32 post_divisor = 3.200000e+01
+             backward_dtype = f32 acc_dtype = f32 post_divisor = 3.200000e+01
              : tensor<32xf32> -> tensor<32xf32>
     ```
   }];
@@ -373,7 +373,7 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
 
     Example:
     ```mlir
-    // remark: relative error bound 3.914e-03 (|error| <= bound * sum_i |x_i| / divisor):
+    // remark: relative error bound 3.907e-03 (|error| <= bound * sum_i |x_i| / divisor):
     //   N = 8, input f32, wire bf16, accumulation f32, direct, result f32
     %s = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = bf16
            acc_dtype = f32 : tensor<64xf32> -> tensor<8xf32>
@@ -448,17 +448,14 @@ def PrecBucketCollectives
     ```
     After:
     ```mlir
-    %e  = tensor.empty() : tensor<4x5xf32>
     %f1 = tensor.collapse_shape %d1 [[0, 1]] : tensor<8x2xf32> into tensor<16xf32>
     %c1 = tensor.expand_shape %f1 [[0, 1]] output_shape [4, 4]
             : tensor<16xf32> into tensor<4x4xf32>
-    %b1 = tensor.insert_slice %c1 into %e[0, 0] [4, 4] [1, 1]
-            : tensor<4x4xf32> into tensor<4x5xf32>
     %c2 = tensor.expand_shape %d2 [[0, 1]] output_shape [4, 1]
             : tensor<4xf32> into tensor<4x1xf32>
-    %b2 = tensor.insert_slice %c2 into %b1[0, 4] [4, 1] [1, 1]
-            : tensor<4x1xf32> into tensor<4x5xf32>
-    %in = tensor.collapse_shape %b2 [[0, 1]] : tensor<4x5xf32> into tensor<20xf32>
+    %b  = tensor.concat dim(1) %c1, %c2
+            : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x5xf32>
+    %in = tensor.collapse_shape %b [[0, 1]] : tensor<4x5xf32> into tensor<20xf32>
     %r  = prec.reduce_scatter %in on @dp scatter_axis = 0 forward_dtype = bf16
             backward_dtype = bf16 acc_dtype = f32 : tensor<20xf32> -> tensor<5xf32>
     %s1 = tensor.extract_slice %r[0] [4] [1] : tensor<5xf32> to tensor<4xf32>
@@ -667,10 +664,10 @@ def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
     becomes
     ```mlir
     func.func @step(%a: memref<64xf32>, %s: f32) {
-      call @step_kernel(%a, %s) : (memref<64xf32>, f32) -> ()
+      call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
       return
     }
-    func.func private @step_kernel(%a: memref<64xf32>, %s: f32) {
+    func.func private @step_kernel(%s: f32, %a: memref<64xf32>) {
       linalg.fill ins(%s : f32) outs(%a : memref<64xf32>)
       return
     }
