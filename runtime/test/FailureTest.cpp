@@ -8,11 +8,14 @@
 
 #include "TestUtil.h"
 
+#include "precrt/compiled.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 using namespace precrt_test;
@@ -307,6 +310,80 @@ TEST(Api, VersionNamesAndBadArguments) {
                         PRECRT_ERROR_INVALID_ARGUMENT);
             }),
             PRECRT_SUCCESS);
+}
+
+TEST(Api, LocalRanksAreBounded) {
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_LOCAL;
+  options.num_local_ranks = 4097;
+  EXPECT_EQ(runWithOptions(options, [](precrt_comm_t, int) {}),
+            PRECRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(messageContains("num_local_ranks 4097 is more than the local "
+                              "backend's 4096 ranks"));
+}
+
+TEST(Api, SendRecvCountThatOverflowsIsAnError) {
+  // (2^61 + 1) f64 elements are 8 bytes once the size wraps around.
+  size_t count = (size_t(1) << 61) + 1;
+  ASSERT_EQ(runLocal(2,
+                     [&](precrt_comm_t comm, int rank) {
+                       double value = 42;
+                       precrt_status_t status =
+                           rank == 0 ? precrtSend(comm, &value, count,
+                                                  PRECRT_DTYPE_F64, 1)
+                                     : precrtRecv(comm, &value, count,
+                                                  PRECRT_DTYPE_F64, 0);
+                       EXPECT_NE(status, PRECRT_SUCCESS);
+                       if (rank == 0)
+                         EXPECT_TRUE(messageContains(
+                             "send count 2305843009213693953 overflows"));
+                     }),
+            PRECRT_SUCCESS);
+}
+
+TEST(Compiled, SplitTransportNeedsAMultipleOfTheGroup) {
+  ASSERT_EQ(
+      runLocal(4,
+               [](precrt_comm_t, int) {
+                 float send[10], recv[10];
+                 for (float &x : send)
+                   x = 1;
+                 const int64_t shape[1] = {4};
+                 for (int32_t transport : {PRECRT_TRANSPORT_REDUCE_SCATTER,
+                                           PRECRT_TRANSPORT_ALL_TO_ALL}) {
+                   precrtCompiledClearError();
+                   EXPECT_EQ(precrtCompiledCollective(
+                                 transport, send, recv, 10, PRECRT_DTYPE_F32,
+                                 PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr),
+                             PRECRT_ERROR_INVALID_ARGUMENT);
+                   const char *error = precrtCompiledGetError();
+                   ASSERT_NE(error, nullptr);
+                   EXPECT_NE(std::string(error).find(
+                                 "sends 10 elements over a group of 4 ranks: "
+                                 "expected a multiple of 4"),
+                             std::string::npos)
+                       << error;
+                 }
+                 precrtCompiledClearError();
+                 // Null axes with a count of them, and a null shape.
+                 EXPECT_EQ(precrtCompiledCollective(
+                               PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 4,
+                               PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape,
+                               1, nullptr),
+                           PRECRT_ERROR_INVALID_ARGUMENT);
+                 precrtCompiledClearError();
+                 EXPECT_EQ(precrtCompiledCollective(
+                               PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 4,
+                               PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1,
+                               nullptr, 0, nullptr),
+                           PRECRT_ERROR_INVALID_ARGUMENT);
+                 const char *error = precrtCompiledGetError();
+                 ASSERT_NE(error, nullptr);
+                 EXPECT_STREQ(error, "a compiled collective got a null grid "
+                                     "shape or axes");
+                 precrtCompiledClearError();
+               }),
+      PRECRT_SUCCESS);
 }
 
 } // namespace

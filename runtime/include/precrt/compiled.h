@@ -44,6 +44,8 @@ typedef enum precrt_transport_t {
  * buffer of this rank) into `recv`, over the group of the calling rank's
  * world given by a grid of shape `shape[0..num_dims)` and its `axes`
  * (num_axes == 0: all axes). `reduction` is read for reducing transports.
+ * all_to_all and reduce_scatter split `send` into one block per rank of the
+ * group: `send_count` must be a multiple of the group size.
  * Returns 0, or the precrt_status_t of the first failure of this rank. */
 PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,

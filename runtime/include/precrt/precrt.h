@@ -86,8 +86,8 @@ typedef struct precrt_comm *precrt_comm_t;
 
 typedef struct precrt_init_options {
   precrt_backend_t backend;
-  /* Ranks (threads) for the local backend and for NCCL's thread bootstrap;
-   * <= 0 reads PRECRT_LOCAL_RANKS, else 1. */
+  /* Ranks (threads) for the local backend and for NCCL's thread bootstrap,
+   * at most 4096; <= 0 reads PRECRT_LOCAL_RANKS, else 1. */
   int32_t num_local_ranks;
   /* Collective timeout in milliseconds; <= 0 keeps the process default
    * (PRECRT_TIMEOUT_MS or precrtSetDefaultTimeoutMs). */

@@ -105,16 +105,24 @@ precrt_status_t resolveOptions(const precrt_init_options *options,
 
 precrt_status_t resolveLocalRanks(const precrt_init_options *options,
                                   int *numRanks) {
+  // Each pair of local ranks has a mailbox: the bound keeps that table (and
+  // the threads) within what one process can hold.
+  constexpr int32_t maxLocalRanks = 4096;
   if (options && options->num_local_ranks > 0) {
+    if (options->num_local_ranks > maxLocalRanks)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "num_local_ranks %d is more than the local backend's %d "
+                  "ranks",
+                  options->num_local_ranks, maxLocalRanks);
     *numRanks = options->num_local_ranks;
     return PRECRT_SUCCESS;
   }
   int64_t fromEnvironment = 1;
-  if (readPositiveEnv("PRECRT_LOCAL_RANKS", 4096, &fromEnvironment) ==
+  if (readPositiveEnv("PRECRT_LOCAL_RANKS", maxLocalRanks, &fromEnvironment) ==
       EnvNumber::Malformed)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "PRECRT_LOCAL_RANKS='%s' is not a rank count in [1, 4096]",
-                std::getenv("PRECRT_LOCAL_RANKS"));
+                "PRECRT_LOCAL_RANKS='%s' is not a rank count in [1, %d]",
+                std::getenv("PRECRT_LOCAL_RANKS"), maxLocalRanks);
   *numRanks = static_cast<int>(fromEnvironment);
   return PRECRT_SUCCESS;
 }
@@ -550,6 +558,13 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
   if (!validDtype(dtype))
     local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
                  "precrtSendRecv: unknown dtype %d", int(dtype));
+  else if (size_t most = std::numeric_limits<size_t>::max() /
+                        precrtDtypeSize(dtype);
+           send_count > most || recv_count > most)
+    local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                 "precrtSendRecv: %s count %zu overflows",
+                 send_count > most ? "send" : "recv",
+                 send_count > most ? send_count : recv_count);
   else if ((send_peer >= 0 && send_count && !send) ||
            (recv_peer >= 0 && recv_count && !recv))
     local = fail(PRECRT_ERROR_INVALID_ARGUMENT,

@@ -86,6 +86,10 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "unknown transport " + std::to_string(transport));
 
+  if ((num_axes > 0 && !axes) || (num_dims > 0 && !shape))
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "a compiled collective got a null grid shape or axes");
+
   std::vector<int32_t> groupAxes(axes, axes + num_axes);
   if (groupAxes.empty())
     for (int32_t axis = 0; axis < num_dims; ++axis)
@@ -100,6 +104,20 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
     status = precrtCommSize(group, &groupSize);
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
+  // Each rank's share of the wire buffer is send_count / groupSize: a
+  // remainder would be dropped.
+  bool splitsSend = transport == PRECRT_TRANSPORT_ALL_TO_ALL ||
+                    transport == PRECRT_TRANSPORT_REDUCE_SCATTER;
+  if (splitsSend && send_count % groupSize != 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                std::string("a compiled ") +
+                    (transport == PRECRT_TRANSPORT_ALL_TO_ALL
+                         ? "all_to_all"
+                         : "reduce_scatter") +
+                    " sends " + std::to_string(send_count) +
+                    " elements over a group of " + std::to_string(groupSize) +
+                    " ranks: expected a multiple of " +
+                    std::to_string(groupSize));
 
   if (stream)
     status = precrt::cuda::runBetweenStreams(

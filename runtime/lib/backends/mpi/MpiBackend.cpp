@@ -565,7 +565,7 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
   incoming_.resize(largest);
   const int right = (me + 1) % n, left = (me + n - 1) % n;
 
-  if (n > 1)
+  if (n > 1 && chunkBytes(me - 1))
     std::memcpy(partial_.data(), ownElements(me - 1), chunkBytes(me - 1));
   for (int step = 0; step < n - 1; ++step) {
     int sendIndex = me - 1 - step, recvIndex = me - 2 - step;
