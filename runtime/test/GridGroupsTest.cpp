@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 using namespace precrt_test;
 
@@ -142,6 +144,37 @@ TEST(GridGroups, BadGridsAreRejectedOnEveryRank) {
               EXPECT_NE(std::string(precrtGetLastErrorMessage()).find("rank 3"),
                         std::string::npos)
                   << precrtGetLastErrorMessage();
+            }),
+            PRECRT_SUCCESS);
+}
+
+TEST(GridGroups, MalformedArgumentsOnOneRankFailTheOthersAtOnce) {
+  // Rank 1 passes no dimensions, then stays busy: the others must not wait
+  // for it (their timeout is a minute) to learn that the split failed.
+  ASSERT_EQ(runLocal(3, [&](precrt_comm_t world, int rank) {
+              precrtCommSetTimeoutMs(world, 60000);
+              const int64_t shape[] = {3};
+              const int32_t axis[] = {0};
+              precrt_comm_t group = nullptr;
+              auto start = std::chrono::steady_clock::now();
+              precrt_status_t status = precrtCommForGridAxes(
+                  world, rank == 1 ? 0 : 1, shape, 1, axis, &group);
+              double seconds = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count();
+              EXPECT_NE(status, PRECRT_SUCCESS);
+              EXPECT_LT(seconds, 0.5);
+              if (rank != 1)
+                EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED)
+                    << precrtGetLastErrorMessage();
+              if (rank == 1) {
+                EXPECT_NE(std::string(precrtGetLastErrorMessage())
+                              .find("need a shape of at least one dimension"),
+                          std::string::npos)
+                    << precrtGetLastErrorMessage();
+                std::this_thread::sleep_for(std::chrono::seconds(1));
+              }
+              precrtBarrier(world);
             }),
             PRECRT_SUCCESS);
 }

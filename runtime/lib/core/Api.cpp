@@ -437,16 +437,24 @@ precrt_status_t precrtCommForGridAxes(precrt_comm_t parent, int32_t num_dims,
   if (!group)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "precrtCommForGridAxes: null result");
-  if (num_dims <= 0 || !shape || num_axes < 0 || (num_axes > 0 && !axes))
+  // Malformed arguments still take part in the split, as an empty grid that
+  // the other ranks see flagged, so that they fail at once.
+  bool malformed =
+      num_dims <= 0 || !shape || num_axes < 0 || (num_axes > 0 && !axes);
+  std::vector<int64_t> shapeVector;
+  std::vector<int32_t> axesVector;
+  if (!malformed) {
+    shapeVector.assign(shape, shape + num_dims);
+    axesVector.assign(axes, axes + num_axes);
+  }
+  Communicator *result = nullptr;
+  precrt_status_t status =
+      unwrap(parent)->forGridAxes(shapeVector, axesVector, &result);
+  if (malformed)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "precrtCommForGridAxes: need a shape of at least one "
                 "dimension and %d axes",
                 num_axes);
-  std::vector<int64_t> shapeVector(shape, shape + num_dims);
-  std::vector<int32_t> axesVector(axes, axes + num_axes);
-  Communicator *result = nullptr;
-  precrt_status_t status =
-      unwrap(parent)->forGridAxes(shapeVector, axesVector, &result);
   if (status == PRECRT_SUCCESS)
     *group = wrap(result);
   return status;

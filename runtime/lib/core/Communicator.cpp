@@ -305,7 +305,12 @@ precrt_status_t Communicator::forGridAxes(const std::vector<int64_t> &shape,
   agreement.descriptor.op = uint32_t(CollectiveOp::GridSplit);
   agreement.descriptor.fingerprint = membership.fingerprint;
   agreement.descriptor.invalidOnRank = validity != PRECRT_SUCCESS;
+  std::string invalidGrid =
+      validity != PRECRT_SUCCESS ? lastErrorMessage() : std::string();
   precrt_status_t status = collective(agreement);
+  // This rank's own reason, not the agreement's echo of it.
+  if (validity != PRECRT_SUCCESS)
+    return fail(validity, "%s", invalidGrid.c_str());
   if (status != PRECRT_SUCCESS)
     return status;
   std::unique_ptr<Communicator> created;
