@@ -1144,12 +1144,22 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   }
   llvm::APFloat converted(value);
   bool losesInfo = false;
-  if (semantics && std::isfinite(value) &&
-      (converted.convert(*semantics, llvm::APFloat::rmNearestTiesToEven,
-                         &losesInfo) &
-       llvm::APFloat::opOverflow)) {
+  llvm::APFloat::opStatus status =
+      semantics ? converted.convert(*semantics,
+                                    llvm::APFloat::rmNearestTiesToEven,
+                                    &losesInfo)
+                : llvm::APFloat::opOK;
+  if (std::isfinite(value) && (status & llvm::APFloat::opOverflow)) {
     problem = "expected a number in the range of " + spec.typeName;
     return failure();
+  }
+  // 16-bit floats straight from the decimal's double, rounded once (through
+  // f32 first, 1.0039062500000002 would round to 1 in bf16, not 1.0078125).
+  if (spec.element == ScalarKind::F16 || spec.element == ScalarKind::BF16) {
+    auto bits =
+        static_cast<uint16_t>(converted.bitcastToAPInt().getZExtValue());
+    std::memcpy(&storage, &bits, sizeof(bits));
+    return success();
   }
   writeElement(spec, &storage, 0, value);
   return success();

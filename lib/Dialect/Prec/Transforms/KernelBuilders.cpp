@@ -10,9 +10,40 @@
 using namespace mlir;
 using namespace mlir::prec;
 
+/// Rounds `value`, of a float type wider than f32, to f32 by round-to-odd:
+/// an inexact result is the neighbour whose last bit is 1. Rounding that to
+/// a type with at least two fewer significand bits (bf16, f16) to nearest
+/// even then gives the nearest-even rounding of `value` itself. A direct
+/// `arith.truncf` from f64 to bf16 does not: LLVM goes through f32 with
+/// two roundings on x86 (1 + 2^-8 + 2^-30 would become 1, not 1 + 2^-7).
+static Value roundToOddF32(OpBuilder &b, Location loc, Value value) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, f32, value);
+  Value back = arith::ExtFOp::create(b, loc, value.getType(), nearest);
+  // Ordered comparisons: a NaN is exact and stays as it is.
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                        back, value);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                      back, value);
+  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                         value, zero);
+  // Rounded away from zero: step the magnitude (the low bits) back by one.
+  Value awayFromZero = arith::XOrIOp::create(b, loc, above, negative);
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  Value stepped = arith::SubIOp::create(b, loc, bits, one);
+  Value towardZero =
+      arith::SelectOp::create(b, loc, awayFromZero, stepped, bits);
+  Value odd = arith::OrIOp::create(b, loc, towardZero, one);
+  Value rounded = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, f32, rounded);
+}
+
 /// Converts a float scalar to `to` with one rounding: extend, truncate, or
 /// (between bf16 and f16, neither of which holds the other) extend to f32
-/// exactly and truncate once, skipping the step on a side that is f32.
+/// exactly and truncate once, skipping the step on a side that is f32. From
+/// a type wider than f32 to one narrower, through f32 rounded to odd.
 Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
                                FloatType to) {
   auto from = cast<FloatType>(value.getType());
@@ -20,6 +51,10 @@ Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
     return value;
   if (floatTypeContains(to, from))
     return arith::ExtFOp::create(b, loc, to, value);
+  FloatType f32Type = b.getF32Type();
+  if (floatTypeContains(from, f32Type) && from != f32Type &&
+      floatTypeContains(f32Type, to) && to != f32Type)
+    return arith::TruncFOp::create(b, loc, to, roundToOddF32(b, loc, value));
   if (floatTypeContains(from, to))
     return arith::TruncFOp::create(b, loc, to, value);
   FloatType f32 = b.getF32Type();
