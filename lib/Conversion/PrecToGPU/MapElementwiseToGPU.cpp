@@ -546,6 +546,21 @@ struct PrecMapElementwiseToGPUPass
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
+    // NVPTX has no f80 or f128 arithmetic: LLVM would abort in instruction
+    // selection. Say so at the op that computes in it.
+    WalkResult wide = module.walk([](linalg::LinalgOp kernel) {
+      for (Type type : llvm::concat<Type>(kernel->getOperandTypes(),
+                                          kernel->getResultTypes()))
+        if (isa<Float80Type, Float128Type>(getElementTypeOrSelf(type))) {
+          kernel->emitOpError("computes in ")
+              << getElementTypeOrSelf(type)
+              << ", which GPU kernels do not support: use f64 or narrower";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (wide.wasInterrupted())
+      return signalPassFailure();
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isExternal())
         mapFunction(module, function);

@@ -22,8 +22,12 @@ using namespace mlir::prec;
 namespace {
 
 /// Rejects, with a diagnostic, what the kernels do not implement: fp8
-/// conversions (which need scales and saturation) and stochastic rounding.
+/// conversions (which need scales and saturation), fp8 quantization,
+/// stochastic rounding and tf32 (which LLVM has no type for).
 LogicalResult checkLowerable(Operation *op) {
+  if (isa<QuantizeOp, DequantizeOp>(op))
+    return op->emitOpError("is not lowered to linalg yet (fp8 scaling); "
+                           "cast to bf16 or f16 instead");
   if (auto castOp = dyn_cast<CastOp>(op);
       castOp && castOp.getRounding() != RoundingMode::NearestEven)
     return op->emitOpError("stochastic rounding is not supported by the "
@@ -37,6 +41,9 @@ LogicalResult checkLowerable(Operation *op) {
       return op->emitOpError("fp8 conversions are not supported by the "
                              "linalg lowering, got ")
              << getElementTypeOrSelf(type);
+    if (isa<FloatTF32Type>(getElementTypeOrSelf(type)))
+      return op->emitOpError("tf32 is not supported by the linalg lowering "
+                             "(no LLVM type holds it); use f32 or bf16");
   }
   return success();
 }
@@ -265,7 +272,7 @@ struct ConvertPrecToLinalgPass
     : public prec::impl::ConvertPrecToLinalgBase<ConvertPrecToLinalgPass> {
   void runOnOperation() override {
     WalkResult checked = getOperation().walk([](Operation *op) {
-      if (!isa<CastOp, ReduceOp, SGDOp, AdamWOp>(op))
+      if (!isa<CastOp, ReduceOp, SGDOp, AdamWOp, QuantizeOp, DequantizeOp>(op))
         return WalkResult::advance();
       return failed(checkLowerable(op)) ? WalkResult::interrupt()
                                         : WalkResult::advance();

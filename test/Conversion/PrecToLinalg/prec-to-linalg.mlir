@@ -79,6 +79,23 @@ func.func @fp8(%x: tensor<8xf32>) -> tensor<8xf8E4M3FN> {
 
 // -----
 
+func.func @tf32(%x: tensor<8xf32>) -> tensor<8xtf32> {
+  // expected-error @+1 {{tf32 is not supported by the linalg lowering (no LLVM type holds it); use f32 or bf16}}
+  %0 = prec.cast %x : tensor<8xf32> to tensor<8xtf32>
+  return %0 : tensor<8xtf32>
+}
+
+// -----
+
+func.func @quantize(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{'prec.quantize' op is not lowered to linalg yet (fp8 scaling); cast to bf16 or f16 instead}}
+  %q = prec.quantize %x scale %s scaling = <dynamic>
+         : tensor<4xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
+  return %q : tensor<4xf8E4M3FN>
+}
+
+// -----
+
 func.func @dynamic(%x: tensor<?xbf16>) -> tensor<f32> {
   // expected-error @+1 {{expected static shapes, got 'tensor<?xbf16>'}}
   %0 = prec.reduce %x dims = [0] : tensor<?xbf16> -> tensor<f32>

@@ -187,6 +187,16 @@ func.func @fp8_result(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
 
 // -----
 
+shard.grid @dp(shape = 2)
+func.func @tf32_wire(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{wire dtype 'tf32' has no runtime representation: expected f64, f32, f16 or bf16}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = tf32
+         : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // Nothing to send: the empty result needs no communication on any rank.
 // CHECK-LABEL: func @zero_elements
 // CHECK-NOT: prec.transport

@@ -103,6 +103,11 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
   if (isScaledLowPrecisionType(plan.wire))
     return op->emitOpError("fp8 wire dtype ")
            << plan.wire << " is not supported by the decomposition";
+  // The runtimes move f64, f32, f16 and bf16 (and fp8, rejected above).
+  if (!isa<Float64Type, Float32Type, Float16Type, BFloat16Type>(plan.wire))
+    return op->emitOpError("wire dtype ")
+           << plan.wire << " has no runtime representation: expected f64, "
+           << "f32, f16 or bf16";
   if (!op.isReduction())
     return plan;
 
