@@ -177,6 +177,31 @@ TEST(Timeout, StalledRankMakesOthersFailWithinTheTimeout) {
   EXPECT_EQ(statuses[3], PRECRT_ERROR_PEER_FAILED);
 }
 
+TEST(Timeout, SlowCopyDoesNotHandBuffersBackEarly) {
+  // The root of a broadcast has nothing to copy and reaches the last barrier
+  // long before its peer has read 128 MiB from the root's buffer, far past
+  // a 5 ms timeout. Had the root timed out there, it would free the buffer
+  // under the peer's copy. Once data moves, the call completes; only the
+  // first barrier (every rank arriving) has a deadline.
+  const size_t bytes = size_t(128) << 20;
+  std::vector<precrt_status_t> statuses(2);
+  ASSERT_EQ(runLocal(2,
+                     [&](precrt_comm_t world, int rank) {
+                       std::vector<char> buffer(bytes, rank == 0 ? 7 : 0);
+                       ASSERT_EQ(precrtBarrier(world), PRECRT_SUCCESS);
+                       precrtCommSetTimeoutMs(world, 5);
+                       statuses[rank] =
+                           precrtBroadcast(world, buffer.data(), buffer.data(),
+                                           bytes, PRECRT_DTYPE_BYTES, 0);
+                       if (statuses[rank] == PRECRT_SUCCESS)
+                         EXPECT_EQ(buffer[bytes - 1], 7) << rank;
+                     }),
+            PRECRT_SUCCESS);
+  // Both ranks passed the first barrier together (or both timed out there,
+  // on a machine too busy to schedule them within 5 ms).
+  EXPECT_EQ(statuses[0], statuses[1]);
+}
+
 TEST(Timeout, HugeTimeoutWaitsInsteadOfExpiring) {
   // Now plus INT64_MAX milliseconds would overflow the clock into the past.
   std::vector<precrt_status_t> statuses(2);

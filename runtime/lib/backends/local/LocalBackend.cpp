@@ -260,6 +260,11 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
   if (status != PRECRT_SUCCESS || call.agreementOnly)
     return status;
 
+  // Past the first barrier every rank only copies and reduces, which ends;
+  // the barriers after that wait without a deadline, since a rank that
+  // timed out there would hand its buffers back while peers still read or
+  // write them.
+  const Clock::time_point whileDataMoves = Clock::time_point::max();
   const size_t bytes = byteSize(call.dtype(), call.count());
   char *recv = static_cast<char *>(call.recv);
   const int n = size(), me = rank();
@@ -294,7 +299,7 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
     size_t elementSize = precrtDtypeSize(call.dtype());
     reduceRange(slots, call, begin, end - begin, me,
                 recv + begin * elementSize);
-    status = group.arrive(me, deadline, what);
+    status = group.arrive(me, whileDataMoves, what);
     if (status != PRECRT_SUCCESS)
       return noteFailure(status);
     for (int rank = 0; rank < n; ++rank) {
@@ -309,7 +314,7 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
     break;
   }
   }
-  return noteFailure(group.arrive(me, deadline, what));
+  return noteFailure(group.arrive(me, whileDataMoves, what));
 }
 
 precrt_status_t
