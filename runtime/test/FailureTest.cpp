@@ -366,6 +366,56 @@ TEST(Api, SendRecvCountThatOverflowsIsAnError) {
             PRECRT_SUCCESS);
 }
 
+TEST(Api, OverlappingBuffersOnlyInTheirInPlaceForm) {
+  ASSERT_EQ(
+      runLocal(2,
+               [](precrt_comm_t comm, int rank) {
+                 float buffer[8];
+                 for (int i = 0; i < 8; ++i)
+                   buffer[i] = 100.0f * rank + i;
+                 // The documented in-place forms work.
+                 EXPECT_EQ(precrtAllGather(comm, buffer + 4 * rank, buffer, 4,
+                                           PRECRT_DTYPE_F32),
+                           PRECRT_SUCCESS);
+                 EXPECT_EQ(precrtReduceScatter(comm, buffer, buffer + 4 * rank,
+                                               4, PRECRT_DTYPE_F32,
+                                               PRECRT_REDUCTION_SUM),
+                           PRECRT_SUCCESS);
+                 EXPECT_EQ(precrtAllReduce(comm, buffer, buffer, 8,
+                                           PRECRT_DTYPE_F32,
+                                           PRECRT_REDUCTION_SUM),
+                           PRECRT_SUCCESS);
+                 // Overlaps in any other way are errors on the rank that
+                 // passes them; rank 0's all_gather below is in place.
+                 precrt_status_t status = precrtAllGather(
+                     comm, buffer, buffer, 4, PRECRT_DTYPE_F32);
+                 if (rank == 1) {
+                   EXPECT_EQ(status, PRECRT_ERROR_INVALID_ARGUMENT);
+                   EXPECT_TRUE(messageContains(
+                       "precrtAllGather: send and recv buffers overlap, but "
+                       "not in place (send == recv + rank * count)"));
+                 } else {
+                   EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
+                 }
+               }),
+      PRECRT_SUCCESS);
+  ASSERT_EQ(runLocal(2,
+                     [](precrt_comm_t comm, int) {
+                       float buffer[8] = {};
+                       EXPECT_EQ(precrtReduceScatter(comm, buffer + 1,
+                                                     buffer + 2, 2,
+                                                     PRECRT_DTYPE_F32,
+                                                     PRECRT_REDUCTION_SUM),
+                                 PRECRT_ERROR_INVALID_ARGUMENT);
+                       EXPECT_EQ(precrtAllReduce(comm, buffer, buffer + 1, 4,
+                                                 PRECRT_DTYPE_F32,
+                                                 PRECRT_REDUCTION_SUM),
+                                 PRECRT_ERROR_INVALID_ARGUMENT);
+                       EXPECT_TRUE(messageContains("(send == recv)"));
+                     }),
+            PRECRT_SUCCESS);
+}
+
 TEST(Compiled, SplitTransportNeedsAMultipleOfTheGroup) {
   ASSERT_EQ(
       runLocal(4,

@@ -182,7 +182,8 @@ PRECRT_EXPORT precrt_status_t precrtCommForGridAxes(precrt_comm_t parent,
  * in ring order, as NCCL's native kernels do (see docs/Runtime.md). */
 
 /* recv[r * count .. (r+1) * count) = send of rank r. In place when
- * send == recv + rank * count. */
+ * send == recv + rank * count; send and recv must not overlap otherwise (as
+ * for the calls below, each in its own in-place form). */
 PRECRT_EXPORT precrt_status_t precrtAllGather(precrt_comm_t comm,
                                               const void *send, void *recv,
                                               size_t count,

@@ -167,8 +167,8 @@ precrt_status_t validateBuffers(const char *name, const void *send,
                 int(dtype));
   size_t elementSize = precrtDtypeSize(dtype);
   if (count > std::numeric_limits<size_t>::max() / elementSize / scale)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: count %zu overflows",
-                name, count);
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: count %zu overflows", name,
+                count);
   if (count && ((needSend && !send) || !recv))
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "%s: null %s buffer for %zu elements", name,
@@ -179,8 +179,8 @@ precrt_status_t validateBuffers(const char *name, const void *send,
 precrt_status_t validateReduction(const char *name, precrt_dtype_t dtype,
                                   precrt_reduction_t reduction) {
   if (unsigned(reduction) >= PRECRT_NUM_REDUCTIONS)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: unknown reduction %d",
-                name, int(reduction));
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "%s: unknown reduction %d", name,
+                int(reduction));
   if (dtype == PRECRT_DTYPE_BYTES)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "%s: bytes cannot be reduced; pick a floating dtype", name);
@@ -261,8 +261,8 @@ precrt_status_t precrtBackendAvailable(precrt_backend_t backend) {
   }
 }
 
-precrt_status_t precrtRun(const precrt_init_options *options,
-                          precrt_rank_fn fn, void *user_data) {
+precrt_status_t precrtRun(const precrt_init_options *options, precrt_rank_fn fn,
+                          void *user_data) {
   if (!fn)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtRun: null rank function");
   precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
@@ -294,9 +294,9 @@ precrt_status_t precrtRun(const precrt_init_options *options,
   std::string message = result ? lastErrorMessage() : "";
   precrt_status_t finalized = precrtFinalize();
   if (result != 0) {
-    precrt_status_t rankStatus =
-        result > 0 && result <= PRECRT_ERROR_INTERNAL ? precrt_status_t(result)
-                                                      : PRECRT_ERROR_INTERNAL;
+    precrt_status_t rankStatus = result > 0 && result <= PRECRT_ERROR_INTERNAL
+                                     ? precrt_status_t(result)
+                                     : PRECRT_ERROR_INTERNAL;
     return fail(rankStatus, "rank function failed with %d: %s", result,
                 message.c_str());
   }
@@ -333,8 +333,7 @@ precrt_status_t precrtInit(const precrt_init_options *options,
     status = createMpiWorld(timeoutMs, &state.world);
     break;
   case PRECRT_BACKEND_NCCL:
-    if (options &&
-        options->nccl_bootstrap == PRECRT_NCCL_BOOTSTRAP_THREADS)
+    if (options && options->nccl_bootstrap == PRECRT_NCCL_BOOTSTRAP_THREADS)
       return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                   "precrtInit: NCCL's thread bootstrap runs ranks as threads; "
                   "use precrtRun");
@@ -460,6 +459,24 @@ precrt_status_t precrtCommForGridAxes(precrt_comm_t parent, int32_t num_dims,
   return status;
 }
 
+/// Rejects send and recv buffers that share bytes unless the call is in
+/// its documented in-place form: the kernels would read what they already
+/// overwrote.
+static precrt_status_t checkOverlap(const char *name, const void *send,
+                                    size_t sendBytes, const void *recv,
+                                    size_t recvBytes, bool inPlace,
+                                    const char *inPlaceForm) {
+  auto sendBegin = reinterpret_cast<uintptr_t>(send);
+  auto recvBegin = reinterpret_cast<uintptr_t>(recv);
+  bool overlap = sendBytes && recvBytes && sendBegin < recvBegin + recvBytes &&
+                 recvBegin < sendBegin + sendBytes;
+  if (!overlap || inPlace)
+    return PRECRT_SUCCESS;
+  return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+              "%s: send and recv buffers overlap, but not in place (%s)", name,
+              inPlaceForm);
+}
+
 precrt_status_t precrtAllGather(precrt_comm_t comm, const void *send,
                                 void *recv, size_t count,
                                 precrt_dtype_t dtype) {
@@ -467,6 +484,13 @@ precrt_status_t precrtAllGather(precrt_comm_t comm, const void *send,
   Communicator *c = unwrap(comm);
   precrt_status_t local =
       validateBuffers("precrtAllGather", send, recv, count, dtype, c->size());
+  if (local == PRECRT_SUCCESS) {
+    size_t bytes = byteSize(dtype, count);
+    local =
+        checkOverlap("precrtAllGather", send, bytes, recv, bytes * c->size(),
+                     send == static_cast<char *>(recv) + c->rank() * bytes,
+                     "send == recv + rank * count");
+  }
   CollectiveCall call =
       makeCall(CollectiveOp::AllGather, send, recv, count, dtype);
   return runChecked(c, call, local);
@@ -482,6 +506,13 @@ precrt_status_t precrtReduceScatter(precrt_comm_t comm, const void *send,
                                           recv_count, dtype, c->size());
   if (local == PRECRT_SUCCESS)
     local = validateReduction("precrtReduceScatter", dtype, reduction);
+  if (local == PRECRT_SUCCESS) {
+    size_t bytes = byteSize(dtype, recv_count);
+    local = checkOverlap(
+        "precrtReduceScatter", send, bytes * c->size(), recv, bytes,
+        recv == static_cast<const char *>(send) + c->rank() * bytes,
+        "recv == send + rank * recv_count");
+  }
   CollectiveCall call = makeCall(CollectiveOp::ReduceScatter, send, recv,
                                  recv_count, dtype, reduction);
   return runChecked(c, call, local);
@@ -496,13 +527,18 @@ precrt_status_t precrtAllReduce(precrt_comm_t comm, const void *send,
       validateBuffers("precrtAllReduce", send, recv, count, dtype, 1);
   if (local == PRECRT_SUCCESS)
     local = validateReduction("precrtAllReduce", dtype, reduction);
-  CollectiveCall call = makeCall(CollectiveOp::AllReduce, send, recv, count,
-                                 dtype, reduction);
+  if (local == PRECRT_SUCCESS) {
+    size_t bytes = byteSize(dtype, count);
+    local = checkOverlap("precrtAllReduce", send, bytes, recv, bytes,
+                         send == recv, "send == recv");
+  }
+  CollectiveCall call =
+      makeCall(CollectiveOp::AllReduce, send, recv, count, dtype, reduction);
   return runChecked(c, call, local);
 }
 
-precrt_status_t precrtAllToAll(precrt_comm_t comm, const void *send,
-                               void *recv, size_t count, precrt_dtype_t dtype) {
+precrt_status_t precrtAllToAll(precrt_comm_t comm, const void *send, void *recv,
+                               size_t count, precrt_dtype_t dtype) {
   PRECRT_REQUIRE_COMM(comm, "precrtAllToAll");
   Communicator *c = unwrap(comm);
   precrt_status_t local =
@@ -546,9 +582,9 @@ precrt_status_t precrtBarrier(precrt_comm_t comm) {
 }
 
 precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
-                               size_t send_count, int32_t send_peer,
-                               void *recv, size_t recv_count,
-                               int32_t recv_peer, precrt_dtype_t dtype) {
+                               size_t send_count, int32_t send_peer, void *recv,
+                               size_t recv_count, int32_t recv_peer,
+                               precrt_dtype_t dtype) {
   PRECRT_REQUIRE_COMM(comm, "precrtSendRecv");
   Communicator *c = unwrap(comm);
   if (send_peer < -1 || send_peer >= c->size() || recv_peer < -1 ||
@@ -566,8 +602,8 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
   if (!validDtype(dtype))
     local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
                  "precrtSendRecv: unknown dtype %d", int(dtype));
-  else if (size_t most = std::numeric_limits<size_t>::max() /
-                        precrtDtypeSize(dtype);
+  else if (size_t most =
+               std::numeric_limits<size_t>::max() / precrtDtypeSize(dtype);
            send_count > most || recv_count > most)
     local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
                  "precrtSendRecv: %s count %zu overflows",
@@ -575,9 +611,9 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
                  send_count > most ? send_count : recv_count);
   else if ((send_peer >= 0 && send_count && !send) ||
            (recv_peer >= 0 && recv_count && !recv))
-    local = fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                 "precrtSendRecv: null %s buffer",
-                 (send_peer >= 0 && send_count && !send) ? "send" : "recv");
+    local =
+        fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtSendRecv: null %s buffer",
+             (send_peer >= 0 && send_count && !send) ? "send" : "recv");
   PointToPointCall call;
   call.dtype = dtype;
   call.send = send;
