@@ -73,6 +73,27 @@ func.func @f16_accumulation(%g: tensor<2x256xf16>) -> tensor<32xf16>
   return %sum : tensor<32xf16>
 }
 
+// Microbatches that are summed add terms but not divisor: 2 x 3 ranks x 2
+// microbatches are 12 terms under an average over 6 ranks. The split takes
+// its pre-divisor from the 12 terms (4, as for an average over 12) rather
+// than from the divisor 6 (2), so that the f16 sums keep the same headroom:
+// inputs of 11000 reach 33000 in the all-reduce, where 2 would reach 66000,
+// past f16's 65504.
+shard.grid @small(shape = 2x3)
+// CHECK-LABEL: func @f16_summed_microbatches
+func.func @f16_summed_microbatches(%g: tensor<2x6xf16>) -> tensor<2xf16>
+    attributes {prec.microbatches = 2 : i64} {
+  // CHECK: scf.for
+  // CHECK:   prec.reduce_scatter {{.*}} acc_dtype = f16 pre_divisor = 4.000000e+00 : tensor<6xf16> -> tensor<2xf32>
+  // CHECK: prec.all_reduce {{.*}} acc_dtype = f16 post_divisor = 1.500000e+00 : tensor<2xf32> -> tensor<2xf16>
+  %s = prec.reduce_scatter %g on @small grid_axes = [1] scatter_axis = 1 reduction = <avg>
+         acc_dtype = f16 : tensor<2x6xf16> -> tensor<2x2xf16>
+  %r = prec.all_reduce %s on @small grid_axes = [0] reduction = <avg> acc_dtype = f16
+         : tensor<2x2xf16> -> tensor<2x2xf16>
+  %m = prec.reduce %r dims = [0] : tensor<2x2xf16> -> tensor<2xf16>
+  return %m : tensor<2xf16>
+}
+
 // Only the averaging steps divide: a summed reduce-scatter and an averaged
 // all-reduce divide by 4; averaging over the microbatches too gives 4 x 2.
 // CHECK-LABEL: func @partial_averages

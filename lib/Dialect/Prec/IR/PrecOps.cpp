@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -124,14 +125,16 @@ ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
 }
 
 ReductionDivisors mlir::prec::getAverageDivisors(int64_t divisor,
-                                                 FloatType accType) {
+                                                 FloatType accType,
+                                                 int64_t terms) {
   assert(divisor >= 1 && "expected a positive divisor");
   const llvm::fltSemantics &f32 = llvm::APFloat::IEEEsingle();
   if (llvm::APFloat::semanticsMaxExponent(accType.getFloatSemantics()) >=
       llvm::APFloat::semanticsMaxExponent(f32))
     return {1.0, static_cast<double>(divisor)};
+  terms = std::max(terms, divisor);
   int64_t pre = 1;
-  while (4 * pre * pre <= 2 * divisor)
+  while (4 * pre * pre <= 2 * terms && 2 * pre <= divisor)
     pre *= 2;
   return {static_cast<double>(pre),
           static_cast<double>(divisor) / static_cast<double>(pre)};

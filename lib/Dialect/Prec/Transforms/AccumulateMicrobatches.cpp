@@ -155,8 +155,11 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
   FloatType accType = getMicrobatchAccType(microbatchSum);
   auto shardAcc = cast<FloatType>(getEffectiveAccDtype(reduceScatter));
   auto replicateAcc = cast<FloatType>(getEffectiveAccDtype(allReduce));
+  // Every microbatch of every rank is a term of the one sum, also when the
+  // microbatches are summed rather than averaged.
+  int64_t terms = *shardSize * *replicateSize * microbatches;
   ReductionDivisors divisors = getAverageDivisors(
-      divisor, getNarrowestRange({shardAcc, accType, replicateAcc}));
+      divisor, getNarrowestRange({shardAcc, accType, replicateAcc}), terms);
 
   OpBuilder builder(reduceScatter);
   Location loc = microbatchSum.getLoc();

@@ -82,7 +82,12 @@ ReductionDivisors getExplicitDivisors(CollectiveOpInterface op);
 /// the sum. Narrower ranges (f16) get `pre` = the power of two nearest to
 /// sqrt(divisor), ties upwards, i.e. the largest power of two `f` with
 /// `f * f <= 2 * divisor`, and `post = divisor / pre`.
-ReductionDivisors getAverageDivisors(int64_t divisor, FloatType accType);
+///
+/// A sum of more `terms` than the divisor (microbatches summed before one
+/// average over ranks) takes `f` from the terms instead, so that its partial
+/// sums keep the same headroom, at most `divisor` (`post >= 1`).
+ReductionDivisors getAverageDivisors(int64_t divisor, FloatType accType,
+                                     int64_t terms = 0);
 
 } // namespace mlir::prec
 
