@@ -50,6 +50,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -60,6 +61,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <dlfcn.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -527,13 +529,13 @@ LogicalResult initializeArgument(const Program &program, unsigned index,
   return success();
 }
 
-/// The entry points of precrt that lowered code calls, bound explicitly so
-/// that the JIT never depends on how the process exports them.
-llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
-  llvm::orc::SymbolMap symbols;
+/// Visits the entry points of precrt that lowered code calls, which the JIT
+/// binds explicitly so that it never depends on how the process exports
+/// them.
+void forEachRuntimeSymbol(
+    llvm::function_ref<void(StringRef, llvm::orc::ExecutorAddr)> visit) {
   auto bind = [&](StringRef name, auto *function) {
-    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
-                               llvm::JITSymbolFlags::Exported};
+    visit(name, llvm::orc::ExecutorAddr::fromPtr(function));
   };
   // Lowered copies between buffers of general layout.
   bind("memrefCopy", &memrefCopy);
@@ -572,7 +574,35 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   bind("mgpuMemHostUnregister", &mgpuMemHostUnregister);
   bind("mgpuMemHostUnregisterMemRef", &mgpuMemHostUnregisterMemRef);
   bind("mgpuSetDefaultDevice", &mgpuSetDefaultDevice);
+}
+
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  forEachRuntimeSymbol([&](StringRef name, llvm::orc::ExecutorAddr address) {
+    symbols[interner(name)] = {address, llvm::JITSymbolFlags::Exported};
+  });
   return symbols;
+}
+
+/// Fails, at the declaration, when the lowered program calls a function
+/// that has no body and that neither the runtime nor the process defines
+/// (a forgotten `prec.differentiable`, say); the JIT would only name the
+/// missing symbol.
+LogicalResult checkDeclarationsResolve(ModuleOp module) {
+  llvm::StringSet<> runtime;
+  forEachRuntimeSymbol(
+      [&](StringRef name, llvm::orc::ExecutorAddr) { runtime.insert(name); });
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+    StringRef name = function.getSymName();
+    if (!function.isExternal() || runtime.contains(name) ||
+        dlsym(RTLD_DEFAULT, name.str().c_str()))
+      continue;
+    return function.emitError()
+           << "@" << name
+           << " is called but has no body, and neither the runtime nor a "
+              "library loaded by prec-run defines it";
+  }
+  return success();
 }
 
 /// Translation reads the MLIR module, which ranks compiling on their own
@@ -1434,7 +1464,7 @@ int main(int argc, char **argv) {
     } else {
       prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
     }
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(*module)) || failed(checkDeclarationsResolve(*module)))
       return 1;
   } else {
     llvm::errs() << "prec-run: error: the module is already lowered; run the "
