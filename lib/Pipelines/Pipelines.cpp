@@ -23,8 +23,12 @@ using namespace mlir;
 using namespace mlir::prec;
 
 /// prec on tensors to kernels and runtime calls on buffers: the part of the
-/// lowering that CPUs and GPUs share.
-static void buildPrecToBuffersPipeline(OpPassManager &pm) {
+/// lowering that CPUs and GPUs share. `loopsCarryFreshBuffers` lets a loop
+/// yield a fresh buffer (a collective's result) to its next iteration, which
+/// upstream's deallocation then frees; prec-gpu-host-to-runtime does not yet
+/// place such buffers on the device, so the GPU pipeline leaves it off.
+static void buildPrecToBuffersPipeline(OpPassManager &pm,
+                                       bool loopsCarryFreshBuffers) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -54,7 +58,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createPrecBufferizeEntryBoundaries());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.allowReturnAllocsFromLoops = true;
+  bufferization.allowReturnAllocsFromLoops = loopsCarryFreshBuffers;
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
@@ -68,7 +72,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm) {
 
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  buildPrecToBuffersPipeline(pm);
+  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true);
 
   // Buffers to loops to LLVM, each kernel in a function of its own so that
   // lowering its loops does not split the step's one long block.
@@ -89,7 +93,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
 
 void mlir::prec::buildPrecLowerToCUDAPipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
-  buildPrecToBuffersPipeline(pm);
+  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping
