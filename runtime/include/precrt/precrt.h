@@ -205,7 +205,8 @@ PRECRT_EXPORT precrt_status_t precrtAllToAll(precrt_comm_t comm,
                                              const void *send, void *recv,
                                              size_t count,
                                              precrt_dtype_t dtype);
-/* recv of every rank = send of `root` (send is read on root only). */
+/* recv of every rank = send of `root` (send is read on root only). In place
+ * on the root when send == recv. */
 PRECRT_EXPORT precrt_status_t precrtBroadcast(precrt_comm_t comm,
                                               const void *send, void *recv,
                                               size_t count,
@@ -218,7 +219,7 @@ PRECRT_EXPORT precrt_status_t precrtRecv(precrt_comm_t comm, void *recv,
                                          size_t count, precrt_dtype_t dtype,
                                          int32_t peer);
 /* Sends to `send_peer` and receives from `recv_peer` at once (no deadlock in
- * a ring). */
+ * a ring); send and recv must not overlap. */
 PRECRT_EXPORT precrt_status_t precrtSendRecv(precrt_comm_t comm,
                                              const void *send,
                                              size_t send_count,

@@ -569,6 +569,11 @@ precrt_status_t precrtBroadcast(precrt_comm_t comm, const void *send,
   else
     local = validateBuffers("precrtBroadcast", send, recv, count, dtype, 1,
                             /*needSend=*/c->rank() == root);
+  if (local == PRECRT_SUCCESS && c->rank() == root) {
+    size_t bytes = byteSize(dtype, count);
+    local = checkOverlap("precrtBroadcast", send, bytes, recv, bytes,
+                         send == recv, "send == recv");
+  }
   CollectiveCall call = makeCall(CollectiveOp::Broadcast, send, recv, count,
                                  dtype, PRECRT_REDUCTION_SUM, root);
   return runChecked(c, call, local);
@@ -614,6 +619,10 @@ precrt_status_t precrtSendRecv(precrt_comm_t comm, const void *send,
     local =
         fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtSendRecv: null %s buffer",
              (send_peer >= 0 && send_count && !send) ? "send" : "recv");
+  else if (send_peer >= 0 && recv_peer >= 0)
+    local = checkOverlap("precrtSendRecv", send, byteSize(dtype, send_count),
+                         recv, byteSize(dtype, recv_count), /*inPlace=*/false,
+                         "none: use separate buffers");
   PointToPointCall call;
   call.dtype = dtype;
   call.send = send;

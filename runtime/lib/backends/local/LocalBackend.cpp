@@ -5,8 +5,9 @@
 // barrier, checks that all descriptors agree, and then copies or reduces
 // straight from the other ranks' buffers. Further barriers order the phases
 // that write memory others read, and a final one keeps every buffer alive
-// until no rank reads it. Every wait has the communicator's deadline and
-// watches for ranks that have exited.
+// until no rank reads it. The first barrier has the communicator's deadline;
+// the later ones only wait for copies to end. Every wait watches for ranks
+// that have exited.
 //
 //===----------------------------------------------------------------------===//
 
