@@ -38,6 +38,10 @@ foreach(library MLIRPrecDialect MLIRPrecTransforms MLIRPrecToLinalg
   target_include_directories(${library} PUBLIC
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
+# add_llvm_library put PrecCAPI in LLVM's export set: the package exports
+# it with the others.
+install(TARGETS PrecCAPI EXPORT MLIRTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT MLIRTargets FILE PrecTargets.cmake
         DESTINATION ${PREC_INSTALL_CMAKE_DIR})
 

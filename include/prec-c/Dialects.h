@@ -21,6 +21,11 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Prec, prec);
 /// through the same registration point as prec-opt.
 MLIR_CAPI_EXPORTED void precRegisterDialects(MlirDialectRegistry registry);
 
+/// Registers, besides prec's, every upstream dialect and extension (as
+/// prec-opt does), so that a C front end can parse and build whole training
+/// steps (func, arith, tensor, linalg, scf, ...).
+MLIR_CAPI_EXPORTED void precRegisterAllDialects(MlirDialectRegistry registry);
+
 /// Reduction kinds, rounding modes and scaling kinds, as in the dialect.
 typedef enum {
   PrecReductionSum = 0,

@@ -9,6 +9,8 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -16,6 +18,12 @@ using namespace mlir::prec;
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Prec, prec, PrecDialect)
 
 void precRegisterDialects(MlirDialectRegistry registry) {
+  registerPrecDialects(*unwrap(registry));
+}
+
+void precRegisterAllDialects(MlirDialectRegistry registry) {
+  registerAllDialects(*unwrap(registry));
+  registerAllExtensions(*unwrap(registry));
   registerPrecDialects(*unwrap(registry));
 }
 
