@@ -1464,7 +1464,7 @@ int main(int argc, char **argv) {
     } else {
       prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
     }
-    if (failed(pm.run(*module)) || failed(checkDeclarationsResolve(*module)))
+    if (failed(pm.run(*module)))
       return 1;
   } else {
     llvm::errs() << "prec-run: error: the module is already lowered; run the "
@@ -1477,6 +1477,8 @@ int main(int argc, char **argv) {
     module->print(llvm::outs());
     return 0;
   }
+  if (failed(checkDeclarationsResolve(*module)))
+    return 1;
 
   precrt_init_options options{};
   if (backendName == "local") {

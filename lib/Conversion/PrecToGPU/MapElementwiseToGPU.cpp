@@ -549,15 +549,23 @@ struct PrecMapElementwiseToGPUPass
     // NVPTX has no f80 or f128 arithmetic: LLVM would abort in instruction
     // selection. Say so at the op that computes in it.
     WalkResult wide = module.walk([](linalg::LinalgOp kernel) {
-      for (Type type : llvm::concat<Type>(kernel->getOperandTypes(),
-                                          kernel->getResultTypes()))
-        if (isa<Float80Type, Float128Type>(getElementTypeOrSelf(type))) {
-          kernel->emitOpError("computes in ")
-              << getElementTypeOrSelf(type)
-              << ", which GPU kernels do not support: use f64 or narrower";
-          return WalkResult::interrupt();
-        }
-      return WalkResult::advance();
+      auto reject = [&](Type type) {
+        if (!isa<Float80Type, Float128Type>(getElementTypeOrSelf(type)))
+          return false;
+        kernel->emitOpError("computes in ")
+            << getElementTypeOrSelf(type)
+            << ", which GPU kernels do not support: use f64 or narrower";
+        return true;
+      };
+      // Its operands, and the values its body computes.
+      if (llvm::any_of(kernel->getOperandTypes(), reject))
+        return WalkResult::interrupt();
+      WalkResult body = kernel->walk([&](Operation *op) {
+        return llvm::any_of(op->getResultTypes(), reject)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      return body;
     });
     if (wide.wasInterrupted())
       return signalPassFailure();

@@ -289,7 +289,8 @@ def PrecAccumulateMicrobatches
     product of the group sizes of the averaging ops (times `M` when the
     microbatch sum is an average), the reduce-scatter and the loop only sum
     (a `pre_divisor` on the reduce-scatter for f16-range accumulation, as in
-    `prec-divide-factors`) and the all-reduce divides by the rest, so a 4x8
+    `prec-divide-factors` but for the number of terms of the one sum when it
+    exceeds `D`) and the all-reduce divides by the rest, so a 4x8
     grid yields `(1/32) * sum over all 32 ranks of (g1 + ... + gM)`, never
     `1/8` for earlier microbatches and `1/32` for the last.
 
