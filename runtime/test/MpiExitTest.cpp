@@ -165,10 +165,12 @@ TEST(MpiExit, RankThatGaveUpOnACallAndLeftFailsThoseStillInIt) {
                     << precrtGetLastErrorMessage();
                 return;
               }
-              // Rank 1, or a rank that failed on its exit and left too.
+              // Rank 1 told the others when it gave up (or a rank that failed
+              // on its notice and gave up too).
               EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
-              EXPECT_TRUE(messageContains(
-                  " exited while the others waited in all_reduce #0"))
+              EXPECT_TRUE(messageContains(" gave up after a failure of its own "
+                                          "while the others waited in "
+                                          "all_reduce #0"))
                   << precrtGetLastErrorMessage();
               EXPECT_LT(secondsSince(waited), 10.0);
             }),

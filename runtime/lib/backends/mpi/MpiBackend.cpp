@@ -1,13 +1,19 @@
 //===- MpiBackend.cpp - One process per rank over MPI ---------------------===//
 //
-// Only nonblocking point-to-point calls, polled against the communicator's
-// deadline, so that a dead or stalled rank produces PRECRT_ERROR_TIMEOUT
-// instead of a hang; MPI errors are returned (MPI_ERRORS_RETURN), never
-// aborted on. Every collective starts with an exchange of CallDescriptors.
-// A rank whose world is destroyed (the end of precrtRun, precrtFinalize)
-// sends an exit notice to every peer of each of its communicators, and the
-// waits watch for those notices, so that a peer left waiting in a call the
-// exited rank never made fails at once instead of at the deadline.
+// Only nonblocking point-to-point calls, polled, so that a dead or stalled
+// rank produces an error instead of a hang; MPI errors are returned
+// (MPI_ERRORS_RETURN), never aborted on. Every collective starts with an
+// exchange of CallDescriptors under the communicator's deadline: that is
+// where a rank that does not come turns into PRECRT_ERROR_TIMEOUT. Once
+// every rank has arrived, the data moves until it is done, however long that
+// takes, so that MPI never holds a caller's buffer after the call returns; it
+// stops early only when a peer announces that it left.
+// A rank leaves a communicator by sending every peer a notice of how many
+// calls it made there: at once when it gives up on a call (timeout, MPI error,
+// a peer that left), and for every other communicator when its world is
+// destroyed (the end of precrtRun, precrtFinalize). The waits watch for those
+// notices, so that a peer left waiting in a call the rank never made (or gave
+// up on) fails at once instead of at the deadline.
 // Reductions run the same ring as the local backend (chunk c is reduced from
 // rank c + 1 around to rank c, rounding to the dtype at each step), so both
 // backends give the same bits.
@@ -45,6 +51,9 @@ enum MessageTag : int {
 /// MPI counts are ints: larger messages travel in pieces of this size.
 constexpr size_t kMaxMessageBytes = size_t(1) << 30;
 
+/// The data phase of a call waits for its peers, not for the clock.
+constexpr Clock::time_point kNoDeadline = Clock::time_point::max();
+
 std::string mpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -53,16 +62,34 @@ std::string mpiErrorText(int code) {
   return std::string(text, length);
 }
 
-/// What a rank tells each peer of a communicator when it is done with it:
-/// how many calls it made, so that a peer waiting for it can tell a call it
-/// never made (fail now) from one whose messages are still on the way (keep
-/// waiting). A call it abandoned midway (timeout, MPI error, exited peer)
-/// does not count: some of its messages may never have been sent.
+/// Keeps `buffer` allocated until the process ends: MPI may still use it
+/// after a call that failed.
+template <typename T> void retire(std::vector<T> &buffer) {
+  static auto *retired = new std::vector<std::vector<T>>();
+  retired->push_back(std::move(buffer));
+}
+
+/// What a rank tells each peer of a communicator when it leaves it: how many
+/// calls it made, so that a peer waiting for it can tell a call it never made
+/// (fail now) from one whose messages are still on the way (keep waiting). A
+/// call it gave up on midway (timeout, MPI error, a peer that left) does not
+/// count: some of its messages may never have been sent.
 struct ExitNotice {
   uint64_t collectives = 0;
   uint64_t sendsTo = 0;      ///< point-to-point sends to the notice's receiver
   uint64_t receivesFrom = 0; ///< and receives from it
+  /// Nonzero when the rank gave up on the communicator after a failure,
+  /// zero when its world ended.
+  uint64_t gaveUp = 0;
 };
+
+/// "rank 2 exited while the others waited in all_reduce #3 (...)".
+std::string peerLeft(int peer, const ExitNotice &notice,
+                     const std::string &what) {
+  return "rank " + std::to_string(peer) +
+         (notice.gaveUp ? " gave up after a failure of its own" : " exited") +
+         " while the others waited in " + what;
+}
 
 /// The exit notices of one communicator's peers. A single receive from any
 /// source stays posted until every peer's notice is in: one entry in MPI's
@@ -78,7 +105,7 @@ public:
   }
 
   /// Takes in the notices that have arrived; returns whether any peer has
-  /// exited.
+  /// left.
   bool poll() {
     while (request_ != MPI_REQUEST_NULL) {
       int done = 0;
@@ -96,7 +123,7 @@ public:
     return received_ > 0;
   }
 
-  /// The notice of `peer`, or nullptr while it has not exited.
+  /// The notice of `peer`, or nullptr while it has not left.
   const ExitNotice *notice(int peer) const {
     return exited_[peer] ? &notices_[peer] : nullptr;
   }
@@ -130,30 +157,48 @@ private:
 /// Polls before a wait starts yielding the core (and looks for exits).
 constexpr int kSpinPolls = 64;
 
+/// Between two polls of a wait: spin briefly for latency, then yield the
+/// core, since ranks often share cores with each other.
+void pauseAfter(int polls) {
+  if (polls < kSpinPolls)
+    return;
+  if (polls < 1024)
+    sched_yield();
+  else
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
 /// Requests in flight with the rank each one talks to, for messages.
 class RequestSet {
 public:
   void send(const void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
-    post(peer, [&](const char *piece, int length, MPI_Request *request) {
-      return MPI_Isend(piece, length, MPI_BYTE, peer, tag, comm, request);
-    }, static_cast<const char *>(data), bytes);
+    post(
+        peer, /*receive=*/false,
+        [&](const char *piece, int length, MPI_Request *request) {
+          return MPI_Isend(piece, length, MPI_BYTE, peer, tag, comm, request);
+        },
+        static_cast<const char *>(data), bytes);
   }
   void recv(void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
-    post(peer, [&](const char *piece, int length, MPI_Request *request) {
-      return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE, peer, tag,
-                       comm, request);
-    }, static_cast<const char *>(data), bytes);
+    post(
+        peer, /*receive=*/true,
+        [&](const char *piece, int length, MPI_Request *request) {
+          return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE, peer,
+                           tag, comm, request);
+        },
+        static_cast<const char *>(data), bytes);
   }
 
   /// Polls until every request completes, an MPI call fails, the deadline
-  /// passes, or a peer it waits for has exited without making the call
-  /// (`madeCall(peer, notice)` is false). Cancels what is left on failure.
+  /// passes, or a peer it waits for has left without making the call
+  /// (`madeCall(peer, notice)` is false). On failure the requests stay in
+  /// flight: settle() must withdraw them.
   template <typename MadeCall>
   precrt_status_t wait(Clock::time_point deadline, const std::string &what,
                        PeerExits &exits, MadeCall madeCall) {
     if (postError_ != MPI_SUCCESS)
-      return abandon(PRECRT_ERROR_BACKEND,
-                     what + ": " + mpiErrorText(postError_));
+      return fail(PRECRT_ERROR_BACKEND, "%s: %s", what.c_str(),
+                  mpiErrorText(postError_).c_str());
     std::vector<int> completed(requests_.size());
     size_t remaining = requests_.size();
     for (int polls = 0; remaining > 0; ++polls) {
@@ -161,7 +206,8 @@ public:
       int rc = MPI_Testsome(int(requests_.size()), requests_.data(), &count,
                             completed.data(), MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS)
-        return abandon(PRECRT_ERROR_BACKEND, what + ": " + mpiErrorText(rc));
+        return fail(PRECRT_ERROR_BACKEND, "%s: %s", what.c_str(),
+                    mpiErrorText(rc).c_str());
       if (count == MPI_UNDEFINED)
         break;
       remaining -= count;
@@ -176,40 +222,68 @@ public:
           if (missing.find(peer) == std::string::npos)
             missing += (missing.empty() ? "" : ", ") + peer;
         }
-        return abandon(PRECRT_ERROR_TIMEOUT,
-                       what + " timed out waiting for " + missing);
+        return fail(PRECRT_ERROR_TIMEOUT, "%s timed out waiting for %s",
+                    what.c_str(), missing.c_str());
       }
-      // Spin briefly for latency, then yield the core: ranks often share
-      // cores with each other.
-      if (polls < kSpinPolls)
-        continue;
       // Past the spin, a wait is long enough to afford a look for exits.
-      if (exits.poll()) {
+      if (polls >= kSpinPolls && exits.poll()) {
         for (size_t i = 0; i < requests_.size(); ++i) {
           if (requests_[i] == MPI_REQUEST_NULL)
             continue;
           const ExitNotice *notice = exits.notice(peers_[i]);
           if (notice && !madeCall(peers_[i], *notice))
-            return abandon(PRECRT_ERROR_PEER_FAILED,
-                           "rank " + std::to_string(peers_[i]) +
-                               " exited while the others waited in " + what);
+            return fail(PRECRT_ERROR_PEER_FAILED, "%s",
+                        peerLeft(peers_[i], *notice, what).c_str());
         }
       }
-      if (polls < 1024)
-        sched_yield();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      pauseAfter(polls);
     }
-    requests_.clear();
-    peers_.clear();
+    clear();
     return PRECRT_SUCCESS;
   }
 
-  ~RequestSet() { cancelPending(); }
+  /// After a failed wait, withdraws what is still in flight so that MPI is
+  /// done with the buffers when it returns. A receive that has not matched a
+  /// message yet is cancelled; one that has is being filled by a peer that
+  /// waits for it, and is waited for. Then `leaving()` tells the peers that
+  /// this rank takes in nothing more, and each send is waited for until it
+  /// completes or its peer has left without the call (`madeCall` false):
+  /// that peer never matches it, so MPI never reads its buffer again. These
+  /// waits end when the peers, all past the deadline-bound exchange of
+  /// descriptors, finish or leave. With `retirable` (buffers of the runtime's
+  /// own) nothing is waited for, and holdsBuffers() says whether the caller
+  /// must retire the buffers.
+  template <typename MadeCall, typename Leaving>
+  void settle(bool retirable, PeerExits &exits, MadeCall madeCall,
+              Leaving leaving) {
+    for (size_t i = 0; i < requests_.size(); ++i)
+      if (receives_[i] && requests_[i] != MPI_REQUEST_NULL)
+        MPI_Cancel(&requests_[i]);
+    complete(
+        retirable, exits, [&](size_t i) { return bool(receives_[i]); },
+        [](size_t) { return false; });
+    leaving();
+    complete(
+        retirable, exits, [&](size_t i) { return !receives_[i]; },
+        [&](size_t i) {
+          const ExitNotice *notice = exits.notice(peers_[i]);
+          return notice && !madeCall(peers_[i], *notice);
+        });
+    for (MPI_Request &request : requests_) {
+      if (request == MPI_REQUEST_NULL)
+        continue;
+      MPI_Request_free(&request);
+      holdsBuffers_ = true;
+    }
+    clear();
+  }
+
+  bool holdsBuffers() const { return holdsBuffers_; }
 
 private:
   template <typename Post>
-  void post(int peer, Post postPiece, const char *data, size_t bytes) {
+  void post(int peer, bool receive, Post postPiece, const char *data,
+            size_t bytes) {
     size_t offset = 0;
     do {
       size_t length = std::min(bytes - offset, kMaxMessageBytes);
@@ -219,34 +293,50 @@ private:
         postError_ = rc;
       requests_.push_back(request);
       peers_.push_back(peer);
+      receives_.push_back(receive);
       offset += length;
     } while (offset < bytes);
   }
 
-  void cancelPending() {
-    for (MPI_Request &request : requests_) {
-      if (request == MPI_REQUEST_NULL)
-        continue;
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
+  /// Polls the requests that `selected` picks until each completes or
+  /// `unneeded` lets it go (a single pass when `once`).
+  template <typename Selected, typename Unneeded>
+  void complete(bool once, PeerExits &exits, Selected selected,
+                Unneeded unneeded) {
+    for (int polls = 0;; ++polls) {
+      bool pending = false;
+      for (size_t i = 0; i < requests_.size(); ++i) {
+        if (requests_[i] == MPI_REQUEST_NULL || !selected(i))
+          continue;
+        int done = 0;
+        // An MPI that fails here can tell nothing more.
+        if (MPI_Test(&requests_[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          return;
+        pending = pending || (!done && !unneeded(i));
+      }
+      if (!pending || once)
+        return;
+      exits.poll();
+      pauseAfter(polls);
     }
-    requests_.clear();
-    peers_.clear();
   }
 
-  precrt_status_t abandon(precrt_status_t status, const std::string &message) {
-    cancelPending();
-    return fail(status, "%s", message.c_str());
+  void clear() {
+    requests_.clear();
+    peers_.clear();
+    receives_.clear();
   }
 
   std::vector<MPI_Request> requests_;
   std::vector<int> peers_;
+  std::vector<bool> receives_;
   int postError_ = MPI_SUCCESS;
+  bool holdsBuffers_ = false;
 };
 
-/// Receives and drops every message still waiting on `comm`: messages of
-/// calls abandoned after a failure. Returns false if one could not be taken
-/// in by the deadline.
+/// Receives and drops every message still waiting on `comm`: descriptors of
+/// calls this rank never made. Returns false if one could not be taken in by
+/// the deadline.
 bool drainUnreceived(MPI_Comm comm, Clock::time_point deadline) {
   for (;;) {
     int found = 0, bytes = 0;
@@ -316,33 +406,51 @@ protected:
                               std::unique_ptr<Communicator> *result) override;
 
 private:
-  /// Waits for `requests`; a peer that exited fails the wait unless
-  /// `madeCall(peer, notice)` says it made the call before it left.
-  template <typename MadeCall>
+  /// Waits for `requests`; a peer that left fails the wait unless
+  /// `madeCall(peer, notice)` says it made the call before it left. On
+  /// failure this rank gives up on the communicator: `uncount()` takes the
+  /// call out of its counts, and the requests are settled (see
+  /// RequestSet::settle), telling the peers on the way.
+  template <typename MadeCall, typename Uncount>
   precrt_status_t finish(RequestSet &requests, Clock::time_point deadline,
-                         const std::string &what, MadeCall madeCall) {
+                         const std::string &what, bool retirable,
+                         MadeCall madeCall, Uncount uncount) {
     precrt_status_t status = requests.wait(deadline, what, exits_, madeCall);
-    if (status == PRECRT_ERROR_TIMEOUT || status == PRECRT_ERROR_BACKEND ||
-        status == PRECRT_ERROR_PEER_FAILED)
-      markBroken(lastErrorMessage());
-    return status;
+    if (status == PRECRT_SUCCESS)
+      return status;
+    std::string reason = lastErrorMessage();
+    requests.settle(retirable, exits_, madeCall, [&] {
+      uncount();
+      giveUp(reason);
+    });
+    return fail(status, "%s", reason.c_str());
   }
   /// For the messages of a collective.
   precrt_status_t finish(RequestSet &requests, const CollectiveCall &call,
-                         Clock::time_point deadline, const std::string &what) {
+                         Clock::time_point deadline, const std::string &what,
+                         bool retirable) {
     uint64_t sequence = call.descriptor.sequence;
-    precrt_status_t status = finish(requests, deadline, what,
-                                    [sequence](int, const ExitNotice &notice) {
-                                      return notice.collectives > sequence;
-                                    });
-    if (!brokenReason().empty())
-      collectivesMade_ = sequence; // abandoned midway
-    return status;
+    return finish(
+        requests, deadline, what, retirable,
+        [sequence](int, const ExitNotice &notice) {
+          return notice.collectives > sequence;
+        },
+        [&] { collectivesMade_ = sequence; });
   }
 
+  /// Marks the communicator broken and tells the peers at once that this
+  /// rank left it.
+  void giveUp(const std::string &reason) {
+    markBroken(reason);
+    sendNotices(/*gaveUp=*/true);
+  }
+  void sendNotices(bool gaveUp);
+  /// Withdraws notices still not sent; their memory stays for MPI.
+  void retireNotices();
+
   precrt_status_t ringReduce(const CollectiveCall &call, size_t chunkElements,
-                             bool equalChunks, Clock::time_point deadline,
-                             const std::string &what, void *out);
+                             bool equalChunks, const std::string &what,
+                             void *out);
 
   static void announceExit();
 
@@ -355,48 +463,77 @@ private:
   /// point-to-point messages per peer.
   uint64_t collectivesMade_ = 0;
   std::vector<uint64_t> sendsTo_, receivesFrom_;
+  /// The notices this rank sent (read by MPI in place) and their sends.
+  bool noticesSent_ = false;
+  std::vector<ExitNotice> notices_;
+  std::vector<MPI_Request> noticeSends_;
   std::vector<char> partial_, incoming_;
 };
 
-/// The end of this rank's world: every communicator of the process tells its
-/// peers how many calls this rank made, then collects their notices (for at
-/// most the longest timeout), so that none is left unmatched at MPI_Finalize.
-/// Last, it takes in what peers sent for calls this rank abandoned or never
-/// made: left there, it would be delivered to a later communicator that MPI
-/// gives the same context id.
+/// Tells every peer how many calls this rank made here; it makes no more.
+void MpiCommunicator::sendNotices(bool gaveUp) {
+  if (noticesSent_)
+    return;
+  noticesSent_ = true;
+  notices_.reserve(size()); // the sends read them in place
+  for (int peer = 0; peer < size(); ++peer) {
+    if (peer == rank())
+      continue;
+    notices_.push_back({collectivesMade_, sendsTo_[peer], receivesFrom_[peer],
+                        uint64_t(gaveUp)});
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Isend(&notices_.back(), sizeof(ExitNotice), MPI_BYTE, peer,
+                  kExitNoticeTag, comm_, &request) == MPI_SUCCESS)
+      noticeSends_.push_back(request);
+  }
+}
+
+void MpiCommunicator::retireNotices() {
+  bool pending = false;
+  for (MPI_Request &request : noticeSends_) {
+    if (request == MPI_REQUEST_NULL)
+      continue;
+    MPI_Cancel(&request);
+    MPI_Request_free(&request);
+    pending = true;
+  }
+  noticeSends_.clear();
+  // A send that could not be cancelled still reads its notice.
+  if (pending)
+    retire(notices_);
+}
+
+/// The end of this rank's world: every communicator of the process that this
+/// rank has not given up on tells its peers how many calls this rank made,
+/// then the notices of the peers are collected (for at most the longest
+/// timeout), so that none is left unmatched at MPI_Finalize. Last, it takes
+/// in the descriptors peers sent for calls this rank never made: left there,
+/// they would be delivered to a later communicator that MPI gives the same
+/// context id.
 void MpiCommunicator::announceExit() {
-  size_t peers = 0;
   int64_t timeoutMs = 0;
   for (MpiCommunicator *comm : liveCommunicators) {
-    peers += comm->size() - 1;
     timeoutMs = std::max(timeoutMs, comm->timeoutMs());
+    comm->sendNotices(/*gaveUp=*/false);
   }
-  std::vector<ExitNotice> notices;
-  notices.reserve(peers); // the sends read them in place
-  std::vector<MPI_Request> sends;
-  for (MpiCommunicator *comm : liveCommunicators) {
-    for (int peer = 0; peer < comm->size(); ++peer) {
-      if (peer == comm->rank())
-        continue;
-      notices.push_back({comm->collectivesMade_, comm->sendsTo_[peer],
-                         comm->receivesFrom_[peer]});
-      MPI_Request request = MPI_REQUEST_NULL;
-      if (MPI_Isend(&notices.back(), sizeof(ExitNotice), MPI_BYTE, peer,
-                    kExitNoticeTag, comm->comm_, &request) == MPI_SUCCESS)
-        sends.push_back(request);
-    }
-  }
+  // A communicator given up on is kept (below): its peers' notices do not
+  // matter.
+  auto givenUp = [](MpiCommunicator *comm) {
+    return !comm->brokenReason().empty();
+  };
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
-  int sent = 0;
   for (int polls = 0;; ++polls) {
-    bool complete = true;
+    bool complete = true, sent = true, failed = false;
     for (MpiCommunicator *comm : liveCommunicators) {
       comm->exits_.poll();
-      complete = complete && comm->exits_.complete();
+      complete = complete && (givenUp(comm) || comm->exits_.complete());
+      int done = 0;
+      failed = failed || MPI_Testall(int(comm->noticeSends_.size()),
+                                     comm->noticeSends_.data(), &done,
+                                     MPI_STATUSES_IGNORE) != MPI_SUCCESS;
+      sent = sent && done;
     }
-    if (MPI_Testall(int(sends.size()), sends.data(), &sent,
-                    MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
-        (complete && sent) || Clock::now() >= deadline)
+    if (failed || (complete && sent) || Clock::now() >= deadline)
       break;
     // Peers may compute for a long while yet: leave them the core.
     if (polls < 1024)
@@ -404,26 +541,21 @@ void MpiCommunicator::announceExit() {
     else
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (!sent) {
-    for (MPI_Request &request : sends) {
-      if (request == MPI_REQUEST_NULL)
-        continue;
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
-    }
-    // A send that could not be cancelled still reads its notice.
-    new std::vector<ExitNotice>(std::move(notices));
-  }
+  for (MpiCommunicator *comm : liveCommunicators)
+    comm->retireNotices();
   // Each peer sent its notice after its last message to this rank.
   const auto drainDeadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
   for (MpiCommunicator *comm : liveCommunicators) {
-    if (comm->exits_.complete() && drainUnreceived(comm->comm_, drainDeadline))
+    // A communicator given up on keeps what it holds: peers that left sends
+    // to this rank in flight after its notice freed their buffers, and
+    // matching such a send would make their MPI read that memory.
+    if (!givenUp(comm) && comm->exits_.complete() &&
+        drainUnreceived(comm->comm_, drainDeadline))
       continue;
-    // A peer is still running and may send more: keep the communicator, so
-    // that its late messages cannot reach a later one with the same context
-    // id (Open MPI even matches them against the parent while it agrees on
-    // the id).
+    // Otherwise a peer may still send: keep the communicator, so that its
+    // late messages cannot reach a later one with the same context id (Open
+    // MPI even matches them against the parent while it agrees on the id).
     comm->exits_.cancel();
     comm->keep_ = true;
   }
@@ -431,10 +563,11 @@ void MpiCommunicator::announceExit() {
 
 precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   const std::string what = describeCall(call.descriptor);
-  const auto deadline = this->deadline();
   const int n = size(), me = rank();
   collectivesMade_ = call.descriptor.sequence + 1;
 
+  // The descriptors travel in memory of the runtime's own, retired if the
+  // exchange fails with messages still in flight.
   std::vector<CallDescriptor> descriptors(n);
   descriptors[me] = call.descriptor;
   {
@@ -442,12 +575,16 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me)
         continue;
-      requests.send(&call.descriptor, sizeof(CallDescriptor), peer,
+      requests.send(&descriptors[me], sizeof(CallDescriptor), peer,
                     kCollectiveHeaderTag, comm_);
       requests.recv(&descriptors[peer], sizeof(CallDescriptor), peer,
                     kCollectiveHeaderTag, comm_);
     }
-    if (precrt_status_t status = finish(requests, call, deadline, what))
+    precrt_status_t status =
+        finish(requests, call, deadline(), what, /*retirable=*/true);
+    if (requests.holdsBuffers())
+      retire(descriptors);
+    if (status != PRECRT_SUCCESS)
       return status;
   }
   if (precrt_status_t status = checkAgreement(descriptors.data(), n, me))
@@ -455,6 +592,8 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   if (call.agreementOnly)
     return PRECRT_SUCCESS;
 
+  // Every rank has arrived: the data moves without a deadline (see the file
+  // comment).
   const size_t bytes = byteSize(call.dtype(), call.count());
   const char *send = static_cast<const char *>(call.send);
   char *recv = static_cast<char *>(call.recv);
@@ -476,7 +615,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
     }
     copyLocal(recv + me * bytes, send, bytes);
-    return finish(requests, call, deadline, what);
+    return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   case CollectiveOp::AllToAll:
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me || !bytes)
@@ -485,7 +624,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
     }
     copyLocal(recv + me * bytes, send + me * bytes, bytes);
-    return finish(requests, call, deadline, what);
+    return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   case CollectiveOp::Broadcast: {
     int root = call.descriptor.root;
     if (bytes && me == root) {
@@ -496,24 +635,21 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     } else if (bytes) {
       requests.recv(recv, bytes, root, kCollectiveDataTag, comm_);
     }
-    return finish(requests, call, deadline, what);
+    return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   }
   case CollectiveOp::ReduceScatter:
-    return ringReduce(call, call.count(), /*equalChunks=*/true, deadline, what,
-                      recv);
+    return ringReduce(call, call.count(), /*equalChunks=*/true, what, recv);
   case CollectiveOp::AllReduce: {
     size_t elementSize = precrtDtypeSize(call.dtype());
-    auto [begin, end] = chunkRange(call.count(), n, me);
-    if (precrt_status_t status = ringReduce(call, 0, /*equalChunks=*/false,
-                                            deadline, what,
-                                            recv + begin * elementSize))
+    auto [mineBegin, mineEnd] = chunkRange(call.count(), n, me);
+    if (precrt_status_t status =
+            ringReduce(call, 0, /*equalChunks=*/false, what,
+                       recv + mineBegin * elementSize))
       return status;
-    (void)end;
     // Gather the reduced chunks: every rank owns one.
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me)
         continue;
-      auto [mineBegin, mineEnd] = chunkRange(call.count(), n, me);
       auto [peerBegin, peerEnd] = chunkRange(call.count(), n, peer);
       if (mineEnd > mineBegin)
         requests.send(recv + mineBegin * elementSize,
@@ -524,7 +660,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
                       (peerEnd - peerBegin) * elementSize, peer,
                       kCollectiveDataTag, comm_);
     }
-    return finish(requests, call, deadline, what);
+    return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   }
   }
   return PRECRT_SUCCESS;
@@ -535,11 +671,12 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
 /// scatter); otherwise chunkRange(count, n, c) (all_reduce). At step s rank r
 /// passes the partial of chunk r - 1 - s to its right neighbour and adds its
 /// own elements to the partial of chunk r - 2 - s from its left; after n - 1
-/// steps it holds chunk r, reduced in the order r + 1, r + 2, ..., r.
+/// steps it holds chunk r, reduced in the order r + 1, r + 2, ..., r. Only
+/// the communicator's own buffers travel, so a failed step retires them
+/// rather than wait for MPI to let go of them.
 precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
                                             size_t chunkElements,
                                             bool equalChunks,
-                                            Clock::time_point deadline,
                                             const std::string &what,
                                             void *out) {
   const int n = size(), me = rank();
@@ -576,7 +713,13 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     if (chunkBytes(recvIndex))
       requests.recv(incoming_.data(), chunkBytes(recvIndex), left,
                     kCollectiveDataTag, comm_);
-    if (precrt_status_t status = finish(requests, call, deadline, what))
+    precrt_status_t status =
+        finish(requests, call, kNoDeadline, what, /*retirable=*/true);
+    if (requests.holdsBuffers()) {
+      retire(partial_);
+      retire(incoming_);
+    }
+    if (status != PRECRT_SUCCESS)
       return status;
     size_t elements = chunkBytes(recvIndex) / elementSize;
     accumulate(incoming_.data(), ownElements(recvIndex), elements, dtype,
@@ -597,9 +740,8 @@ precrt_status_t
 MpiCommunicator::runPointToPoint(const PointToPointCall &call,
                                  const CallDescriptor &sendHeader,
                                  const CallDescriptor &recvHeader) {
-  const auto deadline = this->deadline();
   const std::string what = "send/recv";
-  // The exit notices count this call unless it is abandoned midway.
+  // The exit notices count this call unless it is given up on midway.
   auto count = [&](uint64_t made) {
     if (call.sendPeer >= 0)
       sendsTo_[call.sendPeer] = sendHeader.sequence + made;
@@ -607,46 +749,54 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
       receivesFrom_[call.recvPeer] = recvHeader.sequence + made;
   };
   count(1);
-  // A peer that exited before its side of this exchange will not make it.
-  auto finishPart = [&](RequestSet &requests) {
-    precrt_status_t status = finish(
-        requests, deadline, what, [&](int peer, const ExitNotice &notice) {
+  // A peer that left before its side of this exchange will not make it.
+  auto finishPart = [&](RequestSet &requests, Clock::time_point deadline,
+                        bool retirable) {
+    return finish(
+        requests, deadline, what, retirable,
+        [&](int peer, const ExitNotice &notice) {
           return (peer != call.sendPeer ||
                   notice.receivesFrom > sendHeader.sequence) &&
                  (peer != call.recvPeer ||
                   notice.sendsTo > recvHeader.sequence);
-        });
-    if (!brokenReason().empty())
-      count(0);
-    return status;
+        },
+        [&] { count(0); });
   };
-  CallDescriptor peerExpects, peerSends;
+  // Both ends exchange what they intend, so both detect a disagreement; the
+  // headers travel in memory of the runtime's own (see runCollective).
+  enum { kSent, kExpected, kPeerExpects, kPeerSends, kHeaders };
+  std::vector<CallDescriptor> headers(kHeaders);
+  headers[kSent] = sendHeader;
+  headers[kExpected] = recvHeader;
   {
-    // Both ends exchange what they intend, so both detect a disagreement.
     RequestSet requests;
     if (call.sendPeer >= 0) {
-      requests.send(&sendHeader, sizeof(CallDescriptor), call.sendPeer,
+      requests.send(&headers[kSent], sizeof(CallDescriptor), call.sendPeer,
                     kSendHeaderTag, comm_);
-      requests.recv(&peerExpects, sizeof(CallDescriptor), call.sendPeer,
-                    kExpectedHeaderTag, comm_);
+      requests.recv(&headers[kPeerExpects], sizeof(CallDescriptor),
+                    call.sendPeer, kExpectedHeaderTag, comm_);
     }
     if (call.recvPeer >= 0) {
-      requests.send(&recvHeader, sizeof(CallDescriptor), call.recvPeer,
+      requests.send(&headers[kExpected], sizeof(CallDescriptor), call.recvPeer,
                     kExpectedHeaderTag, comm_);
-      requests.recv(&peerSends, sizeof(CallDescriptor), call.recvPeer,
+      requests.recv(&headers[kPeerSends], sizeof(CallDescriptor), call.recvPeer,
                     kSendHeaderTag, comm_);
     }
-    if (precrt_status_t status = finishPart(requests))
+    precrt_status_t status =
+        finishPart(requests, deadline(), /*retirable=*/true);
+    if (requests.holdsBuffers())
+      retire(headers);
+    if (status != PRECRT_SUCCESS)
       return status;
   }
   if (call.recvPeer >= 0) {
-    if (precrt_status_t status =
-            checkPairAgreement(peerSends, recvHeader, call.recvPeer, rank()))
+    if (precrt_status_t status = checkPairAgreement(
+            headers[kPeerSends], recvHeader, call.recvPeer, rank()))
       return status;
   }
   if (call.sendPeer >= 0) {
-    if (precrt_status_t status =
-            checkPairAgreement(sendHeader, peerExpects, rank(), call.sendPeer))
+    if (precrt_status_t status = checkPairAgreement(
+            sendHeader, headers[kPeerExpects], rank(), call.sendPeer))
       return status;
   }
   if (call.agreementOnly)
@@ -659,7 +809,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   if (call.recvPeer >= 0 && call.recvCount)
     requests.recv(call.recv, call.recvCount * elementSize, call.recvPeer,
                   kPointToPointDataTag, comm_);
-  return finishPart(requests);
+  return finishPart(requests, kNoDeadline, /*retirable=*/false);
 }
 
 precrt_status_t

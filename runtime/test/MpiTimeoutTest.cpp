@@ -1,0 +1,163 @@
+//===- MpiTimeoutTest.cpp - Calls that outlast their timeout on MPI -------===//
+//
+// Run as `mpirun -np 4 precrt_mpi_timeout_tests` (check-precrt does). Each
+// test is one precrtRun on the MPI backend in which a call takes longer than
+// its timeout: a transfer slower than the timeout, a rank that gives up on a
+// call the others are already moving data in. Every rank must return within
+// about its timeout, and the buffers a rank frees after a call returned must
+// stay untouched by MPI (a violation crashes the run). The program
+// initializes MPI itself, so every test gets a fresh world.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "precrt/precrt.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+int worldRank = 0, worldSize = 0;
+
+/// Longer than any test may take.
+constexpr int64_t kTimeoutMs = 60000;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool messageContains(const std::string &text) {
+  return std::string(precrtGetLastErrorMessage()).find(text) !=
+         std::string::npos;
+}
+
+precrt_status_t runMpi(const std::function<void(precrt_comm_t, int)> &body) {
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_MPI;
+  options.timeout_ms = kTimeoutMs;
+  return precrt_test::runWithOptions(options, body);
+}
+
+TEST(MpiTimeout, TransferSlowerThanTheTimeoutCompletes) {
+  // Every rank arrives at once, then 256 MiB go to each rank, which takes
+  // far longer than the timeout: the data must arrive, and the buffers are
+  // freed as soon as the call returns.
+  ASSERT_EQ(runMpi([](precrt_comm_t world, int rank) {
+              const size_t bytes = size_t(256) << 20;
+              char *buffer = static_cast<char *>(std::malloc(bytes));
+              ASSERT_NE(buffer, nullptr);
+              std::memset(buffer, rank, bytes);
+              ASSERT_EQ(precrtBarrier(world), PRECRT_SUCCESS);
+              precrtCommSetTimeoutMs(world, 100);
+              EXPECT_EQ(precrtBroadcast(world, buffer, buffer, bytes,
+                                        PRECRT_DTYPE_BYTES, 1),
+                        PRECRT_SUCCESS)
+                  << precrtGetLastErrorMessage();
+              size_t wrong = 0;
+              for (size_t i = 0; i < bytes; i += 4096)
+                wrong += buffer[i] != 1 || buffer[bytes - 1 - i] != 1;
+              EXPECT_EQ(wrong, 0u);
+              std::free(buffer);
+            }),
+            PRECRT_SUCCESS)
+      << precrtGetLastErrorMessage();
+}
+
+TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
+  if (worldSize < 3)
+    GTEST_SKIP() << "needs 3 ranks";
+  ASSERT_EQ(runMpi([](precrt_comm_t world, int rank) {
+              // Rank 1 times out waiting for the late rank 2 but stays; rank
+              // 2 then finds every descriptor in and moves data, as do the
+              // others, with rank 1 among the peers. They must learn from
+              // rank 1 that it gave up, not wait for it to exit, and their
+              // buffers (freed then) must stay untouched when it does.
+              if (rank == 1)
+                precrtCommSetTimeoutMs(world, 200);
+              if (rank == 2)
+                std::this_thread::sleep_for(std::chrono::milliseconds(700));
+              const size_t count = size_t(4) << 20;
+              std::vector<float> send(count, float(rank));
+              std::vector<float> gathered(count * worldSize);
+              auto called = Clock::now();
+              precrt_status_t status = precrtAllGather(
+                  world, send.data(), gathered.data(), count, PRECRT_DTYPE_F32);
+              if (rank == 1) {
+                EXPECT_EQ(status, PRECRT_ERROR_TIMEOUT)
+                    << precrtGetLastErrorMessage();
+                std::this_thread::sleep_for(std::chrono::seconds(3));
+                return;
+              }
+              EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
+              EXPECT_TRUE(messageContains(" gave up after a failure of its own "
+                                          "while the others waited in "
+                                          "all_gather #0"))
+                  << precrtGetLastErrorMessage();
+              // The late rank 2 waited for nobody; the others for rank 2.
+              EXPECT_LT(secondsSince(called), rank == 2 ? 1.5 : 2.2);
+            }),
+            PRECRT_SUCCESS)
+      << precrtGetLastErrorMessage();
+}
+
+TEST(MpiTimeout, AfterTheFailuresTheNextWorldIsHealthy) {
+  // Nothing the failures above left behind reaches a new world, and it can
+  // still build groups.
+  ASSERT_EQ(runMpi([](precrt_comm_t world, int) {
+              const int64_t shape[] = {worldSize};
+              const int32_t axes[] = {0};
+              precrt_comm_t group = nullptr;
+              ASSERT_EQ(precrtCommForGridAxes(world, 1, shape, 1, axes, &group),
+                        PRECRT_SUCCESS)
+                  << precrtGetLastErrorMessage();
+              for (precrt_comm_t comm : {world, group}) {
+                float one = 1.0f, sum = 0.0f;
+                EXPECT_EQ(precrtAllReduce(comm, &one, &sum, 1, PRECRT_DTYPE_F32,
+                                          PRECRT_REDUCTION_SUM),
+                          PRECRT_SUCCESS)
+                    << precrtGetLastErrorMessage();
+                EXPECT_EQ(sum, float(worldSize));
+              }
+            }),
+            PRECRT_SUCCESS)
+      << precrtGetLastErrorMessage();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) !=
+      MPI_SUCCESS) {
+    std::fprintf(stderr, "MPI_Init_thread failed\n");
+    return 1;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  if (worldRank != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int result = RUN_ALL_TESTS();
+  int anyFailed = 0;
+  MPI_Allreduce(&result, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (result != 0)
+    std::fprintf(stderr, "rank %d: tests failed\n", worldRank);
+  if (MPI_Finalize() != MPI_SUCCESS)
+    anyFailed = 1;
+  return anyFailed;
+}
