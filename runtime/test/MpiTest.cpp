@@ -27,8 +27,10 @@ int worldRank = 0, worldSize = 0;
 constexpr size_t kChunk = 29;
 constexpr size_t kCount = 1001;
 
-/// The communicators to test on: the world, and the row group of a 2 x 2
-/// grid (ranks {0,1} and {2,3}) when there are 4 ranks.
+/// The communicators to test on: the world, and when there are 4 ranks the
+/// row group of a 2 x 2 grid (ranks {0,1} and {2,3}), a group of those rows
+/// (the same ranks again), and the whole grid with its axes swapped (ranks
+/// 0, 2, 1, 3).
 std::vector<std::pair<std::string, precrt_comm_t>> communicators() {
   std::vector<std::pair<std::string, precrt_comm_t>> comms = {{"world", world}};
   if (worldSize == 4) {
@@ -39,6 +41,19 @@ std::vector<std::pair<std::string, precrt_comm_t>> communicators() {
               PRECRT_SUCCESS)
         << precrtGetLastErrorMessage();
     comms.push_back({"grid rows", rows});
+    const int64_t line[] = {2};
+    const int32_t first[] = {0};
+    precrt_comm_t nested = nullptr;
+    EXPECT_EQ(precrtCommForGridAxes(rows, 1, line, 1, first, &nested),
+              PRECRT_SUCCESS)
+        << precrtGetLastErrorMessage();
+    comms.push_back({"group of grid rows", nested});
+    const int32_t swapped[] = {1, 0};
+    precrt_comm_t transposed = nullptr;
+    EXPECT_EQ(precrtCommForGridAxes(world, 2, shape, 2, swapped, &transposed),
+              PRECRT_SUCCESS)
+        << precrtGetLastErrorMessage();
+    comms.push_back({"transposed grid", transposed});
   }
   return comms;
 }

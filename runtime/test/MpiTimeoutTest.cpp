@@ -3,10 +3,11 @@
 // Run as `mpirun -np 4 precrt_mpi_timeout_tests` (check-precrt does). Each
 // test is one precrtRun on the MPI backend in which a call takes longer than
 // its timeout: a transfer slower than the timeout, a rank that gives up on a
-// call the others are already moving data in. Every rank must return within
-// about its timeout, and the buffers a rank frees after a call returned must
-// stay untouched by MPI (a violation crashes the run). The program
-// initializes MPI itself, so every test gets a fresh world.
+// call the others are already moving data in, a rank that comes late to a
+// grid split. Every rank must return within about its timeout, and the
+// buffers a rank frees after a call returned must stay untouched by MPI (a
+// violation crashes the run). The program initializes MPI itself, so every
+// test gets a fresh world.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,10 +19,12 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +53,36 @@ precrt_status_t runMpi(const std::function<void(precrt_comm_t, int)> &body) {
   options.timeout_ms = kTimeoutMs;
   return precrt_test::runWithOptions(options, body);
 }
+
+/// Ends the process unless destroyed within `seconds`: a call that hangs
+/// must fail the run rather than stall it.
+class Watchdog {
+public:
+  Watchdog(double seconds, std::string what)
+      : thread_([this, seconds, what = std::move(what)] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!stopped_.wait_for(lock, std::chrono::duration<double>(seconds),
+                                 [this] { return done_; })) {
+            std::fprintf(stderr, "rank %d: %s still running after %.0f s\n",
+                         worldRank, what.c_str(), seconds);
+            std::_Exit(1);
+          }
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    stopped_.notify_all();
+    thread_.join();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable stopped_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 TEST(MpiTimeout, TransferSlowerThanTheTimeoutCompletes) {
   // Every rank arrives at once, then 256 MiB go to each rank, which takes
@@ -108,6 +141,42 @@ TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
                   << precrtGetLastErrorMessage();
               // The late rank 2 waited for nobody; the others for rank 2.
               EXPECT_LT(secondsSince(called), rank == 2 ? 1.5 : 2.2);
+            }),
+            PRECRT_SUCCESS)
+      << precrtGetLastErrorMessage();
+}
+
+TEST(MpiTimeout, RankLateToAGridSplitFailsWithinItsTimeout) {
+  ASSERT_EQ(runMpi([](precrt_comm_t world, int rank) {
+              // The others give up on the split before rank 1 arrives; rank
+              // 1 still finds all their descriptors, but must not wait for
+              // them to build the group.
+              precrtCommSetTimeoutMs(world, 1000);
+              if (rank == 1)
+                std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+              const int64_t shape[] = {worldSize};
+              const int32_t axes[] = {0};
+              precrt_comm_t group = nullptr;
+              auto called = Clock::now();
+              precrt_status_t status = PRECRT_SUCCESS;
+              {
+                Watchdog watchdog(20, "precrtCommForGridAxes");
+                status =
+                    precrtCommForGridAxes(world, 1, shape, 1, axes, &group);
+              }
+              if (rank != 1) {
+                EXPECT_EQ(status, PRECRT_ERROR_TIMEOUT)
+                    << precrtGetLastErrorMessage();
+              } else {
+                EXPECT_TRUE(status == PRECRT_ERROR_PEER_FAILED ||
+                            status == PRECRT_ERROR_TIMEOUT)
+                    << precrtStatusName(status) << ": "
+                    << precrtGetLastErrorMessage();
+                EXPECT_TRUE(messageContains("comm_for_grid_axes #0"))
+                    << precrtGetLastErrorMessage();
+              }
+              EXPECT_LT(secondsSince(called), 3.0);
+              EXPECT_EQ(precrtBarrier(world), PRECRT_ERROR_PEER_FAILED);
             }),
             PRECRT_SUCCESS)
       << precrtGetLastErrorMessage();

@@ -56,7 +56,9 @@ struct CallDescriptor {
   /// Set by a rank whose own arguments were invalid: it still joins the
   /// exchange, so the others fail at once rather than at the timeout.
   uint32_t invalidOnRank = 0;
-  uint32_t reserved = 0;
+  /// Not compared: the backend's own (MPI offers a message channel for the
+  /// group of a grid split).
+  uint32_t backendWord = 0;
 };
 static_assert(sizeof(CallDescriptor) == 48, "CallDescriptor travels as bytes");
 

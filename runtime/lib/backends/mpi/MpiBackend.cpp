@@ -8,6 +8,10 @@
 // every rank has arrived, the data moves until it is done, however long that
 // takes, so that MPI never holds a caller's buffer after the call returns; it
 // stops early only when a peer announces that it left.
+// All communicators of a world send on one duplicate of MPI_COMM_WORLD, each
+// on a channel (a range of tags) of its own, so that making a grid group
+// needs no MPI call: nothing blocks a rank that agreed on a split the others
+// gave up on.
 // A rank leaves a communicator by sending every peer a notice of how many
 // calls it made there: at once when it gives up on a call (timeout, MPI error,
 // a peer that left), and for every other communicator when its world is
@@ -39,14 +43,18 @@
 namespace precrt {
 namespace {
 
-enum MessageTag : int {
-  kCollectiveHeaderTag = 101,
-  kCollectiveDataTag = 102,
-  kSendHeaderTag = 103,
-  kExpectedHeaderTag = 104,
-  kPointToPointDataTag = 105,
-  kExitNoticeTag = 106,
+/// Every communicator of a world sends on the world's MPI communicator, on a
+/// channel of its own: channel c has the tags [c * kTagsPerChannel,
+/// (c + 1) * kTagsPerChannel), one per kind of message.
+enum MessageKind : int {
+  kCollectiveHeader,
+  kCollectiveData,
+  kSendHeader,
+  kExpectedHeader,
+  kPointToPointData,
+  kExitNotice,
 };
+constexpr int kTagsPerChannel = 8;
 
 /// MPI counts are ints: larger messages travel in pieces of this size.
 constexpr size_t kMaxMessageBytes = size_t(1) << 30;
@@ -96,8 +104,12 @@ std::string peerLeft(int peer, const ExitNotice &notice,
 /// matching queues however many ranks there are.
 class PeerExits {
 public:
-  void start(MPI_Comm comm, int size) {
+  /// Notices come with `tag`; `groupRanks[r]` is the communicator rank of MPI
+  /// rank r of `comm`, or -1 for a process outside the communicator.
+  void start(MPI_Comm comm, int tag, int size, std::vector<int> groupRanks) {
     comm_ = comm;
+    tag_ = tag;
+    groupRanks_ = std::move(groupRanks);
     notices_.resize(size);
     exited_.assign(size, false);
     expected_ = size - 1;
@@ -112,8 +124,11 @@ public:
       MPI_Status status;
       if (MPI_Test(&request_, &done, &status) != MPI_SUCCESS || !done)
         break;
-      int peer = status.MPI_SOURCE;
-      if (peer >= 0 && peer < int(exited_.size()) && !exited_[peer]) {
+      int source = status.MPI_SOURCE;
+      int peer = source >= 0 && source < int(groupRanks_.size())
+                     ? groupRanks_[source]
+                     : -1;
+      if (peer >= 0 && !exited_[peer]) {
         notices_[peer] = incoming_;
         exited_[peer] = true;
         ++received_;
@@ -142,11 +157,13 @@ private:
     if (complete())
       return;
     if (MPI_Irecv(&incoming_, sizeof(ExitNotice), MPI_BYTE, MPI_ANY_SOURCE,
-                  kExitNoticeTag, comm_, &request_) != MPI_SUCCESS)
+                  tag_, comm_, &request_) != MPI_SUCCESS)
       request_ = MPI_REQUEST_NULL;
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
+  int tag_ = 0;
+  std::vector<int> groupRanks_;
   MPI_Request request_ = MPI_REQUEST_NULL;
   ExitNotice incoming_;
   std::vector<ExitNotice> notices_;
@@ -168,23 +185,30 @@ void pauseAfter(int polls) {
     std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
-/// Requests in flight with the rank each one talks to, for messages.
+/// Requests in flight on one communicator, with the rank each one talks to.
 class RequestSet {
 public:
-  void send(const void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
+  /// `ranks[peer]` is the MPI rank in `comm` of communicator rank `peer`.
+  RequestSet(MPI_Comm comm, const std::vector<int> &ranks)
+      : comm_(comm), ranks_(ranks) {}
+  RequestSet(const RequestSet &) = delete;
+  RequestSet &operator=(const RequestSet &) = delete;
+
+  void send(const void *data, size_t bytes, int peer, int tag) {
     post(
         peer, /*receive=*/false,
         [&](const char *piece, int length, MPI_Request *request) {
-          return MPI_Isend(piece, length, MPI_BYTE, peer, tag, comm, request);
+          return MPI_Isend(piece, length, MPI_BYTE, ranks_[peer], tag, comm_,
+                           request);
         },
         static_cast<const char *>(data), bytes);
   }
-  void recv(void *data, size_t bytes, int peer, int tag, MPI_Comm comm) {
+  void recv(void *data, size_t bytes, int peer, int tag) {
     post(
         peer, /*receive=*/true,
         [&](const char *piece, int length, MPI_Request *request) {
-          return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE, peer,
-                           tag, comm, request);
+          return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE,
+                           ranks_[peer], tag, comm_, request);
         },
         static_cast<const char *>(data), bytes);
   }
@@ -327,6 +351,8 @@ private:
     receives_.clear();
   }
 
+  MPI_Comm comm_;
+  const std::vector<int> &ranks_;
   std::vector<MPI_Request> requests_;
   std::vector<int> peers_;
   std::vector<bool> receives_;
@@ -334,18 +360,20 @@ private:
   bool holdsBuffers_ = false;
 };
 
-/// Receives and drops every message still waiting on `comm`: descriptors of
-/// calls this rank never made. Returns false if one could not be taken in by
-/// the deadline.
-bool drainUnreceived(MPI_Comm comm, Clock::time_point deadline) {
-  for (;;) {
+/// Receives and drops every message still waiting on `comm` with a tag in
+/// [firstTag, firstTag + tags): descriptors of calls this rank never made.
+/// Returns false if one could not be taken in by the deadline.
+bool drainUnreceived(MPI_Comm comm, int firstTag, int tags,
+                     Clock::time_point deadline) {
+  for (int tag = firstTag; tag < firstTag + tags;) {
     int found = 0, bytes = 0;
     MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &found, &status) !=
-        MPI_SUCCESS)
+    if (MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &found, &status) != MPI_SUCCESS)
       return false;
-    if (!found)
-      return true;
+    if (!found) {
+      ++tag;
+      continue;
+    }
     if (MPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
       return false;
     std::unique_ptr<char[]> scratch(new char[std::max(bytes, 1)]);
@@ -364,7 +392,18 @@ bool drainUnreceived(MPI_Comm comm, Clock::time_point deadline) {
       return false;
     }
   }
+  return true;
 }
+
+/// What the communicators of one world share.
+struct MpiWorld {
+  /// The duplicate of MPI_COMM_WORLD that every message travels on.
+  MPI_Comm comm = MPI_COMM_NULL;
+  /// Channels that MPI's tags allow, and the first one this rank has not
+  /// used (the world itself uses channel 0).
+  uint32_t channels = 0;
+  uint32_t nextChannel = 1;
+};
 
 class MpiCommunicator;
 
@@ -375,11 +414,27 @@ std::vector<MpiCommunicator *> liveCommunicators;
 
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(MPI_Comm comm, int rank, int size, int64_t timeoutMs,
-                  bool isWorld = false)
-      : Communicator(PRECRT_BACKEND_MPI, rank, size, timeoutMs), comm_(comm),
-        isWorld_(isWorld), sendsTo_(size, 0), receivesFrom_(size, 0) {
-    exits_.start(comm_, size);
+  /// The world: channel 0 of `world`, which it owns.
+  MpiCommunicator(std::unique_ptr<MpiWorld> world, int rank, int size,
+                  int64_t timeoutMs)
+      : MpiCommunicator(world.get(), 0, rank, size, timeoutMs, {}) {
+    ownedWorld_ = std::move(world);
+  }
+  /// A group: `ranks[r]` is the world rank of its rank r.
+  MpiCommunicator(MpiWorld *world, uint32_t channel, int rank, int size,
+                  int64_t timeoutMs, std::vector<int> ranks)
+      : Communicator(PRECRT_BACKEND_MPI, rank, size, timeoutMs), world_(world),
+        comm_(world->comm), channel_(channel), ranks_(std::move(ranks)),
+        sendsTo_(size, 0), receivesFrom_(size, 0) {
+    if (ranks_.empty())
+      for (int peer = 0; peer < size; ++peer)
+        ranks_.push_back(peer);
+    int worldSize = 0;
+    MPI_Comm_size(comm_, &worldSize);
+    std::vector<int> groupRanks(worldSize, -1);
+    for (int peer = 0; peer < size; ++peer)
+      groupRanks[ranks_[peer]] = peer;
+    exits_.start(comm_, tag(kExitNotice), size, std::move(groupRanks));
     liveCommunicators.push_back(this);
   }
 
@@ -387,14 +442,12 @@ public:
     int finalized = 0;
     MPI_Finalized(&finalized);
     // The world goes first, while its groups still exist.
-    if (isWorld_ && !finalized)
-      announceExit();
+    if (ownedWorld_ && !finalized) {
+      if (announceExit())
+        MPI_Comm_free(&ownedWorld_->comm);
+    }
     liveCommunicators.erase(
         std::find(liveCommunicators.begin(), liveCommunicators.end(), this));
-    if (!finalized && !keep_) {
-      exits_.cancel();
-      MPI_Comm_free(&comm_);
-    }
   }
 
 protected:
@@ -438,6 +491,10 @@ private:
         [&] { collectivesMade_ = sequence; });
   }
 
+  /// Fails a collective whose descriptors are all in if a peer has already
+  /// left without it.
+  precrt_status_t checkPeersStayed(const CollectiveCall &call,
+                                   const std::string &what);
   /// Marks the communicator broken and tells the peers at once that this
   /// rank left it.
   void giveUp(const std::string &reason) {
@@ -448,16 +505,22 @@ private:
   /// Withdraws notices still not sent; their memory stays for MPI.
   void retireNotices();
 
+  int tag(MessageKind kind) const {
+    return int(channel_) * kTagsPerChannel + kind;
+  }
+
   precrt_status_t ringReduce(const CollectiveCall &call, size_t chunkElements,
                              bool equalChunks, const std::string &what,
                              void *out);
 
-  static void announceExit();
+  static bool announceExit();
 
+  MpiWorld *world_;
+  std::unique_ptr<MpiWorld> ownedWorld_;
   MPI_Comm comm_;
-  bool isWorld_;
-  /// Left allocated at the end: peers may still send on it.
-  bool keep_ = false;
+  uint32_t channel_;
+  /// The world rank of each rank.
+  std::vector<int> ranks_;
   PeerExits exits_;
   /// What this rank made, for its exit notices: collectives, and
   /// point-to-point messages per peer.
@@ -468,6 +531,8 @@ private:
   std::vector<ExitNotice> notices_;
   std::vector<MPI_Request> noticeSends_;
   std::vector<char> partial_, incoming_;
+  /// The channel the last grid split chose, for createGroup.
+  uint32_t splitChannel_ = 0;
 };
 
 /// Tells every peer how many calls this rank made here; it makes no more.
@@ -482,8 +547,8 @@ void MpiCommunicator::sendNotices(bool gaveUp) {
     notices_.push_back({collectivesMade_, sendsTo_[peer], receivesFrom_[peer],
                         uint64_t(gaveUp)});
     MPI_Request request = MPI_REQUEST_NULL;
-    if (MPI_Isend(&notices_.back(), sizeof(ExitNotice), MPI_BYTE, peer,
-                  kExitNoticeTag, comm_, &request) == MPI_SUCCESS)
+    if (MPI_Isend(&notices_.back(), sizeof(ExitNotice), MPI_BYTE, ranks_[peer],
+                  tag(kExitNotice), comm_, &request) == MPI_SUCCESS)
       noticeSends_.push_back(request);
   }
 }
@@ -509,8 +574,8 @@ void MpiCommunicator::retireNotices() {
 /// timeout), so that none is left unmatched at MPI_Finalize. Last, it takes
 /// in the descriptors peers sent for calls this rank never made: left there,
 /// they would be delivered to a later communicator that MPI gives the same
-/// context id.
-void MpiCommunicator::announceExit() {
+/// context id. Returns whether the world's MPI communicator may be freed.
+bool MpiCommunicator::announceExit() {
   int64_t timeoutMs = 0;
   for (MpiCommunicator *comm : liveCommunicators) {
     timeoutMs = std::max(timeoutMs, comm->timeoutMs());
@@ -546,19 +611,42 @@ void MpiCommunicator::announceExit() {
   // Each peer sent its notice after its last message to this rank.
   const auto drainDeadline =
       Clock::now() + std::chrono::milliseconds(timeoutMs);
+  bool drained = true;
   for (MpiCommunicator *comm : liveCommunicators) {
     // A communicator given up on keeps what it holds: peers that left sends
     // to this rank in flight after its notice freed their buffers, and
-    // matching such a send would make their MPI read that memory.
-    if (!givenUp(comm) && comm->exits_.complete() &&
-        drainUnreceived(comm->comm_, drainDeadline))
-      continue;
-    // Otherwise a peer may still send: keep the communicator, so that its
+    // matching such a send would make their MPI read that memory. Where a
+    // peer may still send, the world's MPI communicator is kept too, so that
     // late messages cannot reach a later one with the same context id (Open
     // MPI even matches them against the parent while it agrees on the id).
+    drained =
+        drained && !givenUp(comm) && comm->exits_.complete() &&
+        drainUnreceived(comm->comm_, int(comm->channel_) * kTagsPerChannel,
+                        kTagsPerChannel, drainDeadline);
     comm->exits_.cancel();
-    comm->keep_ = true;
   }
+  return drained;
+}
+
+/// A peer gives up on a call when it misses a descriptor by its deadline,
+/// possibly after its own descriptor reached this rank: a call that moves no
+/// data (barrier, grid split, agreement) would then succeed here alone. A
+/// notice still on its way is missed; then the peer's absence shows in the
+/// next call.
+precrt_status_t MpiCommunicator::checkPeersStayed(const CollectiveCall &call,
+                                                  const std::string &what) {
+  const uint64_t sequence = call.descriptor.sequence;
+  exits_.poll();
+  for (int peer = 0; peer < size(); ++peer) {
+    const ExitNotice *notice = exits_.notice(peer);
+    if (!notice || notice->collectives > sequence)
+      continue;
+    std::string reason = peerLeft(peer, *notice, what);
+    collectivesMade_ = sequence;
+    giveUp(reason);
+    return fail(PRECRT_ERROR_PEER_FAILED, "%s", reason.c_str());
+  }
+  return PRECRT_SUCCESS;
 }
 
 precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
@@ -570,15 +658,18 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   // exchange fails with messages still in flight.
   std::vector<CallDescriptor> descriptors(n);
   descriptors[me] = call.descriptor;
+  // A grid split offers the first channel this rank has free for the group.
+  if (call.op() == CollectiveOp::GridSplit && !call.agreementOnly)
+    descriptors[me].backendWord = world_->nextChannel;
   {
-    RequestSet requests;
+    RequestSet requests(comm_, ranks_);
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me)
         continue;
       requests.send(&descriptors[me], sizeof(CallDescriptor), peer,
-                    kCollectiveHeaderTag, comm_);
+                    tag(kCollectiveHeader));
       requests.recv(&descriptors[peer], sizeof(CallDescriptor), peer,
-                    kCollectiveHeaderTag, comm_);
+                    tag(kCollectiveHeader));
     }
     precrt_status_t status =
         finish(requests, call, deadline(), what, /*retirable=*/true);
@@ -589,6 +680,12 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   }
   if (precrt_status_t status = checkAgreement(descriptors.data(), n, me))
     return status;
+  // A call that moves data notices a peer that left in its wait; one that
+  // moves none must look.
+  if (call.agreementOnly || call.count() == 0) {
+    if (precrt_status_t status = checkPeersStayed(call, what))
+      return status;
+  }
   if (call.agreementOnly)
     return PRECRT_SUCCESS;
 
@@ -601,18 +698,32 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     if (dst != src && length)
       std::memcpy(dst, src, length);
   };
-  RequestSet requests;
+  RequestSet requests(comm_, ranks_);
   switch (call.op()) {
   case CollectiveOp::Barrier:
-  case CollectiveOp::GridSplit:
   case CollectiveOp::PointToPoint:
     return PRECRT_SUCCESS;
+  case CollectiveOp::GridSplit: {
+    // The group takes the highest channel offered: free on every rank, and
+    // the same on all (groups of one split have no rank in common).
+    uint32_t channel = 0;
+    for (const CallDescriptor &descriptor : descriptors)
+      channel = std::max(channel, descriptor.backendWord);
+    if (channel >= world_->channels)
+      return fail(PRECRT_ERROR_BACKEND,
+                  "%s: out of MPI tags for another group (%u channels of %d "
+                  "tags)",
+                  what.c_str(), world_->channels, kTagsPerChannel);
+    world_->nextChannel = channel + 1;
+    splitChannel_ = channel;
+    return PRECRT_SUCCESS;
+  }
   case CollectiveOp::AllGather:
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me || !bytes)
         continue;
-      requests.send(send, bytes, peer, kCollectiveDataTag, comm_);
-      requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
+      requests.send(send, bytes, peer, tag(kCollectiveData));
+      requests.recv(recv + peer * bytes, bytes, peer, tag(kCollectiveData));
     }
     copyLocal(recv + me * bytes, send, bytes);
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
@@ -620,8 +731,8 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me || !bytes)
         continue;
-      requests.send(send + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
-      requests.recv(recv + peer * bytes, bytes, peer, kCollectiveDataTag, comm_);
+      requests.send(send + peer * bytes, bytes, peer, tag(kCollectiveData));
+      requests.recv(recv + peer * bytes, bytes, peer, tag(kCollectiveData));
     }
     copyLocal(recv + me * bytes, send + me * bytes, bytes);
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
@@ -630,10 +741,10 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     if (bytes && me == root) {
       for (int peer = 0; peer < n; ++peer)
         if (peer != me)
-          requests.send(send, bytes, peer, kCollectiveDataTag, comm_);
+          requests.send(send, bytes, peer, tag(kCollectiveData));
       copyLocal(recv, send, bytes);
     } else if (bytes) {
-      requests.recv(recv, bytes, root, kCollectiveDataTag, comm_);
+      requests.recv(recv, bytes, root, tag(kCollectiveData));
     }
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   }
@@ -654,11 +765,11 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
       if (mineEnd > mineBegin)
         requests.send(recv + mineBegin * elementSize,
                       (mineEnd - mineBegin) * elementSize, peer,
-                      kCollectiveDataTag, comm_);
+                      tag(kCollectiveData));
       if (peerEnd > peerBegin)
         requests.recv(recv + peerBegin * elementSize,
                       (peerEnd - peerBegin) * elementSize, peer,
-                      kCollectiveDataTag, comm_);
+                      tag(kCollectiveData));
     }
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   }
@@ -706,13 +817,13 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     std::memcpy(partial_.data(), ownElements(me - 1), chunkBytes(me - 1));
   for (int step = 0; step < n - 1; ++step) {
     int sendIndex = me - 1 - step, recvIndex = me - 2 - step;
-    RequestSet requests;
+    RequestSet requests(comm_, ranks_);
     if (chunkBytes(sendIndex))
       requests.send(partial_.data(), chunkBytes(sendIndex), right,
-                    kCollectiveDataTag, comm_);
+                    tag(kCollectiveData));
     if (chunkBytes(recvIndex))
       requests.recv(incoming_.data(), chunkBytes(recvIndex), left,
-                    kCollectiveDataTag, comm_);
+                    tag(kCollectiveData));
     precrt_status_t status =
         finish(requests, call, kNoDeadline, what, /*retirable=*/true);
     if (requests.holdsBuffers()) {
@@ -769,18 +880,18 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   headers[kSent] = sendHeader;
   headers[kExpected] = recvHeader;
   {
-    RequestSet requests;
+    RequestSet requests(comm_, ranks_);
     if (call.sendPeer >= 0) {
       requests.send(&headers[kSent], sizeof(CallDescriptor), call.sendPeer,
-                    kSendHeaderTag, comm_);
+                    tag(kSendHeader));
       requests.recv(&headers[kPeerExpects], sizeof(CallDescriptor),
-                    call.sendPeer, kExpectedHeaderTag, comm_);
+                    call.sendPeer, tag(kExpectedHeader));
     }
     if (call.recvPeer >= 0) {
       requests.send(&headers[kExpected], sizeof(CallDescriptor), call.recvPeer,
-                    kExpectedHeaderTag, comm_);
+                    tag(kExpectedHeader));
       requests.recv(&headers[kPeerSends], sizeof(CallDescriptor), call.recvPeer,
-                    kSendHeaderTag, comm_);
+                    tag(kSendHeader));
     }
     precrt_status_t status =
         finishPart(requests, deadline(), /*retirable=*/true);
@@ -802,31 +913,27 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   if (call.agreementOnly)
     return PRECRT_SUCCESS;
   size_t elementSize = precrtDtypeSize(call.dtype);
-  RequestSet requests;
+  RequestSet requests(comm_, ranks_);
   if (call.sendPeer >= 0 && call.sendCount)
     requests.send(call.send, call.sendCount * elementSize, call.sendPeer,
-                  kPointToPointDataTag, comm_);
+                  tag(kPointToPointData));
   if (call.recvPeer >= 0 && call.recvCount)
     requests.recv(call.recv, call.recvCount * elementSize, call.recvPeer,
-                  kPointToPointDataTag, comm_);
+                  tag(kPointToPointData));
   return finishPart(requests, kNoDeadline, /*retirable=*/false);
 }
 
 precrt_status_t
 MpiCommunicator::createGroup(const GridGroup &membership,
                              std::unique_ptr<Communicator> *result) {
-  // Every rank has just agreed on the split, so this blocking call cannot
-  // wait for a rank that is not coming (short of one dying right now).
-  MPI_Comm groupComm = MPI_COMM_NULL;
-  int rc = MPI_Comm_split(comm_, int(membership.color), membership.rankInGroup,
-                          &groupComm);
-  if (rc != MPI_SUCCESS)
-    return fail(PRECRT_ERROR_BACKEND, "MPI_Comm_split: %s",
-                mpiErrorText(rc).c_str());
-  MPI_Comm_set_errhandler(groupComm, MPI_ERRORS_RETURN);
+  // No MPI call: the group talks on the channel its split chose, so there is
+  // nothing for a rank that does not follow the agreement to block.
+  std::vector<int> ranks;
+  for (int member : membership.members)
+    ranks.push_back(ranks_[member]);
   *result = std::make_unique<MpiCommunicator>(
-      groupComm, membership.rankInGroup, int(membership.members.size()),
-      timeoutMs());
+      world_, splitChannel_, membership.rankInGroup,
+      int(membership.members.size()), timeoutMs(), std::move(ranks));
   return PRECRT_SUCCESS;
 }
 
@@ -866,8 +973,16 @@ precrt_status_t createMpiWorld(int64_t timeoutMs,
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  *world = std::make_unique<MpiCommunicator>(comm, rank, size, timeoutMs,
-                                             /*isWorld=*/true);
+  auto state = std::make_unique<MpiWorld>();
+  state->comm = comm;
+  int *tagUpperBound = nullptr, found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
+  // MPI promises tags up to at least 32767.
+  int64_t tags = found && tagUpperBound ? int64_t(*tagUpperBound) + 1 : 32768;
+  state->channels =
+      uint32_t(std::min<int64_t>(tags / kTagsPerChannel, UINT32_MAX));
+  *world = std::make_unique<MpiCommunicator>(std::move(state), rank, size,
+                                             timeoutMs);
   return PRECRT_SUCCESS;
 }
 
