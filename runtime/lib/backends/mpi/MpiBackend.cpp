@@ -838,7 +838,7 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     std::swap(partial_, incoming_);
   }
   size_t elements = chunkBytes(me) / elementSize;
-  if (n == 1)
+  if (n == 1 && elements)
     std::memcpy(partial_.data(), ownElements(me), chunkBytes(me));
   if (call.reduction() == PRECRT_REDUCTION_AVG)
     divideInPlace(partial_.data(), elements, dtype, n);
