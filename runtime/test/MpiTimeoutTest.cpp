@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MpiTestMain.h"
 #include "TestUtil.h"
 
 #include "precrt/precrt.h"
@@ -208,25 +209,5 @@ TEST(MpiTimeout, AfterTheFailuresTheNextWorldIsHealthy) {
 } // namespace
 
 int main(int argc, char **argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) !=
-      MPI_SUCCESS) {
-    std::fprintf(stderr, "MPI_Init_thread failed\n");
-    return 1;
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
-  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-  if (worldRank != 0) {
-    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int result = RUN_ALL_TESTS();
-  int anyFailed = 0;
-  MPI_Allreduce(&result, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (result != 0)
-    std::fprintf(stderr, "rank %d: tests failed\n", worldRank);
-  if (MPI_Finalize() != MPI_SUCCESS)
-    anyFailed = 1;
-  return anyFailed;
+  return precrt_test::runMpiTests(argc, argv, worldRank, worldSize);
 }
