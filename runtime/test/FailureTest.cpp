@@ -23,15 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool messageContains(const char *text) {
-  return std::string(precrtGetLastErrorMessage()).find(text) !=
-         std::string::npos;
-}
-
 TEST(Mismatch, CountDtypeOpAndReductionFailOnEveryRank) {
   const int n = 4;
   std::vector<float> send(64, 1.0f), recv(64 * n);

@@ -24,30 +24,12 @@
 
 using Clock = std::chrono::steady_clock;
 
+using namespace precrt_test;
+
 namespace {
 
 int worldRank = 0, worldSize = 0;
 
-/// Longer than any test may take: reaching it means the exit was missed.
-constexpr int64_t kTimeoutMs = 60000;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool messageContains(const std::string &text) {
-  return std::string(precrtGetLastErrorMessage()).find(text) !=
-         std::string::npos;
-}
-
-/// Runs `body(world, rank)` as the rank function of precrtRun on the MPI
-/// backend.
-precrt_status_t runMpi(const std::function<void(precrt_comm_t, int)> &body) {
-  precrt_init_options options{};
-  options.backend = PRECRT_BACKEND_MPI;
-  options.timeout_ms = kTimeoutMs;
-  return precrt_test::runWithOptions(options, body);
-}
 
 TEST(MpiExit, ExitedRankFailsAWorldCollectiveAtOnce) {
   auto start = Clock::now();

@@ -12,9 +12,21 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "TestUtil.h"
+
 #include <cstdio>
 
 namespace precrt_test {
+
+/// Runs `body(world, rank)` as the rank function of precrtRun on the MPI
+/// backend, with a timeout longer than any test may take.
+inline precrt_status_t
+runMpi(const std::function<void(precrt_comm_t, int)> &body) {
+  precrt_init_options options{};
+  options.backend = PRECRT_BACKEND_MPI;
+  options.timeout_ms = 60000;
+  return runWithOptions(options, body);
+}
 
 /// Runs every test on every rank of MPI_COMM_WORLD; sets `worldRank` and
 /// `worldSize` before the tests start.

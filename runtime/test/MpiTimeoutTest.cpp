@@ -32,28 +32,12 @@
 
 using Clock = std::chrono::steady_clock;
 
+using namespace precrt_test;
+
 namespace {
 
 int worldRank = 0, worldSize = 0;
 
-/// Longer than any test may take.
-constexpr int64_t kTimeoutMs = 60000;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool messageContains(const std::string &text) {
-  return std::string(precrtGetLastErrorMessage()).find(text) !=
-         std::string::npos;
-}
-
-precrt_status_t runMpi(const std::function<void(precrt_comm_t, int)> &body) {
-  precrt_init_options options{};
-  options.backend = PRECRT_BACKEND_MPI;
-  options.timeout_ms = kTimeoutMs;
-  return precrt_test::runWithOptions(options, body);
-}
 
 /// Ends the process unless destroyed within `seconds`: a call that hangs
 /// must fail the run rather than stall it.

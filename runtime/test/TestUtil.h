@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -203,6 +204,19 @@ inline precrt_status_t runLocal(int n,
         return 0;
       },
       &context);
+}
+
+/// Seconds since `start`, for tests that bound how long a failure takes.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// Whether the calling thread's last precrt error message contains `text`.
+inline bool messageContains(const std::string &text) {
+  return std::string(precrtGetLastErrorMessage()).find(text) !=
+         std::string::npos;
 }
 
 /// Runs `body(comm, rank)` as the rank function of precrtRun with `options`.
