@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MpiTestMain.h"
 #include "TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -312,16 +313,7 @@ int main(int argc, char **argv) {
   }
   precrtCommRank(world, &worldRank);
   precrtCommSize(world, &worldSize);
-  if (worldRank != 0) {
-    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int result = RUN_ALL_TESTS();
-  // Every rank reports; the run fails if any rank failed.
-  int anyFailed = 0;
-  MPI_Allreduce(&result, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (result != 0)
-    std::fprintf(stderr, "rank %d: tests failed\n", worldRank);
+  int anyFailed = precrt_test::runTestsOnEveryRank(worldRank);
   // After the failure tests, messages of abandoned calls may still be in
   // flight; the world itself is healthy, so finalize normally.
   precrtFinalize();

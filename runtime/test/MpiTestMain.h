@@ -1,8 +1,7 @@
 //===- MpiTestMain.h - main() of gtest binaries that run under mpirun -----===//
 //
-// Tests that start precrt's MPI world themselves (precrtRun) share this
-// main: MPI initialized by the test binary, results printed by rank 0 only,
-// and the run failed when any rank failed.
+// The gtest binaries that run under mpirun share their main: results
+// printed by rank 0 only, and the run failed when any rank failed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +27,22 @@ runMpi(const std::function<void(precrt_comm_t, int)> &body) {
   return runWithOptions(options, body);
 }
 
-/// Runs every test on every rank of MPI_COMM_WORLD; sets `worldRank` and
+/// Runs every test on this rank of MPI_COMM_WORLD, rank 0 printing the
+/// results; 1 when a test failed on any rank.
+inline int runTestsOnEveryRank(int worldRank) {
+  if (worldRank != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int result = RUN_ALL_TESTS();
+  int anyFailed = 0;
+  MPI_Allreduce(&result, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (result != 0)
+    std::fprintf(stderr, "rank %d: tests failed\n", worldRank);
+  return anyFailed;
+}
+
+/// main() of tests that initialize MPI themselves; sets `worldRank` and
 /// `worldSize` before the tests start.
 inline int runMpiTests(int argc, char **argv, int &worldRank, int &worldSize) {
   ::testing::InitGoogleTest(&argc, argv);
@@ -40,15 +54,7 @@ inline int runMpiTests(int argc, char **argv, int &worldRank, int &worldSize) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-  if (worldRank != 0) {
-    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int result = RUN_ALL_TESTS();
-  int anyFailed = 0;
-  MPI_Allreduce(&result, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (result != 0)
-    std::fprintf(stderr, "rank %d: tests failed\n", worldRank);
+  int anyFailed = runTestsOnEveryRank(worldRank);
   if (MPI_Finalize() != MPI_SUCCESS)
     anyFailed = 1;
   return anyFailed;
