@@ -60,6 +60,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <dlfcn.h>
 #include <cmath>
@@ -160,7 +161,32 @@ namespace {
 // The entry function's signature, as buffers and scalars
 //===----------------------------------------------------------------------===//
 
-enum class ScalarKind { F64, F32, F16, BF16, I64, I32 };
+enum class ScalarKind {
+  F64,
+  F32,
+  F16,
+  BF16,
+  F8E4M3FN,
+  F8E5M2,
+  F8E8M0FNU, // block scales: 2^(bits - 127)
+  I64,
+  I32
+};
+
+/// The runtime's dtype of a 16- or 8-bit float kind (converted through the
+/// runtime's reference conversions).
+precrt_dtype_t getNarrowDtype(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::F16:
+    return PRECRT_DTYPE_F16;
+  case ScalarKind::BF16:
+    return PRECRT_DTYPE_BF16;
+  case ScalarKind::F8E4M3FN:
+    return PRECRT_DTYPE_F8E4M3FN;
+  default:
+    return PRECRT_DTYPE_F8E5M2;
+  }
+}
 
 struct ValueSpec {
   bool isBuffer = false;
@@ -185,6 +211,10 @@ struct ValueSpec {
     case ScalarKind::F16:
     case ScalarKind::BF16:
       return 2;
+    case ScalarKind::F8E4M3FN:
+    case ScalarKind::F8E5M2:
+    case ScalarKind::F8E8M0FNU:
+      return 1;
     }
     return 0;
   }
@@ -200,6 +230,12 @@ FailureOr<ScalarKind> getScalarKind(Type type) {
     return ScalarKind::F16;
   if (type.isBF16())
     return ScalarKind::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return ScalarKind::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return ScalarKind::F8E5M2;
+  if (isa<Float8E8M0FNUType>(type))
+    return ScalarKind::F8E8M0FNU;
   if (type.isIndex() || type.isInteger(64))
     return ScalarKind::I64;
   if (type.isInteger(32))
@@ -263,14 +299,17 @@ double readElement(const ValueSpec &spec, const void *data, int64_t i) {
     return v;
   }
   case ScalarKind::F16:
-  case ScalarKind::BF16: {
+  case ScalarKind::BF16:
+  case ScalarKind::F8E4M3FN:
+  case ScalarKind::F8E5M2: {
     float v;
-    precrtConvert(bytes,
-                  spec.element == ScalarKind::F16 ? PRECRT_DTYPE_F16
-                                                  : PRECRT_DTYPE_BF16,
-                  &v, PRECRT_DTYPE_F32, 1);
+    precrtConvert(bytes, getNarrowDtype(spec.element), &v, PRECRT_DTYPE_F32,
+                  1);
     return v;
   }
+  case ScalarKind::F8E8M0FNU:
+    return bytes[0] == 0xFF ? std::numeric_limits<double>::quiet_NaN()
+                            : std::ldexp(1.0, int(bytes[0]) - 127);
   case ScalarKind::I64: {
     int64_t v;
     std::memcpy(&v, bytes, 8);
@@ -297,14 +336,24 @@ void writeElement(const ValueSpec &spec, void *data, int64_t i, double value) {
     return;
   }
   case ScalarKind::F16:
-  case ScalarKind::BF16: {
+  case ScalarKind::BF16:
+  case ScalarKind::F8E4M3FN:
+  case ScalarKind::F8E5M2: {
     // Through f32, the runtime's reference conversion source; values given
     // to prec-run are f32 values already (or generated as such).
     auto v = static_cast<float>(value);
-    precrtConvert(&v, PRECRT_DTYPE_F32, bytes,
-                  spec.element == ScalarKind::F16 ? PRECRT_DTYPE_F16
-                                                  : PRECRT_DTYPE_BF16,
+    precrtConvert(&v, PRECRT_DTYPE_F32, bytes, getNarrowDtype(spec.element),
                   1);
+    return;
+  }
+  case ScalarKind::F8E8M0FNU: {
+    // The power of two at or below |value|, within E8M0's range.
+    int exponent = value == 0.0 || !std::isfinite(value)
+                       ? 0
+                       : std::ilogb(std::fabs(value));
+    bytes[0] = std::isnan(value)
+                   ? 0xFF
+                   : static_cast<uint8_t>(std::clamp(exponent, -127, 127) + 127);
     return;
   }
   case ScalarKind::I64: {
@@ -1169,6 +1218,12 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   case ScalarKind::BF16:
     semantics = &llvm::APFloat::BFloat();
     break;
+  case ScalarKind::F8E4M3FN:
+    semantics = &llvm::APFloat::Float8E4M3FN();
+    break;
+  case ScalarKind::F8E5M2:
+    semantics = &llvm::APFloat::Float8E5M2();
+    break;
   default:
     break;
   }
@@ -1188,6 +1243,12 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   if (spec.element == ScalarKind::F16 || spec.element == ScalarKind::BF16) {
     auto bits =
         static_cast<uint16_t>(converted.bitcastToAPInt().getZExtValue());
+    std::memcpy(&storage, &bits, sizeof(bits));
+    return success();
+  }
+  if (spec.element == ScalarKind::F8E4M3FN ||
+      spec.element == ScalarKind::F8E5M2) {
+    auto bits = static_cast<uint8_t>(converted.bitcastToAPInt().getZExtValue());
     std::memcpy(&storage, &bits, sizeof(bits));
     return success();
   }

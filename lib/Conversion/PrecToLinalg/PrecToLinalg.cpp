@@ -11,6 +11,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTPRECTOLINALG
 #include "prec/Conversion/Passes.h.inc"
@@ -21,15 +23,27 @@ using namespace mlir::prec;
 
 namespace {
 
+/// Whether the kernels convert to and from `type`: every float type LLVM
+/// has, the fp8 formats the runtime moves, and f8E8M0FNU block scales (read
+/// only).
+bool isLowerableElementType(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || !isScaledLowPrecisionType(floatType) ||
+      isBitManipulatedFloatType(floatType))
+    return true;
+  return false;
+}
+
 /// Rejects, with a diagnostic, what the kernels do not implement: fp8
-/// conversions (which need scales and saturation), fp8 quantization,
-/// stochastic rounding and tf32 (which LLVM has no type for).
+/// formats other than f8E4M3FN and f8E5M2, stochastic rounding and tf32
+/// (which LLVM has no type for).
 LogicalResult checkLowerable(Operation *op) {
-  if (isa<QuantizeOp, DequantizeOp>(op))
-    return op->emitOpError("is not lowered to linalg yet (fp8 scaling); "
-                           "cast to bf16 or f16 instead");
   if (auto castOp = dyn_cast<CastOp>(op);
       castOp && castOp.getRounding() != RoundingMode::NearestEven)
+    return op->emitOpError("stochastic rounding is not supported by the "
+                           "linalg lowering");
+  if (auto quantize = dyn_cast<QuantizeOp>(op);
+      quantize && quantize.getRounding() != RoundingMode::NearestEven)
     return op->emitOpError("stochastic rounding is not supported by the "
                            "linalg lowering");
   for (Type type :
@@ -37,9 +51,10 @@ LogicalResult checkLowerable(Operation *op) {
     if (auto shaped = dyn_cast<ShapedType>(type);
         shaped && !shaped.hasStaticShape())
       return op->emitOpError("expected static shapes, got ") << type;
-    if (isScaledLowPrecisionType(getElementTypeOrSelf(type)))
-      return op->emitOpError("fp8 conversions are not supported by the "
-                             "linalg lowering, got ")
+    if (!isLowerableElementType(getElementTypeOrSelf(type)))
+      return op->emitOpError("expected f8E4M3FN or f8E5M2 as the fp8 type "
+                             "(the formats the kernels and the runtime "
+                             "convert), got ")
              << getElementTypeOrSelf(type);
     if (isa<FloatTF32Type>(getElementTypeOrSelf(type)))
       return op->emitOpError("tf32 is not supported by the linalg lowering "
@@ -268,11 +283,202 @@ struct AdamWOpLowering : OpConversionPattern<AdamWOp> {
   }
 };
 
+/// The map from an element of a `rank`-dimensional tensor to its scale:
+/// the one scale of per-tensor scaling, or the scale of its block of the
+/// innermost dimension.
+AffineMap getScaleMap(OpBuilder &b, int64_t rank, ScalingAttr scaling) {
+  if (scaling.getKind() != ScalingKind::Block)
+    return AffineMap::get(rank, 0, {}, b.getContext());
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    exprs.push_back(b.getAffineDimExpr(d));
+  exprs.push_back(b.getAffineDimExpr(rank - 1).floorDiv(scaling.getBlockSize()));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+/// An elementwise kernel over `data` (and its result) that also reads each
+/// element's scale.
+Value buildScaledElementwise(
+    OpBuilder &b, Location loc, Value data, Value scale, ScalingAttr scaling,
+    RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+  int64_t rank = resultType.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, ValueRange{data, scale}, init,
+      ArrayRef<AffineMap>{identity, getScaleMap(b, rank, scaling), identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args[0], args[1]));
+      });
+  return generic.getResult(0);
+}
+
+/// f32, or the element type of the input where that is wider.
+FloatType getQuantizationComputeType(OpBuilder &b, FloatType input) {
+  return input.getWidth() > 32 ? input : b.getF32Type();
+}
+
+/// `saturate(round(x / scale))`, the quotient computed in f32 (in the input
+/// type where that is wider).
+struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultElement = cast<FloatType>(op.getType().getElementType());
+    FloatType compute = getQuantizationComputeType(
+        rewriter, cast<FloatType>(op.getInput().getType().getElementType()));
+    rewriter.replaceOp(
+        op, buildScaledElementwise(
+                rewriter, op.getLoc(), adaptor.getInput(), adaptor.getScale(),
+                op.getScaling(), op.getType(),
+                [&](OpBuilder &b, Location l, Value x, Value scale) {
+                  Value quotient = arith::DivFOp::create(
+                      b, l, convertFloat(b, l, x, compute),
+                      convertFloat(b, l, scale, compute));
+                  return convertFloat(b, l, quotient, resultElement);
+                }));
+    return success();
+  }
+};
+
+/// `q * scale` rounded once to the result type: in f32 for f32 results
+/// (with scales that f32 holds), otherwise in f64, where the product of an
+/// fp8 value and an f32 scale is exact.
+struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultElement = cast<FloatType>(op.getType().getElementType());
+    auto scaleElement =
+        cast<FloatType>(op.getScale().getType().getElementType());
+    FloatType f32 = rewriter.getF32Type();
+    bool exactInF32 = resultElement == f32 &&
+                      (isa<Float8E8M0FNUType>(scaleElement) ||
+                       floatTypeContains(f32, scaleElement));
+    FloatType compute = exactInF32 ? f32 : rewriter.getF64Type();
+    rewriter.replaceOp(
+        op, buildScaledElementwise(
+                rewriter, op.getLoc(), adaptor.getInput(), adaptor.getScale(),
+                op.getScaling(), op.getType(),
+                [&](OpBuilder &b, Location l, Value q, Value scale) {
+                  Value product = arith::MulFOp::create(
+                      b, l, convertFloat(b, l, q, compute),
+                      convertFloat(b, l, scale, compute));
+                  return convertFloat(b, l, product, resultElement);
+                }));
+    return success();
+  }
+};
+
+/// max |x| over the finite elements, per tensor or per block: a reduction
+/// over the whole tensor, or over the innermost dimension of the
+/// [.., K / B, B] view.
+struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType inputType = op.getInput().getType();
+    auto inputElement = cast<FloatType>(inputType.getElementType());
+    FloatType f32 = rewriter.getF32Type();
+    Value input = adaptor.getInput();
+    if (std::optional<uint64_t> block = op.getBlockSize()) {
+      SmallVector<int64_t> shape(inputType.getShape());
+      int64_t inner = shape.back();
+      shape.back() = inner / static_cast<int64_t>(*block);
+      shape.push_back(static_cast<int64_t>(*block));
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t d = 0; d + 1 < inputType.getRank(); ++d)
+        groups.push_back({d});
+      groups.push_back({inputType.getRank() - 1, inputType.getRank()});
+      input = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, inputElement), input,
+          groups);
+    }
+    auto viewType = cast<RankedTensorType>(input.getType());
+    int64_t rank = viewType.getRank();
+    RankedTensorType resultType = op.getType();
+    SmallVector<AffineExpr> kept;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = op.getBlockSize() ? d == rank - 1 : true;
+      iterators.push_back(reduced ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+      if (!reduced)
+        kept.push_back(rewriter.getAffineDimExpr(d));
+    }
+    Value zero = floatConstant(rewriter, loc, f32, 0.0);
+    Value init =
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(
+                rewriter, loc, resultType.getShape(), f32)})
+            .getResult(0);
+    // f64 and wider magnitudes round to f32 and stay finite.
+    double largestF32 = std::numeric_limits<float>::max();
+    auto reduced = linalg::GenericOp::create(
+        rewriter, loc, resultType, input, init,
+        ArrayRef<AffineMap>{
+            rewriter.getMultiDimIdentityMap(rank),
+            AffineMap::get(rank, 0, kept, rewriter.getContext())},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value magnitude = math::AbsFOp::create(
+              b, l, getQuantizationComputeType(b, inputElement) == f32
+                        ? convertFloat(b, l, args[0], f32)
+                        : args[0]);
+          auto magnitudeType = cast<FloatType>(magnitude.getType());
+          Value finite = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OLT, magnitude,
+              floatConstant(b, l, magnitudeType,
+                            std::numeric_limits<double>::infinity()));
+          if (magnitudeType != f32)
+            magnitude = convertFloat(
+                b, l,
+                arith::MinimumFOp::create(
+                    b, l, magnitude,
+                    floatConstant(b, l, magnitudeType, largestF32)),
+                f32);
+          Value term = arith::SelectOp::create(b, l, finite, magnitude,
+                                               floatConstant(b, l, f32, 0.0));
+          linalg::YieldOp::create(
+              b, l, arith::MaximumFOp::create(b, l, args[1], term).getResult());
+        });
+    rewriter.replaceOp(op, reduced.getResult(0));
+    return success();
+  }
+};
+
+struct ScaleFromAmaxOpLowering : OpConversionPattern<ScaleFromAmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScaleFromAmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto element = cast<FloatType>(op.getElementType());
+    auto scaleType = cast<FloatType>(op.getType().getElementType());
+    rewriter.replaceOp(
+        op, buildFusedElementwise(
+                rewriter, op.getLoc(), adaptor.getAmax(), op.getType(),
+                [&](OpBuilder &b, Location l,
+                    ValueRange amax) -> SmallVector<Value> {
+                  return {buildScaleFromAmax(b, l, amax[0], element,
+                                             scaleType)};
+                }));
+    return success();
+  }
+};
+
 struct ConvertPrecToLinalgPass
     : public prec::impl::ConvertPrecToLinalgBase<ConvertPrecToLinalgPass> {
   void runOnOperation() override {
     WalkResult checked = getOperation().walk([](Operation *op) {
-      if (!isa<CastOp, ReduceOp, SGDOp, AdamWOp, QuantizeOp, DequantizeOp>(op))
+      if (!isa<CastOp, ReduceOp, SGDOp, AdamWOp, QuantizeOp, DequantizeOp,
+               AmaxOp, ScaleFromAmaxOp>(op))
         return WalkResult::advance();
       return failed(checkLowerable(op)) ? WalkResult::interrupt()
                                         : WalkResult::advance();
@@ -281,7 +487,8 @@ struct ConvertPrecToLinalgPass
       return signalPassFailure();
 
     ConversionTarget target(getContext());
-    target.addIllegalOp<CastOp, ReduceOp, SGDOp, AdamWOp>();
+    target.addIllegalOp<CastOp, ReduceOp, SGDOp, AdamWOp, QuantizeOp,
+                        DequantizeOp, AmaxOp, ScaleFromAmaxOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populatePrecToLinalgConversionPatterns(patterns);
@@ -296,6 +503,7 @@ struct ConvertPrecToLinalgPass
 void mlir::prec::populatePrecToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   patterns
-      .add<CastOpLowering, ReduceOpLowering, SGDOpLowering, AdamWOpLowering>(
-          patterns.getContext());
+      .add<CastOpLowering, ReduceOpLowering, SGDOpLowering, AdamWOpLowering,
+           QuantizeOpLowering, DequantizeOpLowering, AmaxOpLowering,
+           ScaleFromAmaxOpLowering>(patterns.getContext());
 }

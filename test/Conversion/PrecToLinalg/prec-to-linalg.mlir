@@ -71,10 +71,10 @@ func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xbf16> {
 
 // -----
 
-func.func @fp8(%x: tensor<8xf32>) -> tensor<8xf8E4M3FN> {
-  // expected-error @+1 {{fp8 conversions are not supported by the linalg lowering, got 'f8E4M3FN'}}
-  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FN>
-  return %0 : tensor<8xf8E4M3FN>
+func.func @fp8_unsupported(%x: tensor<8xf32>) -> tensor<8xf8E4M3FNUZ> {
+  // expected-error @+1 {{expected f8E4M3FN or f8E5M2 as the fp8 type (the formats the kernels and the runtime convert), got 'f8E4M3FNUZ'}}
+  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FNUZ>
+  return %0 : tensor<8xf8E4M3FNUZ>
 }
 
 // -----
@@ -87,9 +87,9 @@ func.func @tf32(%x: tensor<8xf32>) -> tensor<8xtf32> {
 
 // -----
 
-func.func @quantize(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{'prec.quantize' op is not lowered to linalg yet (fp8 scaling); cast to bf16 or f16 instead}}
-  %q = prec.quantize %x scale %s scaling = <dynamic>
+func.func @quantize_stochastic(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{stochastic rounding is not supported by the linalg lowering}}
+  %q = prec.quantize %x scale %s scaling = <dynamic> rounding = <stochastic>
          : tensor<4xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
   return %q : tensor<4xf8E4M3FN>
 }
@@ -124,4 +124,73 @@ func.func @average_count_beyond_f16(%x: tensor<70000xf16>) -> tensor<f16> {
 func.func @average_count_inexact_in_bf16(%x: tensor<257xbf16>) -> tensor<bf16> {
   %0 = prec.reduce %x dims = [0] reduction = <avg> acc_dtype = bf16 : tensor<257xbf16> -> tensor<bf16>
   return %0 : tensor<bf16>
+}
+
+// -----
+
+// fp8 has no LLVM type: the cast rounds the f32 bits by integer arithmetic
+// and stores the byte; the way back decodes the byte.
+// CHECK-LABEL: func @fp8_cast
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f8E4M3FN):
+// CHECK: arith.bitcast %[[X]] : f32 to i32
+// CHECK-NOT: arith.truncf
+// CHECK: %[[BYTE:.*]] = arith.trunci %{{.*}} : i32 to i8
+// CHECK: %[[Q:.*]] = arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
+// CHECK: linalg.yield %[[Q]]
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[Y:.*]]: f8E5M2, %{{.*}}: f32):
+// CHECK: arith.bitcast %[[Y]] : f8E5M2 to i8
+// CHECK-NOT: arith.extf
+// CHECK: linalg.yield
+func.func @fp8_cast(%x: tensor<8xf32>, %y: tensor<8xf8E5M2>)
+    -> (tensor<8xf8E4M3FN>, tensor<8xf32>) {
+  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FN>
+  %1 = prec.cast %y : tensor<8xf8E5M2> to tensor<8xf32>
+  return %0, %1 : tensor<8xf8E4M3FN>, tensor<8xf32>
+}
+
+// -----
+
+// Per-tensor scales are read through a rank-0 map; the quotient is an f32
+// division. Dequantizing to bf16 multiplies in f64 (exact) and rounds once.
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func @quantize_dynamic
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]], #[[$ID]]]
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]], #[[$ID]]]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
+func.func @quantize_dynamic(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf16> {
+  %q = prec.quantize %x scale %s scaling = <dynamic>
+         : tensor<4xbf16>, tensor<f32> -> tensor<4xf8E4M3FN>
+  %d = prec.dequantize %q scale %s scaling = <dynamic>
+         : tensor<4xf8E4M3FN>, tensor<f32> -> tensor<4xbf16>
+  return %d : tensor<4xbf16>
+}
+
+// -----
+
+// Block scales are read by block of the innermost dimension; the amax of a
+// block reduces the innermost dimension of the [.., K / B, B] view.
+// CHECK-DAG: #[[$BLOCK:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// CHECK-DAG: #[[$VIEW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$KEPT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @quantize_block
+// CHECK: %[[V:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [2, 2, 32]
+// CHECK: linalg.generic {indexing_maps = [#[[$VIEW]], #[[$KEPT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[V]]
+// CHECK: math.absf
+// CHECK: arith.cmpf olt
+// CHECK: arith.maximumf
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$BLOCK]], #{{.*}}]
+func.func @quantize_block(%x: tensor<2x64xf32>) -> tensor<2x64xf8E5M2> {
+  %a = prec.amax %x block_size = 32 : tensor<2x64xf32> -> tensor<2x2xf32>
+  %s = prec.scale_from_amax %a element_type = f8E5M2
+         : tensor<2x2xf32> -> tensor<2x2xf8E8M0FNU>
+  %q = prec.quantize %x scale %s scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
+         : tensor<2x64xf32>, tensor<2x2xf8E8M0FNU> -> tensor<2x64xf8E5M2>
+  return %q : tensor<2x64xf8E5M2>
 }

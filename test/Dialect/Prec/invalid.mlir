@@ -738,3 +738,100 @@ func.func @scale_type_dequantize(%q: tensor<8xf8E4M3FN>, %s: tensor<f32>) -> ten
   %0 = prec.dequantize %q scale %s scaling = <dynamic> : tensor<8xf8E4M3FN>, tensor<f32> -> tensor<8xf8E8M0FNU>
   return %0 : tensor<8xf8E8M0FNU>
 }
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @delayed_collective(%x: tensor<8xf32>) -> tensor<64xbf16> {
+  // expected-error @+1 {{delayed scaling keeps an amax history across steps, which a collective has no operand for: compute the scale from the history and quantize with prec.quantize before the collective}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <delayed, history = 4> : tensor<8xf32> -> tensor<64xbf16>
+  return %0 : tensor<64xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @scaled_fp8_result(%x: tensor<8xf32>) -> tensor<64xf8E4M3FN> {
+  // expected-error @+1 {{expected a result wider than the 'f8E4M3FN' wire: a scaled fp8 result would lose its scale; quantize with prec.quantize and move the fp8 tensor instead}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<8xf32> -> tensor<64xf8E4M3FN>
+  return %0 : tensor<64xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+
+func.func @reduce_block_scales(%s: tensor<64xf8E8M0FNU>) -> tensor<8xf8E8M0FNU> {
+  // expected-error @+1 {{expected input of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.reduce_scatter %s on @dp scatter_axis = 0
+         : tensor<64xf8E8M0FNU> -> tensor<8xf8E8M0FNU>
+  return %0 : tensor<8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @amax_rank(%x: tensor<8xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{expected a rank-0 result without block_size, got 'tensor<1xf32>'}}
+  %0 = prec.amax %x : tensor<8xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_block_multiple(%x: tensor<4x48xf32>) -> tensor<4x1xf32> {
+  // expected-error @+1 {{expected innermost dimension (48) to be a multiple of block_size 32}}
+  %0 = prec.amax %x block_size = 32 : tensor<4x48xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+func.func @amax_block_shape(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{expected result shape [4, 2] (one amax per block of 32), got 'tensor<4x4xf32>'}}
+  %0 = prec.amax %x block_size = 32 : tensor<4x64xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @amax_block_zero(%x: tensor<4x64xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{expected a block_size of at least 1, got 0}}
+  %0 = prec.amax %x block_size = 0 : tensor<4x64xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @amax_block_rank0(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{block_size needs an input of rank >= 1}}
+  %0 = prec.amax %x block_size = 4 : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @amax_of_scales(%x: tensor<8xf8E8M0FNU>) -> tensor<f32> {
+  // expected-error @+1 {{expected input of a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
+  %0 = prec.amax %x : tensor<8xf8E8M0FNU> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @scale_for_bf16(%a: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{expected an fp8 (or narrower) element_type, got 'bf16'}}
+  %0 = prec.scale_from_amax %a element_type = bf16 : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @scale_shape(%a: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expected result of the amax's shape, got 'tensor<2xf32>' for 'tensor<4xf32>'}}
+  %0 = prec.scale_from_amax %a element_type = f8E4M3FN : tensor<4xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

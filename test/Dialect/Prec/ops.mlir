@@ -37,13 +37,13 @@ func.func @collectives(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
   // CHECK: prec.all_to_all %[[X]] on @dp split_axis = 0 concat_axis = 0 : tensor<64x16xf32> -> tensor<64x16xf32>
   %8 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0
          : tensor<64x16xf32> -> tensor<64x16xf32>
-  // fp8 on the wire needs a scaling mode.
-  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = f32 scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xf8E4M3FN>
+  // fp8 on the wire needs a scaling mode; the result is dequantized.
+  // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = f32 scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xbf16>
   %9 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = f32
-         scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xf8E4M3FN>
-  // CHECK: prec.reduce_scatter %[[G]] on @dp scatter_axis = 0 forward_dtype = f8E5M2 scaling = <delayed, history = 16> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+         scaling = <dynamic> : tensor<128x512xf32> -> tensor<1024x512xbf16>
+  // CHECK: prec.reduce_scatter %[[G]] on @dp scatter_axis = 0 forward_dtype = f8E5M2 scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
   %10 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E5M2
-          scaling = <delayed, history = 16> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
+          scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU> acc_dtype = f32 : tensor<1024x512xf32> -> tensor<128x512xf32>
   return
 }
 
@@ -144,4 +144,29 @@ func.func @divisors_and_algorithms(%h: tensor<256xf16>, %x: tensor<64xf32>) {
   // CHECK: prec.all_reduce %{{.*}} on @dp algorithm = <ring> : tensor<64xf32> -> tensor<64xf32>
   %2 = prec.all_reduce %x on @dp algorithm = <ring> : tensor<64xf32> -> tensor<64xf32>
   return
+}
+
+// Scales: amaxes per tensor and per block, the scales made from them, and
+// quantized data (and block scales) that move unconverted.
+// CHECK-LABEL: func @scales
+// CHECK-SAME: (%[[W:.*]]: tensor<16x64xf32>)
+func.func @scales(%w: tensor<16x64xf32>)
+    -> (tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>) {
+  // CHECK: %[[A:.*]] = prec.amax %[[W]] : tensor<16x64xf32> -> tensor<f32>
+  %a = prec.amax %w : tensor<16x64xf32> -> tensor<f32>
+  // CHECK: %[[S:.*]] = prec.scale_from_amax %[[A]] element_type = f8E4M3FN : tensor<f32> -> tensor<f32>
+  %s = prec.scale_from_amax %a element_type = f8E4M3FN : tensor<f32> -> tensor<f32>
+  // CHECK: %[[BA:.*]] = prec.amax %[[W]] block_size = 32 : tensor<16x64xf32> -> tensor<16x2xf32>
+  %ba = prec.amax %w block_size = 32 : tensor<16x64xf32> -> tensor<16x2xf32>
+  // CHECK: %[[BS:.*]] = prec.scale_from_amax %[[BA]] element_type = f8E5M2 : tensor<16x2xf32> -> tensor<16x2xf8E8M0FNU>
+  %bs = prec.scale_from_amax %ba element_type = f8E5M2 : tensor<16x2xf32> -> tensor<16x2xf8E8M0FNU>
+  %q = prec.quantize %w scale %s scaling = <dynamic>
+         : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf8E4M3FN>
+  // CHECK: prec.all_gather %{{.*}} on @dp gather_axis = 0 : tensor<16x64xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
+  %g = prec.all_gather %q on @dp gather_axis = 0
+         : tensor<16x64xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
+  // CHECK: prec.all_gather %[[BS]] on @dp gather_axis = 0 : tensor<16x2xf8E8M0FNU> -> tensor<128x2xf8E8M0FNU>
+  %gs = prec.all_gather %bs on @dp gather_axis = 0
+          : tensor<16x2xf8E8M0FNU> -> tensor<128x2xf8E8M0FNU>
+  return %s, %g, %gs : tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
 }

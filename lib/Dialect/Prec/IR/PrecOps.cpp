@@ -293,8 +293,15 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
       {"forward_dtype", forward},
       {"backward_dtype", op.getEffectiveBackwardDtype()},
       {"acc_dtype", acc ? acc.getValue() : Type()}};
+  // Scale-only types (f8E8M0FNU block scales) may move, unconverted; they
+  // cannot be reduced or converted to.
+  Type inputElement = op.getInput().getType().getElementType();
+  bool movesUnconverted = !op.isReduction() && forward == inputElement &&
+                          op.getResult().getType().getElementType() ==
+                              inputElement;
   for (auto [name, type] : valueTypes)
-    if (type && failed(verifyValueFloatType(operation, name, type)))
+    if (type && !movesUnconverted &&
+        failed(verifyValueFloatType(operation, name, type)))
       return failure();
   if (acc && failed(verifyAccumulationType(operation, acc.getValue(), forward,
                                            "forward_dtype")))
@@ -302,14 +309,32 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
 
   auto scaling = operation->getAttrOfType<ScalingAttr>("scaling");
   TypeAttr backward = op.getBackwardDtypeAttr();
-  for (Type wire : {forward, backward ? backward.getValue() : Type()})
-    if (wire && isScaledLowPrecisionType(wire) && !scaling)
+  // A conversion to fp8 needs a scale; fp8 data that is already quantized
+  // (the input of the forward pass, the result of the backward pass) moves
+  // as it is.
+  Type resultElement = op.getResult().getType().getElementType();
+  std::pair<Type, Type> conversions[] = {
+      {inputElement, forward},
+      {resultElement, backward ? backward.getValue() : Type()}};
+  for (auto [from, wire] : conversions)
+    if (wire && wire != from && isScaledLowPrecisionType(wire) && !scaling)
       return operation->emitOpError("expected a scaling mode for the ")
              << wire << " wire dtype: an fp8 collective needs scales";
   if (scaling && !isScaledLowPrecisionType(forward) &&
       !(backward && isScaledLowPrecisionType(backward.getValue())))
     return operation->emitOpError("scaling given but neither forward_dtype ")
            << forward << " nor backward_dtype is an fp8 type";
+  if (!scaling)
+    return success();
+  if (scaling.getKind() == ScalingKind::Delayed)
+    return operation->emitOpError(
+        "delayed scaling keeps an amax history across steps, which a "
+        "collective has no operand for: compute the scale from the history "
+        "and quantize with prec.quantize before the collective");
+  if (isScaledLowPrecisionType(resultElement) && inputElement != forward)
+    return operation->emitOpError("expected a result wider than the ")
+           << forward << " wire: a scaled fp8 result would lose its scale; "
+           << "quantize with prec.quantize and move the fp8 tensor instead";
   return success();
 }
 
@@ -598,6 +623,53 @@ LogicalResult DequantizeOp::verify() {
     return failure();
   return verifyQuantization(*this, getType(), getInput().getType(),
                             getScale().getType(), getScaling());
+}
+
+LogicalResult AmaxOp::verify() {
+  RankedTensorType inputType = getInput().getType();
+  if (failed(verifyValueFloatType(*this, "input", inputType)))
+    return failure();
+  auto resultType = cast<ShapedType>(getType());
+  std::optional<uint64_t> blockSize = getBlockSize();
+  if (!blockSize) {
+    if (!resultType.hasRank() || resultType.getRank() != 0)
+      return emitOpError("expected a rank-0 result without block_size, got ")
+             << resultType;
+    return success();
+  }
+  auto block = static_cast<int64_t>(*blockSize);
+  if (block < 1)
+    return emitOpError("expected a block_size of at least 1, got ") << block;
+  if (inputType.getRank() == 0)
+    return emitOpError("block_size needs an input of rank >= 1");
+  SmallVector<int64_t> expected(inputType.getShape());
+  int64_t inner = expected.back();
+  if (!ShapedType::isDynamic(inner)) {
+    if (inner % block != 0)
+      return emitOpError("expected innermost dimension (")
+             << inner << ") to be a multiple of block_size " << block;
+    expected.back() = inner / block;
+  }
+  if (!resultType.hasRank() ||
+      failed(verifyCompatibleShape(expected, resultType.getShape())))
+    return emitOpError("expected result shape [")
+           << llvm::map_range(expected, formatExtent)
+           << "] (one amax per block of " << block << "), got " << resultType;
+  return success();
+}
+
+LogicalResult ScaleFromAmaxOp::verify() {
+  Type element = getElementType();
+  if (!isScaledLowPrecisionType(element))
+    return emitOpError("expected an fp8 (or narrower) element_type, got ")
+           << element;
+  auto amaxType = cast<ShapedType>(getAmax().getType());
+  if (!amaxType.hasRank() ||
+      failed(verifyCompatibleShape(amaxType.getShape(),
+                                   getType().getShape())))
+    return emitOpError("expected result of the amax's shape, got ")
+           << getType() << " for " << amaxType;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

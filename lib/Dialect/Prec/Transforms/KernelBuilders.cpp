@@ -7,6 +7,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::prec;
 
@@ -40,15 +43,27 @@ static Value roundToOddF32(OpBuilder &b, Location loc, Value value) {
   return arith::BitcastOp::create(b, loc, f32, rounded);
 }
 
-/// Converts a float scalar to `to` with one rounding: extend, truncate, or
+/// Converts a float scalar to `to` with one rounding: fp8 by bit
+/// manipulation; otherwise extend, truncate, or
 /// (between bf16 and f16, neither of which holds the other) extend to f32
 /// exactly and truncate once, skipping the step on a side that is f32. From
 /// a type wider than f32 to one narrower, through f32 rounded to odd.
+static Value toF32ForNarrowing(OpBuilder &b, Location loc, Value value);
+
 Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
                                FloatType to) {
   auto from = cast<FloatType>(value.getType());
   if (from == to)
     return value;
+  // fp8 has no LLVM type: decoded exactly to f32 (which bf16, f16 and wider
+  // types then represent exactly), encoded from f32 by bit manipulation.
+  if (isBitManipulatedFloatType(from))
+    return convertFloat(b, loc, decodeLowPrecisionFloat(b, loc, value), to);
+  if (isa<Float8E8M0FNUType>(from))
+    return convertFloat(b, loc, decodeScale(b, loc, value), to);
+  if (isBitManipulatedFloatType(to))
+    return encodeLowPrecisionFloat(b, loc, toF32ForNarrowing(b, loc, value),
+                                   to);
   if (floatTypeContains(to, from))
     return arith::ExtFOp::create(b, loc, to, value);
   FloatType f32Type = b.getF32Type();
@@ -64,6 +79,331 @@ Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
   if (to == f32)
     return wide;
   return arith::TruncFOp::create(b, loc, to, wide);
+}
+
+//===----------------------------------------------------------------------===//
+// fp8 by bit manipulation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The layout of a narrow float format and its special values, as the
+/// runtime's precrt::numerics::NarrowFormat.
+struct NarrowFormat {
+  int mantissaBits;
+  int exponentBits;
+  int exponentBias;
+  /// Whether an all-ones exponent encodes infinities and NaNs (IEEE style);
+  /// in f8E4M3FN only S.1111.111 is NaN.
+  bool ieeeSpecials;
+  /// Whether overflow gives the largest finite value (fp8) or infinity.
+  bool saturates;
+  uint32_t maxFiniteBits;
+  uint32_t canonicalNaNBits;
+  uint32_t infinityBits;
+
+  int minNormalExponent() const { return 1 - exponentBias; }
+  int width() const { return 1 + exponentBits + mantissaBits; }
+  uint32_t overflowBits() const {
+    return saturates ? maxFiniteBits : infinityBits;
+  }
+};
+
+std::optional<NarrowFormat> getNarrowFormat(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return NarrowFormat{3, 4, 7, false, true, 0x7E, 0x7F, 0x7F};
+  if (isa<Float8E5M2Type>(type))
+    return NarrowFormat{2, 5, 15, true, true, 0x7B, 0x7E, 0x7C};
+  if (isa<BFloat16Type>(type))
+    return NarrowFormat{7, 8, 127, true, false, 0x7F7F, 0x7FC0, 0x7F80};
+  if (isa<Float16Type>(type))
+    return NarrowFormat{10, 5, 15, true, false, 0x7BFF, 0x7E00, 0x7C00};
+  return std::nullopt;
+}
+
+/// Integer arithmetic on scalars of one width, short enough that the bit
+/// manipulation below reads like the runtime's C++ reference.
+struct IntegerOps {
+  OpBuilder &b;
+  Location loc;
+  IntegerType type;
+
+  Value c(int64_t value) {
+    return arith::ConstantOp::create(
+        b, loc,
+        IntegerAttr::get(type, APInt(type.getWidth(),
+                                     static_cast<uint64_t>(value),
+                                     /*isSigned=*/false,
+                                     /*implicitTrunc=*/true)));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value bitAnd(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value bitOr(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value bitXor(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, condition, x, y);
+  }
+  /// A value of another width: zero-extended, sign-extended or truncated.
+  Value zext(Value x) { return arith::ExtUIOp::create(b, loc, type, x); }
+  Value sext(Value x) { return arith::ExtSIOp::create(b, loc, type, x); }
+  Value trunc(Value x) { return arith::TruncIOp::create(b, loc, type, x); }
+};
+
+} // namespace
+
+bool mlir::prec::isBitManipulatedFloatType(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// The reference encoders of precrt/numerics.h, for fp8 and (stochastic
+/// rounding only; arith.truncf rounds to nearest) bf16 and f16 (encodeNearestEven,
+/// encodeStochastic) without branches: the significand and exponent of |x|,
+/// the bits dropped at that exponent (more below the normal range), the
+/// rounding decision, then packing with saturation. Shift amounts are
+/// clamped below the width, where LLVM's shifts would be poison.
+Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
+                                          Value value, FloatType to,
+                                          Value random) {
+  using P = arith::CmpIPredicate;
+  NarrowFormat format = *getNarrowFormat(to);
+  IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
+  const int m = format.mantissaBits;
+
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+  Value absBits = i32.bitAnd(bits, i32.c(0x7FFFFFFF));
+  Value sign =
+      i32.shl(i32.shr(bits, i32.c(31)), i32.c(m + format.exponentBits));
+  Value biased = i32.shr(absBits, i32.c(23));
+  Value fraction = i32.bitAnd(absBits, i32.c(0x7FFFFF));
+  Value isF32Subnormal = i32.cmp(P::eq, biased, i32.c(0));
+  Value significand = i32.select(isF32Subnormal, fraction,
+                                 i32.bitOr(fraction, i32.c(0x800000)));
+  Value exponent =
+      i32.select(isF32Subnormal, i32.c(-126), i32.sub(biased, i32.c(127)));
+  Value belowNormal = i32.sub(i32.c(format.minNormalExponent()), exponent);
+  Value drop = i64.sext(
+      i32.add(i32.c(23 - m), i32.maxS(belowNormal, i32.c(0))));
+
+  Value wideSignificand = i64.zext(significand);
+  Value shift = i64.minS(drop, i64.c(63));
+  Value kept = i64.shr(wideSignificand, shift);
+  Value remainder = i64.bitAnd(
+      wideSignificand, i64.sub(i64.shl(i64.c(1), shift), i64.c(1)));
+  Value roundUp;
+  if (!random) {
+    // Above half a spacing, or exactly half with an odd kept part.
+    Value half = i64.shl(i64.c(1), i64.sub(shift, i64.c(1)));
+    Value odd = i64.cmp(P::ne, i64.bitAnd(kept, i64.c(1)), i64.c(0));
+    roundUp = arith::OrIOp::create(
+        b, loc, i64.cmp(P::ugt, remainder, half),
+        arith::AndIOp::create(b, loc, i64.cmp(P::eq, remainder, half), odd));
+  } else {
+    // Up iff random < floor(frac * 2^32), frac = remainder / 2^drop.
+    Value left = i64.shl(remainder,
+                         i64.maxS(i64.sub(i64.c(32), shift), i64.c(0)));
+    Value right = i64.shr(
+        remainder,
+        i64.minS(i64.maxS(i64.sub(drop, i64.c(32)), i64.c(0)), i64.c(63)));
+    Value threshold = i64.select(i64.cmp(P::sle, drop, i64.c(32)), left, right);
+    roundUp = i64.cmp(P::ult, i64.zext(random), threshold);
+  }
+  kept = i64.add(kept, i64.zext(roundUp));
+
+  // A carry out of the mantissa lands in the exponent; beyond the largest
+  // finite value the result saturates.
+  Value wideExponent = i64.sext(exponent);
+  Value normalBits = i64.add(
+      i64.shl(i64.add(wideExponent, i64.c(format.exponentBias - 1)),
+              i64.c(m)),
+      kept);
+  Value saturated =
+      i64.select(i64.cmp(P::sgt, normalBits, i64.c(format.maxFiniteBits)),
+                 i64.c(format.overflowBits()), normalBits);
+  Value magnitude = i32.trunc(i64.select(
+      i64.cmp(P::slt, wideExponent, i64.c(format.minNormalExponent())), kept,
+      saturated));
+
+  Value finite = i32.bitOr(sign, magnitude);
+  Value infinite = i32.bitOr(sign, i32.c(format.overflowBits()));
+  Value isNaN = i32.cmp(P::ugt, absBits, i32.c(0x7F800000));
+  Value isInfinite = i32.cmp(P::eq, absBits, i32.c(0x7F800000));
+  Value encoded =
+      i32.select(isNaN, i32.c(format.canonicalNaNBits),
+                 i32.select(isInfinite, infinite, finite));
+  Value narrow = arith::TruncIOp::create(
+      b, loc, b.getIntegerType(format.width()), encoded);
+  return arith::BitcastOp::create(b, loc, to, narrow);
+}
+
+/// The reference decoder of precrt/numerics.h: normal values rebias their
+/// exponent, subnormals are mantissa * 2^(minNormalExponent - mantissaBits)
+/// (exact in f32), specials per the format.
+Value mlir::prec::decodeLowPrecisionFloat(OpBuilder &b, Location loc,
+                                          Value value) {
+  using P = arith::CmpIPredicate;
+  NarrowFormat format = *getNarrowFormat(value.getType());
+  IntegerOps i32{b, loc, b.getI32Type()};
+  const int m = format.mantissaBits;
+  const int64_t mantissaMask = (int64_t(1) << m) - 1;
+  const int64_t exponentMask = (int64_t(1) << format.exponentBits) - 1;
+
+  Value word = i32.zext(
+      arith::BitcastOp::create(b, loc, b.getI8Type(), value).getResult());
+  Value sign = i32.shl(
+      i32.bitAnd(i32.shr(word, i32.c(m + format.exponentBits)), i32.c(1)),
+      i32.c(31));
+  Value mantissa = i32.bitAnd(word, i32.c(mantissaMask));
+  Value exponentField = i32.bitAnd(i32.shr(word, i32.c(m)), i32.c(exponentMask));
+
+  Value normal = i32.bitOr(
+      sign,
+      i32.bitOr(
+          i32.shl(i32.add(exponentField, i32.c(127 - format.exponentBias)),
+                  i32.c(23)),
+          i32.shl(mantissa, i32.c(23 - m))));
+  FloatType f32 = b.getF32Type();
+  Value step = arith::ConstantOp::create(
+      b, loc, f32,
+      b.getFloatAttr(f32, std::ldexp(1.0, format.minNormalExponent() - m)));
+  Value subnormalMagnitude = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa), step);
+  Value subnormal = i32.bitOr(
+      sign, arith::BitcastOp::create(b, loc, b.getI32Type(), subnormalMagnitude)
+                .getResult());
+  Value nan = i32.bitOr(sign, i32.c(0x7FC00000));
+
+  Value allOnes = i32.cmp(P::eq, exponentField, i32.c(exponentMask));
+  Value special;
+  if (format.ieeeSpecials) {
+    special = allOnes;
+    nan = i32.select(i32.cmp(P::eq, mantissa, i32.c(0)),
+                     i32.bitOr(sign, i32.c(0x7F800000)), nan);
+  } else {
+    special = arith::AndIOp::create(
+        b, loc, allOnes, i32.cmp(P::eq, mantissa, i32.c(mantissaMask)));
+  }
+  Value decoded = i32.select(
+      special, nan,
+      i32.select(i32.cmp(P::eq, exponentField, i32.c(0)), subnormal, normal));
+  return arith::BitcastOp::create(b, loc, f32, decoded);
+}
+
+/// A power-of-two scale (f8E8M0FNU, bits e: 2^(e - 127), 0xFF is NaN) as
+/// f32, exactly: 2^-127 is an f32 subnormal.
+Value mlir::prec::decodeScale(OpBuilder &b, Location loc, Value value) {
+  using P = arith::CmpIPredicate;
+  IntegerOps i32{b, loc, b.getI32Type()};
+  Value bits = i32.zext(
+      arith::BitcastOp::create(b, loc, b.getI8Type(), value).getResult());
+  Value decoded = i32.select(
+      i32.cmp(P::eq, bits, i32.c(0xFF)), i32.c(0x7FC00000),
+      i32.select(i32.cmp(P::eq, bits, i32.c(0)), i32.c(0x00400000),
+                 i32.shl(bits, i32.c(23))));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), decoded);
+}
+
+Value mlir::prec::buildScaleFromAmax(OpBuilder &b, Location loc, Value amax,
+                                     FloatType elementType,
+                                     FloatType scaleType) {
+  using P = arith::CmpFPredicate;
+  FloatType f32 = b.getF32Type();
+  llvm::APFloat largest =
+      llvm::APFloat::getLargest(elementType.getFloatSemantics());
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, value));
+  };
+  // An amax of 0 (all zeros), infinity or NaN (from a history the program
+  // computed) gives scale 1 rather than a scale that zeroes or NaNs every
+  // element.
+  Value usable = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, P::OGT, amax, constant(0.0)),
+      arith::CmpFOp::create(b, loc, P::OLT, amax,
+                            constant(std::numeric_limits<double>::infinity())));
+  if (!isa<Float8E8M0FNUType>(scaleType)) {
+    Value ratio = arith::DivFOp::create(b, loc, amax,
+                                        constant(largest.convertToDouble()));
+    Value floor = arith::MaximumFOp::create(b, loc, ratio,
+                                            constant(std::ldexp(1.0, -126)));
+    return arith::SelectOp::create(b, loc, usable, floor, constant(1.0));
+  }
+  // OCP MX: 2^(floor(log2(amax)) - emax), the exponent field of the f32
+  // amax (subnormal amaxes are below the clamp anyway).
+  IntegerOps i32{b, loc, b.getI32Type()};
+  int emax = llvm::ilogb(largest);
+  Value exponent =
+      i32.bitAnd(i32.shr(arith::BitcastOp::create(b, loc, b.getI32Type(), amax),
+                         i32.c(23)),
+                 i32.c(0xFF));
+  Value shared = i32.sub(exponent, i32.c(127 + emax));
+  Value clamped = i32.minS(i32.maxS(shared, i32.c(-127)), i32.c(127));
+  Value bits = i32.select(usable, i32.add(clamped, i32.c(127)), i32.c(127));
+  return arith::BitcastOp::create(
+      b, loc, scaleType,
+      arith::TruncIOp::create(b, loc, b.getI8Type(), bits).getResult());
+}
+
+Value mlir::prec::buildPhiloxWord(OpBuilder &b, Location loc, Value seed,
+                                  Value index) {
+  IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
+  Value block = i64.shr(index, i64.c(2));
+  Value c0 = i32.trunc(block), c1 = i32.trunc(i64.shr(block, i64.c(32)));
+  Value c2 = i32.c(0), c3 = i32.c(0);
+  Value key0 = i32.trunc(seed), key1 = i32.trunc(i64.shr(seed, i64.c(32)));
+  for (int round = 0; round < 10; ++round) {
+    auto product0 =
+        arith::MulUIExtendedOp::create(b, loc, i32.c(0xD2511F53), c0);
+    auto product1 =
+        arith::MulUIExtendedOp::create(b, loc, i32.c(0xCD9E8D57), c2);
+    Value next0 = i32.bitXor(i32.bitXor(product1.getHigh(), c1), key0);
+    Value next2 = i32.bitXor(i32.bitXor(product0.getHigh(), c3), key1);
+    c1 = product1.getLow();
+    c3 = product0.getLow();
+    c0 = next0;
+    c2 = next2;
+    key0 = i32.add(key0, i32.c(0x9E3779B9));
+    key1 = i32.add(key1, i32.c(0xBB67AE85));
+  }
+  Value lane = i64.bitAnd(index, i64.c(3));
+  using P = arith::CmpIPredicate;
+  Value low = i32.select(i64.cmp(P::eq, lane, i64.c(0)), c0, c1);
+  Value high = i32.select(i64.cmp(P::eq, lane, i64.c(2)), c2, c3);
+  return i32.select(i64.cmp(P::ult, lane, i64.c(2)), low, high);
+}
+
+/// The f32 a value is rounded from: exact for f32 and narrower, rounded to
+/// odd from wider types (so that one more rounding to a type of at most 22
+/// significand bits is the correct rounding of the value itself).
+static Value toF32ForNarrowing(OpBuilder &b, Location loc, Value value) {
+  auto from = cast<FloatType>(value.getType());
+  FloatType f32 = b.getF32Type();
+  if (from == f32)
+    return value;
+  if (isBitManipulatedFloatType(from))
+    return decodeLowPrecisionFloat(b, loc, value);
+  if (floatTypeContains(f32, from))
+    return arith::ExtFOp::create(b, loc, f32, value);
+  return roundToOddF32(b, loc, value);
+}
+
+Value mlir::prec::convertFloatStochastic(OpBuilder &b, Location loc,
+                                         Value value, FloatType to,
+                                         Value random) {
+  auto from = cast<FloatType>(value.getType());
+  FloatType f32 = b.getF32Type();
+  if (floatTypeContains(to, from) || floatTypeContains(to, f32))
+    return convertFloat(b, loc, value, to);
+  if (!getNarrowFormat(to))
+    return convertFloat(b, loc, value, to); // tf32 and the like: rejected earlier
+  return encodeLowPrecisionFloat(b, loc, toF32ForNarrowing(b, loc, value), to,
+                                 random);
 }
 
 /// Reassociation merging every dimension of a tensor of rank `rank` (none

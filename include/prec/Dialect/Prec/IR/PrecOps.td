@@ -359,8 +359,13 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
   let summary = "scale and round a tensor to a low-precision (fp8) type";
   let description = [{
     `result = saturate(round(input / scale))`: the real value of a quantized
-    element is `q * scale`. Values beyond the largest finite value of the
-    result type saturate to it.
+    element is `q * scale`. The quotient is computed in f32 (in the input
+    type where that is wider) and rounded once to the result type, to
+    nearest even (or stochastically with `rounding = <stochastic>`); values
+    beyond the largest finite value, infinities included, saturate to it, and
+    NaN becomes the format's NaN (precrt/numerics.h has the reference).
+    `prec.amax` and `prec.scale_from_amax` compute scales for which nothing
+    the amax covers saturates.
 
     The scale is an SSA value so that how it is computed stays visible and
     optimizable: for `dynamic` and `delayed` scaling it is a rank-0 tensor
@@ -393,8 +398,11 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
 def Prec_DequantizeOp : Prec_QuantizationOpBase<"dequantize"> {
   let summary = "expand a low-precision (fp8) tensor with its scale";
   let description = [{
-    `result = ext(input) * scale`, computed in the result element type. The
-    scale follows the same shape rules as in `prec.quantize`.
+    `result = cast(input * scale, result type)`: the product of the fp8
+    value and its scale is computed exactly (in f64; in f32 for f32 results,
+    where rounding the product to f32 is the same) and rounded once, to
+    nearest even. The scale follows the same shape rules as in
+    `prec.quantize`.
 
     ```mlir
     %w = prec.dequantize %q scale %s scaling = <dynamic>
@@ -411,6 +419,79 @@ def Prec_DequantizeOp : Prec_QuantizationOpBase<"dequantize"> {
     $input `scale` $scale `scaling` `=` $scaling
     attr-dict `:` type($input) `,` type($scale) `->` type($result)
   }];
+}
+
+def Prec_AmaxOp : Prec_Op<"amax", [Pure]> {
+  let summary = "largest finite magnitude of a tensor, or of each block of it";
+  let description = [{
+    The input to a scale: `max |x|` over the finite elements of `input`, in
+    f32 (exact: a magnitude is only widened). Infinities and NaN are left out,
+    so that one non-finite element does not turn the scale of every other
+    element into infinity or NaN (the conversions saturate infinities and
+    keep NaN themselves); a tensor with no finite element, or only zeros, has
+    an amax of 0.
+
+    Without `block_size` the result is rank-0: one amax for the tensor (this
+    rank's part of it; `prec-materialize-scales` reduces the parts of a
+    sharded tensor with `prec.all_reduce` and `reduction = <max>`). With
+    `block_size = B`, one amax per `B` consecutive elements of the innermost
+    dimension: the result has the input's shape with that dimension divided
+    by `B` (OCP MX block scaling).
+
+    ```mlir
+    %a = prec.amax %w : tensor<16x64xf32> -> tensor<f32>
+    %b = prec.amax %w block_size = 32 : tensor<16x64xf32> -> tensor<16x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    Prec_FloatTensor:$input,
+    OptionalAttr<I64Attr>:$block_size
+  );
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input (`block_size` `=` $block_size^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Prec_ScaleFromAmaxOp : Prec_Op<"scale_from_amax", [Pure]> {
+  let summary = "the scale that maps an amax onto an fp8 format";
+  let description = [{
+    Elementwise, from amaxes (f32, as `prec.amax` computes them) to the
+    scales `prec.quantize` divides by, for quantized elements of type
+    `element_type`:
+
+    - an f32 result (per-tensor scaling, `dynamic` and `delayed`):
+      `scale = max(amax / max_finite(element_type), 2^-126)` for
+      `amax > 0` and `scale = 1` for `amax = 0`, computed in f32. Every scale
+      is a positive normal number: `amax / scale <= max_finite` (nothing
+      saturates that the amax covers) and no division by zero or by a
+      subnormal can give infinity or NaN.
+    - an `f8E8M0FNU` result (OCP MX v1.0 block scaling): the power of two
+      `2^(floor(log2(amax)) - emax(element_type))`, with `emax` the exponent
+      of the element type's largest normal (8 for f8E4M3FN, 15 for f8E5M2),
+      clamped to E8M0's range `[2^-127, 2^127]`; `amax = 0` gives `2^-127`.
+      Elements of a block then lie below `2^(emax + 1)`; those above the
+      element type's largest finite value saturate, as the MX specification
+      defines.
+
+    ```mlir
+    %s = prec.scale_from_amax %a element_type = f8E4M3FN : tensor<f32> -> tensor<f32>
+    %x = prec.scale_from_amax %b element_type = f8E4M3FN
+           : tensor<16x2xf32> -> tensor<16x2xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[F32]>:$amax,
+    Prec_FloatTypeAttr:$element_type
+  );
+  let results = (outs RankedTensorOf<[F32, F8E8M0FNU]>:$result);
+  let assemblyFormat = [{
+    $amax `element_type` `=` $element_type attr-dict `:` type($amax) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -20,6 +20,42 @@ namespace mlir::prec {
 /// extension to f32.
 Value convertFloat(OpBuilder &builder, Location loc, Value value, FloatType to);
 
+/// Whether the kernels convert to and from `type` by bit manipulation: the
+/// fp8 formats the runtime moves (f8E4M3FN, f8E5M2). LLVM has no arithmetic
+/// on them.
+bool isBitManipulatedFloatType(Type type);
+
+/// f32 `value` to the fp8 type `to` (isBitManipulatedFloatType) with the
+/// runtime's reference rules (precrt/numerics.h): round to nearest even, or
+/// stochastic rounding driven by the i32 word `random` when it is given;
+/// saturating to the largest finite value (infinities included); a NaN
+/// becomes the format's canonical NaN.
+Value encodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value,
+                              FloatType to, Value random = {});
+
+/// An fp8 value (isBitManipulatedFloatType) to f32, exactly.
+Value decodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value);
+
+/// An f8E8M0FNU scale (2^(bits - 127)) as f32, exactly.
+Value decodeScale(OpBuilder &builder, Location loc, Value value);
+
+/// The scale prec.scale_from_amax defines for the f32 `amax`, of type
+/// `scaleType` (f32, or f8E8M0FNU for OCP MX block scaling), for elements of
+/// the fp8 type `elementType`.
+Value buildScaleFromAmax(OpBuilder &builder, Location loc, Value amax,
+                         FloatType elementType, FloatType scaleType);
+
+/// Converts a float scalar to `to` like convertFloat, rounding stochastically
+/// with the i32 word `random` where it rounds to a type narrower than f32
+/// (through f32, rounded to odd, from a wider type).
+Value convertFloatStochastic(OpBuilder &builder, Location loc, Value value,
+                             FloatType to, Value random);
+
+/// Word `index` (i64) of the Philox 4x32-10 stream keyed by `seed` (i64):
+/// precrt/numerics.h's philoxWord, as i32 arithmetic in the kernel.
+Value buildPhiloxWord(OpBuilder &builder, Location loc, Value seed,
+                      Value index);
+
 /// `value` reshaped to `type`, which has as many elements, through its flat
 /// form (collapse_shape / expand_shape, so no data moves).
 Value reshapeTensor(OpBuilder &builder, Location loc, Value value,

@@ -1,0 +1,129 @@
+"""Inputs and checks of fp8-conversions.test.
+
+  generate DIR            writes the arguments of Inputs/fp8_conversions.mlir
+  check DIR LIBPRECRT     compares prec-run's results (rank0_result*.bin)
+                          with fp8_reference.py and, for f32 inputs, with the
+                          runtime's reference conversion (precrtConvert)
+
+The inputs cover every fp8 bit pattern's value and the midpoints between
+neighbours (ties), values just beside them (f64 only: a conversion through
+f32 rounded to nearest would round twice), subnormals of both formats and of
+f32, the saturation thresholds, infinities, NaNs with payloads and signs, and
+random values across the exponent range of both formats.
+"""
+
+import ctypes
+import math
+import os
+import random
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import fp8_reference as ref  # noqa: E402
+
+COUNT = 8192
+
+
+def inputs():
+    values = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan]
+    for name in ref.FORMATS:
+        table = [v for v, _ in ref._TABLES[name]]
+        values += table + [-v for v in table]
+        for lo, hi in zip(table, table[1:]):
+            mid = (lo + hi) / 2
+            values += [mid, -mid, mid + mid * 2.0**-40, mid - mid * 2.0**-40]
+        top = table[-1]
+        values += [top * 1.03125, top * 1.0625, top * 2, 3.4e38, -3.4e38]
+    values += [1e-45, -1e-45, 1.17e-38, 2.0**-149 * 3]
+    rng = random.Random(20261125)
+    while len(values) < COUNT - 4:
+        values.append(rng.uniform(-1, 1) * 2.0 ** rng.randint(-30, 20))
+    return values[:COUNT - 4]
+
+
+def nan_bits():
+    # NaNs with payloads and signs, as raw f32 / f64 bits.
+    return ([0x7FC00001, 0xFFC00000, 0x7F800001, 0xFFFFFFFF],
+            [0x7FF8000000000001, 0xFFF8000000000000, 0x7FF0000000000001,
+             0xFFFFFFFFFFFFFFFF])
+
+
+def generate(directory):
+    values = inputs()
+    f32_nans, f64_nans = nan_bits()
+    with open(os.path.join(directory, "x.bin"), "wb") as out:
+        out.write(struct.pack(f"<{len(values)}f", *values))
+        out.write(struct.pack("<4I", *f32_nans))
+    with open(os.path.join(directory, "d.bin"), "wb") as out:
+        out.write(struct.pack(f"<{len(values)}d", *values))
+        out.write(struct.pack("<4Q", *f64_nans))
+    with open(os.path.join(directory, "bytes.bin"), "wb") as out:
+        out.write(bytes(range(256)))
+
+
+def read(directory, index, fmt, count):
+    with open(os.path.join(directory, f"rank0_result{index}.bin"), "rb") as f:
+        return struct.unpack(f"<{count}{fmt}", f.read())
+
+
+def same(a, b):
+    return (math.isnan(a) and math.isnan(b)) or (
+        a == b and math.copysign(1, a) == math.copysign(1, b))
+
+
+def check(directory, library):
+    failures = []
+    with open(os.path.join(directory, "x.bin"), "rb") as f:
+        x = struct.unpack(f"<{COUNT}f", f.read())
+    with open(os.path.join(directory, "d.bin"), "rb") as f:
+        d = struct.unpack(f"<{COUNT}d", f.read())
+
+    precrt = ctypes.CDLL(library)
+    dtypes = {"f8E4M3FN": 4, "f8E5M2": 5}
+    for index, (name, source) in enumerate(
+            [("f8E4M3FN", x), ("f8E5M2", x), ("f8E4M3FN", d), ("f8E5M2", d)]):
+        got = read(directory, index, "B", COUNT)
+        runtime = None
+        if source is x:
+            src = (ctypes.c_float * COUNT)(*x)
+            dst = (ctypes.c_uint8 * COUNT)()
+            assert precrt.precrtConvert(src, 1, dst, dtypes[name],
+                                        ctypes.c_size_t(COUNT)) == 0
+            runtime = list(dst)
+        for i, value in enumerate(source):
+            want = ref.encode(value, name)
+            if got[i] != want or (runtime and runtime[i] != want):
+                failures.append(
+                    f"result {index}: {value!r} to {name}: got 0x{got[i]:02x}, "
+                    f"expected 0x{want:02x}"
+                    + (f" (runtime 0x{runtime[i]:02x})" if runtime else ""))
+
+    for index, name, fmt in [(4, "f8E4M3FN", "f"), (5, "f8E5M2", "f"),
+                             (7, "f8E5M2", "d")]:
+        got = read(directory, index, fmt, 256)
+        for bits in range(256):
+            if not same(got[bits], ref.decode(bits, name)):
+                failures.append(f"result {index}: 0x{bits:02x} ({name}): got "
+                                f"{got[bits]!r}, expected "
+                                f"{ref.decode(bits, name)!r}")
+    bf16 = read(directory, 6, "H", 256)
+    for bits in range(256):
+        got = struct.unpack("<f", struct.pack("<I", bf16[bits] << 16))[0]
+        if not same(got, ref.decode(bits, "f8E4M3FN")):
+            failures.append(f"result 6: 0x{bits:02x} to bf16: got {got!r}")
+
+    for line in failures[:20]:
+        print(line)
+    if failures:
+        print(f"{len(failures)} mismatches")
+        return 1
+    print("fp8 conversions: all match")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "generate":
+        generate(sys.argv[2])
+    else:
+        sys.exit(check(sys.argv[2], sys.argv[3]))

@@ -1,0 +1,78 @@
+"""fp8 formats in plain Python, independent of prec's lowering and runtime.
+
+Every finite value of a format is listed from its bit patterns; rounding to
+nearest even picks the nearest listed value (ties to the even pattern) and
+saturates beyond the largest finite value, as precrt/numerics.h specifies:
+infinities saturate too, NaN becomes the canonical NaN (sign cleared).
+"""
+
+import bisect
+import math
+import struct
+
+# name: (mantissa bits, exponent bits, bias, IEEE specials, canonical NaN)
+FORMATS = {
+    "f8E4M3FN": (3, 4, 7, False, 0x7F),
+    "f8E5M2": (2, 5, 15, True, 0x7E),
+}
+
+
+def decode(bits, name):
+    """The value of an fp8 bit pattern (a Python float; NaN for NaNs)."""
+    m, e, bias, ieee, _ = FORMATS[name]
+    sign = -1.0 if bits & (1 << (m + e)) else 1.0
+    mantissa = bits & ((1 << m) - 1)
+    exponent = (bits >> m) & ((1 << e) - 1)
+    if exponent == (1 << e) - 1:
+        if ieee:
+            return sign * math.inf if mantissa == 0 else math.nan
+        if mantissa == (1 << m) - 1:
+            return math.nan
+    if exponent == 0:
+        return sign * mantissa * 2.0 ** (1 - bias - m)
+    return sign * (1 + mantissa / 2.0**m) * 2.0 ** (exponent - bias)
+
+
+def _positive_values(name):
+    m, e, _, _, _ = FORMATS[name]
+    values = []
+    for bits in range(1 << (m + e)):
+        value = decode(bits, name)
+        if math.isfinite(value):
+            values.append((value, bits))
+    return values
+
+
+_TABLES = {name: _positive_values(name) for name in FORMATS}
+
+
+def largest(name):
+    return _TABLES[name][-1][0]
+
+
+def encode(x, name):
+    """x (any Python float) rounded to nearest even, saturating."""
+    m, e, _, _, nan = FORMATS[name]
+    if math.isnan(x):
+        return nan
+    sign = (1 << (m + e)) if math.copysign(1.0, x) < 0 else 0
+    table = _TABLES[name]
+    magnitude = abs(x)
+    if magnitude >= table[-1][0]:
+        return sign | table[-1][1]
+    values = [v for v, _ in table]
+    i = bisect.bisect_left(values, magnitude)
+    if values[i] == magnitude:
+        return sign | table[i][1]
+    below, above = table[i - 1], table[i]
+    # Differences of f64 values of at most 4 significant bits are exact.
+    if magnitude - below[0] < above[0] - magnitude:
+        return sign | below[1]
+    if magnitude - below[0] > above[0] - magnitude:
+        return sign | above[1]
+    return sign | (below[1] if below[1] % 2 == 0 else above[1])
+
+
+def f32(x):
+    """x rounded to the nearest f32."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
