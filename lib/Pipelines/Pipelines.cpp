@@ -41,6 +41,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecAccumulateMicrobatches());
   funcs.addPass(createPrecInferPrecision());
   funcs.addPass(createPrecDivideFactors());
+  // fp8 wires: explicit scales, so that the quantized gathers left behind
+  // are bucketed like any other.
+  funcs.addPass(createPrecMaterializeScales());
   funcs.addPass(createPrecBucketCollectives());
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());

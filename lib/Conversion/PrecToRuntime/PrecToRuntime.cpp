@@ -38,6 +38,9 @@ std::optional<precrt_dtype_t> getRuntimeDtype(Type type) {
     return PRECRT_DTYPE_F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
     return PRECRT_DTYPE_F8E5M2;
+  // Block scales only move (the verifier rejects their reduction).
+  if (isa<Float8E8M0FNUType>(type))
+    return PRECRT_DTYPE_BYTES;
   return std::nullopt;
 }
 

@@ -93,21 +93,22 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
       RoundingMode::NearestEven)
     return op->emitOpError("stochastic rounding on the wire is not "
                            "supported by the decomposition");
-  // Casts to fp8 saturate and need a scale; the unpack kernel only rounds.
-  // (An fp8 input is only widened, which is exact.)
-  if (Type result = op.getResult().getType();
-      isScaledLowPrecisionType(getElementTypeOrSelf(result)))
-    return op->emitOpError("cannot decompose a collective with an fp8 result (")
-           << result << "): quantize it with prec.quantize";
   plan.wire = cast<FloatType>(op.getEffectiveForwardDtype());
-  if (isScaledLowPrecisionType(plan.wire))
-    return op->emitOpError("fp8 wire dtype ")
-           << plan.wire << " is not supported by the decomposition";
-  // The runtimes move f64, f32, f16 and bf16 (and fp8, rejected above).
-  if (!isa<Float64Type, Float32Type, Float16Type, BFloat16Type>(plan.wire))
+  Type inputElement = op.getInput().getType().getElementType();
+  if (op->getAttr("scaling") && isScaledLowPrecisionType(plan.wire) &&
+      inputElement != plan.wire)
+    return op->emitOpError("converts to the scaled ")
+           << plan.wire << " wire: run prec-materialize-scales first, which "
+           << "makes its scales explicit";
+  // The runtimes move f64, f32, f16, bf16 and the two fp8 formats, and
+  // block scales (f8E8M0FNU) as bytes where nothing converts them.
+  bool movedAsBytes = isa<Float8E8M0FNUType>(plan.wire) && !op.isReduction() &&
+                      inputElement == plan.wire;
+  if (!isa<Float64Type, Float32Type, Float16Type, BFloat16Type>(plan.wire) &&
+      !isBitManipulatedFloatType(plan.wire) && !movedAsBytes)
     return op->emitOpError("wire dtype ")
            << plan.wire << " has no runtime representation: expected f64, "
-           << "f32, f16 or bf16";
+           << "f32, f16, bf16, f8E4M3FN or f8E5M2";
   if (!op.isReduction())
     return plan;
 
@@ -193,14 +194,18 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
   auto inputType = cast<RankedTensorType>(input.getType());
   auto inputElement = cast<FloatType>(inputType.getElementType());
   FloatType compute = getComputeType(inputElement);
+  // Nothing to convert: the kernel only moves values (fp8 bytes and block
+  // scales included, which arithmetic could not round-trip).
+  bool identityValues = inputElement == wire && preDivisor == 1.0;
   auto kernelBody = [&](OpBuilder &nb, Location nl, Value x) {
+    if (identityValues)
+      return x;
     Value scaled =
         divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
     return convertFloat(nb, nl, scaled, wire);
   };
 
-  // Nothing to convert and chunks already leading: the input is the buffer.
-  bool identityValues = inputElement == wire && preDivisor == 1.0;
+  // Chunks already leading: the input is the buffer.
   if (identityValues && (!splitDimension || *splitDimension == 0))
     return flatten(b, loc, input);
 

@@ -76,3 +76,57 @@ def encode(x, name):
 def f32(x):
     """x rounded to the nearest f32."""
     return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+# Scales, as docs/Prec.md defines them (prec.amax, prec.scale_from_amax).
+
+def amax(values):
+    """Largest finite magnitude (0 when there is none)."""
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    return max(finite) if finite else 0.0
+
+
+def tensor_scale(a, name):
+    """f32 scale of a per-tensor amax: max(amax / max_finite, 2^-126), or 1
+    for an amax of 0, infinity or NaN."""
+    if not (0 < a < math.inf):
+        return 1.0
+    return max(f32(f32(a) / largest(name)), 2.0**-126)
+
+
+_EMAX = {"f8E4M3FN": 8, "f8E5M2": 15}
+
+
+def block_scale(a, name):
+    """OCP MX power-of-two scale of a block amax, as a Python float."""
+    if not (0 < a < math.inf):
+        return 1.0
+    exponent = math.frexp(f32(a))[1] - 1  # floor(log2(a)) for normal a
+    if f32(a) < 2.0**-126:
+        exponent = -127
+    return 2.0 ** min(max(exponent - _EMAX[name], -127), 127)
+
+
+def quantize(x, scale, name):
+    """fp8 bits of x / scale, the quotient rounded to f32 first."""
+    return encode(f32(x / scale), name)
+
+
+def dequantize(bits, scale, name):
+    """The exact product of an fp8 value and its scale (f64 holds it)."""
+    return decode(bits, name) * scale
+
+
+def dequantize_f32(bits, scale, name):
+    """The product rounded once to f32."""
+    return f32(dequantize(bits, scale, name))
+
+
+def spacing_bound(name):
+    """Relative error of a rounding to the format in its normal range."""
+    return 2.0 ** -(FORMATS[name][0] + 1)
+
+
+def subnormal_step(name):
+    m, _, bias, _, _ = FORMATS[name]
+    return 2.0 ** (1 - bias - m)

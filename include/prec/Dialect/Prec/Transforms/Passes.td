@@ -476,6 +476,63 @@ def PrecBucketCollectives
   ];
 }
 
+def PrecMaterializeScales
+    : Pass<"prec-materialize-scales", "mlir::func::FuncOp"> {
+  let summary = "make the scales of fp8 collectives explicit";
+  let description = [{
+    Every collective that converts to an fp8 wire under a `scaling` mode
+    becomes explicit scale computation, `prec.quantize`, a collective that
+    moves the quantized bytes unconverted, and the dequantization:
+
+    - `all_gather`, `dynamic`: one scale for the whole gathered tensor,
+      `prec.scale_from_amax` of the largest of the ranks' `prec.amax`. The
+      amaxes of all dynamically scaled gathers of a block over the same
+      group travel in ONE `prec.all_reduce` with `reduction = <max>`
+      (torchao's `precompute_float8_dynamic_scale_for_fsdp`), placed before
+      the first of them; a gather whose input is computed after that point
+      starts a new batch.
+    - `block` (OCP MX): per-block amaxes and power-of-two (`f8E8M0FNU`)
+      scales on each rank; the scales are gathered with the data.
+    - `reduce_scatter` and `all_reduce`: each rank's input is quantized with
+      its own scales (`dynamic`: one per rank; `block`: per block), which
+      travel with the data (`all_gather` of the scales, or an `all_to_all`
+      of block scales beside the data's `all_to_all`), so no amax is reduced
+      before the wire. One kernel dequantizes each received term with its
+      sender's scale and sums the terms in `acc_dtype`, in source-rank order
+      (the direct algorithm), then divides once by `pre_divisor *
+      post_divisor` (and the group size for `avg`) and casts to the result.
+      The scale keeps the wire in range, so the pre-divisor is applied after
+      the sum, where it rounds nothing more.
+    - `all_to_all`: per-rank or per-block scales travel with the data, and
+      each received chunk is dequantized with its sender's scale.
+
+    `delayed` scaling keeps state across steps and is written explicitly
+    (see docs/Prec.md); the verifier rejects it on collectives. Runs before
+    `prec-bucket-collectives`, so the fp8 gathers it leaves are bucketed.
+
+    Before:
+    ```mlir
+    %w = prec.all_gather %s on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+           scaling = <dynamic> : tensor<16x64xf32> -> tensor<64x64xbf16>
+    ```
+    After:
+    ```mlir
+    %a = prec.amax %s : tensor<16x64xf32> -> tensor<f32>
+    %p = tensor.from_elements ... : tensor<1xf32>    // every gather's amax
+    %m = prec.all_reduce %p on @dp reduction = <max> ... : tensor<1xf32> -> tensor<1xf32>
+    %k = prec.scale_from_amax ... element_type = f8E4M3FN : tensor<f32> -> tensor<f32>
+    %q = prec.quantize %s scale %k scaling = <dynamic> : ... -> tensor<16x64xf8E4M3FN>
+    %g = prec.all_gather %q on @dp gather_axis = 0 : tensor<16x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+    %w = prec.dequantize %g scale %k scaling = <dynamic> : ... -> tensor<64x64xbf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def PrecDecomposeCollectives
     : Pass<"prec-decompose-collectives", "mlir::func::FuncOp"> {
   let summary = "split collectives into pack kernel, transport, unpack kernel";

@@ -1,0 +1,492 @@
+//===- MaterializeScales.cpp - explicit scales for fp8 collectives --------===//
+//
+// A collective that converts to an fp8 wire under a scaling mode becomes the
+// ops that say how: amaxes, scales, prec.quantize, a collective that moves
+// the quantized bytes (and block scales) unconverted, and the
+// dequantization. What is left for prec-decompose-collectives moves fp8 data
+// without converting it, and every scale computation is a kernel of its own
+// that the rest of the pipeline lowers like any other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECMATERIALIZESCALES
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// Whether `op` converts its input to an fp8 wire under a scaling mode.
+bool convertsToScaledWire(CollectiveOpInterface op) {
+  Type forward = op.getEffectiveForwardDtype();
+  return op->getAttrOfType<ScalingAttr>("scaling") &&
+         isScaledLowPrecisionType(forward) &&
+         op.getInput().getType().getElementType() != forward;
+}
+
+/// What a scaled collective asks for, checked once.
+struct ScaledCollective {
+  CollectiveOpInterface op;
+  ScalingAttr scaling;
+  FloatType wire;
+  int64_t groupSize;
+};
+
+FailureOr<ScaledCollective> checkScaledCollective(CollectiveOpInterface op,
+                                                  SymbolTableCollection &tables) {
+  ScaledCollective scaled{op, op->getAttrOfType<ScalingAttr>("scaling"),
+                          cast<FloatType>(op.getEffectiveForwardDtype()), 1};
+  if (!isBitManipulatedFloatType(scaled.wire))
+    return op->emitOpError("expected f8E4M3FN or f8E5M2 as the scaled wire "
+                           "dtype (the formats the kernels and the runtime "
+                           "convert), got ")
+           << scaled.wire;
+  auto grid =
+      tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  if (!grid)
+    return op->emitOpError("expected grid ")
+           << op.getGridAttr() << " to name a 'shard.grid'";
+  scaled.groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
+  RankedTensorType inputType = op.getInput().getType();
+  if (ShapedType::isDynamic(scaled.groupSize) || !inputType.hasStaticShape() ||
+      !op.getResult().getType().hasStaticShape())
+    return op->emitOpError("scaled collectives need static shapes and group "
+                           "sizes");
+  if (scaled.scaling.getKind() != ScalingKind::Block)
+    return scaled;
+  Type scaleDtype = scaled.scaling.getScaleDtype();
+  if (scaleDtype && !isa<Float8E8M0FNUType, Float32Type>(scaleDtype))
+    return op->emitOpError("expected scale_dtype f8E8M0FNU or f32 for block "
+                           "scaling, got ")
+           << scaleDtype;
+  int64_t blockSize = scaled.scaling.getBlockSize();
+  if (inputType.getRank() == 0 || inputType.getShape().back() % blockSize != 0)
+    return op->emitOpError("expected the innermost dimension of ")
+           << inputType << " to be a multiple of block_size " << blockSize;
+  // Chunks split along the innermost dimension must hold whole blocks.
+  std::optional<int64_t> splitAxis =
+      TypeSwitch<Operation *, std::optional<int64_t>>(op)
+          .Case([](ReduceScatterOp o) { return int64_t(o.getScatterAxis()); })
+          .Case([](AllToAllOp o) { return int64_t(o.getSplitAxis()); })
+          .Default([](Operation *) { return std::nullopt; });
+  int64_t last = inputType.getRank() - 1;
+  if (splitAxis == last &&
+      (inputType.getShape().back() / scaled.groupSize) % blockSize != 0)
+    return op->emitOpError("expected the chunks of dimension ")
+           << last << " sent to each rank ("
+           << inputType.getShape().back() / scaled.groupSize
+           << " elements) to be a multiple of block_size " << blockSize;
+  return scaled;
+}
+
+RankedTensorType withElementType(Type type, Type element) {
+  return cast<RankedTensorType>(type).clone(element);
+}
+
+/// This rank's scales of `input`: one (rank-0, f32) per tensor, or one per
+/// block of the innermost dimension.
+Value buildLocalScales(OpBuilder &b, Location loc, Value input,
+                       ScaledCollective scaled) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  FloatType f32 = b.getF32Type();
+  TypeAttr element = TypeAttr::get(scaled.wire);
+  if (scaled.scaling.getKind() != ScalingKind::Block) {
+    auto scalarType = RankedTensorType::get({}, f32);
+    Value amax = AmaxOp::create(b, loc, scalarType, input, IntegerAttr());
+    return ScaleFromAmaxOp::create(b, loc, scalarType, amax, element);
+  }
+  int64_t blockSize = scaled.scaling.getBlockSize();
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape.back() /= blockSize;
+  Type scaleElement = scaled.scaling.getScaleDtype();
+  if (!scaleElement)
+    scaleElement = Float8E8M0FNUType::get(b.getContext());
+  Value amax = AmaxOp::create(b, loc, RankedTensorType::get(shape, f32), input,
+                              b.getI64IntegerAttr(blockSize));
+  return ScaleFromAmaxOp::create(
+      b, loc, RankedTensorType::get(shape, scaleElement), amax, element);
+}
+
+Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
+                    ScaledCollective scaled) {
+  return QuantizeOp::create(
+      b, loc, withElementType(input.getType(), scaled.wire), input, scale,
+      scaled.scaling,
+      scaled.op->getAttrOfType<RoundingModeAttr>("rounding"));
+}
+
+/// A collective of the same group that moves `input` unconverted.
+Value buildAllGather(OpBuilder &b, Location loc, CollectiveOpInterface like,
+                     Value input, int64_t axis, int64_t groupSize) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] *= groupSize;
+  return AllGatherOp::create(
+      b, loc, type.clone(shape), input, like.getGridAttr(),
+      b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
+      /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
+      b.getI64IntegerAttr(axis), ReductionKindAttr());
+}
+
+Value buildAllToAll(OpBuilder &b, Location loc, CollectiveOpInterface like,
+                    Value input, int64_t splitAxis, int64_t concatAxis,
+                    int64_t groupSize) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[splitAxis] /= groupSize;
+  shape[concatAxis] *= groupSize;
+  return AllToAllOp::create(
+      b, loc, type.clone(shape), input, like.getGridAttr(),
+      b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
+      /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
+      b.getI64IntegerAttr(splitAxis), b.getI64IntegerAttr(concatAxis));
+}
+
+/// `value` with a leading unit dimension: [1, shape...].
+Value prependUnitDim(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape{1};
+  llvm::append_range(shape, type.getShape());
+  SmallVector<ReassociationIndices> groups;
+  if (type.getRank() > 0) {
+    groups.push_back({0, 1});
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      groups.push_back({d + 1});
+  }
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
+                                       groups);
+}
+
+/// Moves this rank's quantized data and scales so that the result holds, on
+/// a new leading dimension, what each source rank sent: its chunk of
+/// `splitAxis` (an all_to_all), or all of it (an all_gather, no split). Per-
+/// tensor scales are gathered ([N]); block scales travel like the data.
+std::pair<Value, Value> exchange(OpBuilder &b, Location loc,
+                                 ScaledCollective scaled, Value data,
+                                 Value scales,
+                                 std::optional<int64_t> splitAxis) {
+  int64_t n = scaled.groupSize;
+  auto move = [&](Value value) -> Value {
+    Value lifted = prependUnitDim(b, loc, value);
+    if (splitAxis)
+      return buildAllToAll(b, loc, scaled.op, lifted, *splitAxis + 1, 0, n);
+    return buildAllGather(b, loc, scaled.op, lifted, 0, n);
+  };
+  Value movedScales;
+  if (scaled.scaling.getKind() == ScalingKind::Block)
+    movedScales = move(scales);
+  else
+    movedScales = buildAllGather(b, loc, scaled.op,
+                                 prependUnitDim(b, loc, scales), 0, n);
+  return {move(data), movedScales};
+}
+
+/// The map from an element of received data [N, d...] (iteration space
+/// `dims`, source rank first) to its scale.
+AffineMap getReceivedScaleMap(OpBuilder &b, ArrayRef<AffineExpr> dims,
+                              unsigned numDims, ScalingAttr scaling) {
+  if (scaling.getKind() != ScalingKind::Block)
+    return AffineMap::get(numDims, 0, dims.front(), b.getContext());
+  SmallVector<AffineExpr> exprs(dims.begin(), dims.end());
+  exprs.back() = exprs.back().floorDiv(scaling.getBlockSize());
+  return AffineMap::get(numDims, 0, exprs, b.getContext());
+}
+
+/// `q * scale` in `type`: the fp8 value and its scale converted exactly, the
+/// product rounded once.
+Value dequantizeElement(OpBuilder &b, Location loc, Value q, Value scale,
+                        FloatType type) {
+  return arith::MulFOp::create(b, loc, convertFloat(b, loc, q, type),
+                               convertFloat(b, loc, scale, type));
+}
+
+/// Sums the received terms [N, result shape] in `acc`, each dequantized
+/// with its sender's scale, in source-rank order; then divides by `divisor`
+/// in `acc` and casts to the result type.
+Value buildScaledSum(OpBuilder &b, Location loc, Value data, Value scales,
+                     ScalingAttr scaling, FloatType acc, double divisor,
+                     RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  // Iteration space: result dims d0..d(r-1), then the source rank, summed
+  // innermost so that each element adds its terms in rank order in one pass.
+  SmallVector<AffineExpr> received{b.getAffineDimExpr(rank)};
+  for (int64_t d = 0; d < rank; ++d)
+    received.push_back(b.getAffineDimExpr(d));
+  unsigned numDims = rank + 1;
+  auto dataMap = AffineMap::get(numDims, 0, received, b.getContext());
+  AffineMap scaleMap = getReceivedScaleMap(b, received, numDims, scaling);
+  auto outputMap = AffineMap::get(numDims, 0, ArrayRef(received).drop_front(),
+                                  b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto accType = RankedTensorType::get(resultType.getShape(), acc);
+  Value zero = arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, 0.0));
+  Value init = linalg::FillOp::create(
+                   b, loc, zero,
+                   tensor::EmptyOp::create(b, loc, accType.getShape(), acc)
+                       .getResult())
+                   .getResult(0);
+  auto sum = linalg::GenericOp::create(
+      b, loc, accType, ValueRange{data, scales}, init,
+      ArrayRef<AffineMap>{dataMap, scaleMap, outputMap}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value term = dequantizeElement(nb, nl, args[0], args[1], acc);
+        linalg::YieldOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, args[2], term).getResult());
+      });
+  Value finishInit = tensor::EmptyOp::create(
+      b, loc, resultType.getShape(), resultType.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  auto finish = linalg::GenericOp::create(
+      b, loc, resultType, sum.getResult(0), finishInit,
+      ArrayRef<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value value = args[0];
+        if (divisor != 1.0) {
+          FloatType divisionType = getExactDivisionType(acc, divisor);
+          value = arith::DivFOp::create(
+              nb, nl, convertFloat(nb, nl, value, divisionType),
+              arith::ConstantOp::create(
+                  nb, nl, divisionType,
+                  nb.getFloatAttr(divisionType, divisor)));
+        }
+        linalg::YieldOp::create(nb, nl,
+                                convertFloat(nb, nl, value, resultElement));
+      });
+  return finish.getResult(0);
+}
+
+/// Dequantizes the received chunks [N, chunk...] with their senders' scales
+/// and lays them side by side along `concatAxis` of the result.
+Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
+                        ScalingAttr scaling, int64_t concatAxis,
+                        RankedTensorType resultType) {
+  auto receivedType = cast<RankedTensorType>(data.getType());
+  int64_t rank = resultType.getRank();
+  // Iteration space: the received shape; the output is the result with the
+  // source rank as its own dimension before `concatAxis`.
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d <= rank; ++d)
+    dims.push_back(b.getAffineDimExpr(d));
+  unsigned numDims = rank + 1;
+  AffineMap identity = b.getMultiDimIdentityMap(numDims);
+  AffineMap scaleMap = getReceivedScaleMap(b, dims, numDims, scaling);
+  SmallVector<AffineExpr> outputExprs(dims.begin() + 1, dims.end());
+  outputExprs.insert(outputExprs.begin() + concatAxis, dims.front());
+  auto outputMap = AffineMap::get(numDims, 0, outputExprs, b.getContext());
+  SmallVector<int64_t> expanded(receivedType.getShape().drop_front());
+  expanded.insert(expanded.begin() + concatAxis, receivedType.getDimSize(0));
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  auto expandedType = RankedTensorType::get(expanded, resultElement);
+  Value init = tensor::EmptyOp::create(b, loc, expanded, resultElement);
+  FloatType compute = resultElement.getWidth() >= 64 || resultElement ==
+                              b.getF32Type()
+                          ? resultElement
+                          : b.getF64Type();
+  auto unpack = linalg::GenericOp::create(
+      b, loc, expandedType, ValueRange{data, scales}, init,
+      ArrayRef<AffineMap>{identity, scaleMap, outputMap},
+      SmallVector<utils::IteratorType>(numDims, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value value = dequantizeElement(nb, nl, args[0], args[1], compute);
+        linalg::YieldOp::create(nb, nl,
+                                convertFloat(nb, nl, value, resultElement));
+      });
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < concatAxis)
+      groups.push_back({d});
+    else if (d == concatAxis)
+      groups.push_back({d, d + 1});
+    else
+      groups.push_back({d + 1});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, resultType,
+                                         unpack.getResult(0), groups);
+}
+
+/// all_gather: quantize with the given (or local block) scales, gather the
+/// bytes (and block scales), dequantize.
+Value materializeGather(OpBuilder &b, ScaledCollective scaled,
+                        Value tensorScale) {
+  auto gather = cast<AllGatherOp>(scaled.op.getOperation());
+  Location loc = gather.getLoc();
+  int64_t axis = gather.getGatherAxis();
+  Value input = gather.getInput();
+  Value scale = tensorScale ? tensorScale : buildLocalScales(b, loc, input, scaled);
+  Value quantized = buildQuantize(b, loc, input, scale, scaled);
+  Value moved = buildAllGather(b, loc, scaled.op, quantized, axis,
+                               scaled.groupSize);
+  if (scaled.scaling.getKind() == ScalingKind::Block)
+    scale = buildAllGather(b, loc, scaled.op, scale, axis, scaled.groupSize);
+  return DequantizeOp::create(b, loc, gather.getType(), moved, scale,
+                              scaled.scaling);
+}
+
+/// reduce_scatter and all_reduce: local scales travel with the data; one
+/// kernel dequantizes and sums.
+Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
+  CollectiveOpInterface op = scaled.op;
+  Location loc = op.getLoc();
+  Value input = op.getInput();
+  Value scales = buildLocalScales(b, loc, input, scaled);
+  Value quantized = buildQuantize(b, loc, input, scales, scaled);
+  std::optional<int64_t> split;
+  if (auto scatter = dyn_cast<ReduceScatterOp>(op.getOperation()))
+    split = scatter.getScatterAxis();
+  auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales, split);
+  ReductionDivisors divisors = getExplicitDivisors(op);
+  double divisor = divisors.pre * divisors.post;
+  if (op->getAttrOfType<ReductionKindAttr>("reduction").getValue() ==
+      ReductionKind::Avg)
+    divisor *= static_cast<double>(scaled.groupSize);
+  return buildScaledSum(b, loc, data, movedScales, scaled.scaling,
+                        cast<FloatType>(getEffectiveAccDtype(op)), divisor,
+                        cast<RankedTensorType>(op.getResult().getType()));
+}
+
+Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
+  auto allToAll = cast<AllToAllOp>(scaled.op.getOperation());
+  Location loc = allToAll.getLoc();
+  Value input = allToAll.getInput();
+  Value scales = buildLocalScales(b, loc, input, scaled);
+  Value quantized = buildQuantize(b, loc, input, scales, scaled);
+  auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales,
+                                      int64_t(allToAll.getSplitAxis()));
+  return buildScaledConcat(b, loc, data, movedScales, scaled.scaling,
+                           allToAll.getConcatAxis(), allToAll.getType());
+}
+
+/// Dynamically scaled gathers of one block and group whose amaxes travel in
+/// one all_reduce, placed before the first of them.
+struct AmaxBatch {
+  Operation *insertionPoint;
+  FlatSymbolRefAttr grid;
+  SmallVector<int16_t> axes;
+  SmallVector<ScaledCollective> members;
+};
+
+/// Computes the scales of a batch: local amaxes, one all_reduce(max), one
+/// scale per member.
+SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
+  Location loc = batch.insertionPoint->getLoc();
+  FloatType f32 = b.getF32Type();
+  auto scalarType = RankedTensorType::get({}, f32);
+  SmallVector<Value> amaxes;
+  for (ScaledCollective member : batch.members)
+    amaxes.push_back(tensor::ExtractOp::create(
+        b, loc,
+        AmaxOp::create(b, loc, scalarType, member.op.getInput(), IntegerAttr()),
+        ValueRange{}));
+  auto packedType =
+      RankedTensorType::get({int64_t(batch.members.size())}, f32);
+  Value packed = tensor::FromElementsOp::create(b, loc, packedType, amaxes);
+  TypeAttr f32Attr = TypeAttr::get(f32);
+  Value largest = AllReduceOp::create(
+      b, loc, packedType, packed, batch.grid,
+      b.getDenseI16ArrayAttr(batch.axes), f32Attr, f32Attr,
+      RoundingModeAttr(), ScalingAttr(),
+      ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
+      /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
+      /*algorithm=*/nullptr);
+  SmallVector<Value> scales;
+  for (auto [i, member] : llvm::enumerate(batch.members)) {
+    Value index = arith::ConstantIndexOp::create(b, loc, i);
+    Value amax = tensor::FromElementsOp::create(
+        b, loc, scalarType,
+        ValueRange{tensor::ExtractOp::create(b, loc, largest, index)});
+    scales.push_back(ScaleFromAmaxOp::create(b, loc, scalarType, amax,
+                                             TypeAttr::get(member.wire)));
+  }
+  return scales;
+}
+
+struct MaterializeScalesPass
+    : public prec::impl::PrecMaterializeScalesBase<MaterializeScalesPass> {
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    SmallVector<ScaledCollective> scaledOps;
+    WalkResult walk = getOperation().walk([&](CollectiveOpInterface op) {
+      if (!convertsToScaledWire(op))
+        return WalkResult::advance();
+      FailureOr<ScaledCollective> scaled = checkScaledCollective(op, tables);
+      if (failed(scaled))
+        return WalkResult::interrupt();
+      scaledOps.push_back(*scaled);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    // Batch the dynamic gathers: same block and group, inputs available
+    // where the batch's reduction goes.
+    DominanceInfo dominance(getOperation());
+    SmallVector<AmaxBatch> batches;
+    DenseMap<Operation *, std::pair<size_t, size_t>> batchSlot;
+    for (ScaledCollective scaled : scaledOps) {
+      if (!isa<AllGatherOp>(scaled.op.getOperation()) ||
+          scaled.scaling.getKind() != ScalingKind::Dynamic)
+        continue;
+      SmallVector<int16_t> axes(scaled.op.getGridAxes());
+      auto fits = [&](const AmaxBatch &batch) {
+        return batch.insertionPoint->getBlock() == scaled.op->getBlock() &&
+               batch.grid == scaled.op.getGridAttr() && batch.axes == axes &&
+               dominance.properlyDominates(scaled.op.getInput(),
+                                           batch.insertionPoint);
+      };
+      auto *batch = llvm::find_if(batches, fits);
+      if (batch == batches.end()) {
+        batches.push_back({scaled.op, scaled.op.getGridAttr(), axes, {}});
+        batch = std::prev(batches.end());
+      }
+      batchSlot[scaled.op] = {size_t(batch - batches.begin()),
+                              batch->members.size()};
+      batch->members.push_back(scaled);
+    }
+    SmallVector<SmallVector<Value>> batchScales;
+    for (const AmaxBatch &batch : batches) {
+      OpBuilder builder(batch.insertionPoint);
+      batchScales.push_back(buildBatchScales(builder, batch));
+    }
+
+    for (ScaledCollective scaled : scaledOps) {
+      OpBuilder builder(scaled.op);
+      Value replacement =
+          TypeSwitch<Operation *, Value>(scaled.op)
+              .Case([&](AllGatherOp) {
+                Value scale;
+                if (auto slot = batchSlot.find(scaled.op);
+                    slot != batchSlot.end())
+                  scale = batchScales[slot->second.first][slot->second.second];
+                return materializeGather(builder, scaled, scale);
+              })
+              .Case<ReduceScatterOp, AllReduceOp>([&](auto) {
+                return materializeReduction(builder, scaled);
+              })
+              .Case([&](AllToAllOp) {
+                return materializeAllToAll(builder, scaled);
+              });
+      scaled.op.getResult().replaceAllUsesWith(replacement);
+      scaled.op->erase();
+    }
+  }
+};
+
+} // namespace
