@@ -177,19 +177,37 @@ func.func @large_group(%g: tensor<128xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A casting collective into fp8 would need a saturating, scaled cast.
+// A scaled conversion to fp8 needs its scales made explicit first.
 shard.grid @dp(shape = 2)
-func.func @fp8_result(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{cannot decompose a collective with an fp8 result ('tensor<4xf8E4M3FN>'): quantize it with prec.quantize}}
-  %0 = prec.all_reduce %x on @dp : tensor<4xf32> -> tensor<4xf8E4M3FN>
-  return %0 : tensor<4xf8E4M3FN>
+func.func @scaled_wire(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{converts to the scaled 'f8E4M3FN' wire: run prec-materialize-scales first, which makes its scales explicit}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Quantized data and block scales move unconverted: no kernel, only the
+// transport of their bytes.
+shard.grid @dp(shape = 2)
+// CHECK-LABEL: func @fp8_moves
+// CHECK-NOT: linalg.generic
+// CHECK: prec.transport <all_gather> %{{.*}} on @dp : tensor<4xf8E4M3FN> -> tensor<8xf8E4M3FN>
+// CHECK-NOT: linalg.generic
+// CHECK: prec.transport <all_gather> %{{.*}} on @dp : tensor<2xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
+func.func @fp8_moves(%q: tensor<4xf8E4M3FN>, %s: tensor<2xf8E8M0FNU>)
+    -> (tensor<8xf8E4M3FN>, tensor<4xf8E8M0FNU>) {
+  %0 = prec.all_gather %q on @dp gather_axis = 0 : tensor<4xf8E4M3FN> -> tensor<8xf8E4M3FN>
+  %1 = prec.all_gather %s on @dp gather_axis = 0 : tensor<2xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
+  return %0, %1 : tensor<8xf8E4M3FN>, tensor<4xf8E8M0FNU>
 }
 
 // -----
 
 shard.grid @dp(shape = 2)
 func.func @tf32_wire(%x: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{wire dtype 'tf32' has no runtime representation: expected f64, f32, f16 or bf16}}
+  // expected-error @+1 {{wire dtype 'tf32' has no runtime representation: expected f64, f32, f16, bf16, f8E4M3FN or f8E5M2}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = tf32
          : tensor<4xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>

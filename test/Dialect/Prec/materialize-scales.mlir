@@ -1,0 +1,138 @@
+// RUN: prec-opt %s --prec-materialize-scales -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
+
+shard.grid @dp(shape = 4)
+
+// Two dynamically scaled gathers over one group: one all_reduce(max) of
+// both amaxes before the first, a scale each, then quantize, move the fp8
+// bytes, dequantize. The bf16 gather is left alone.
+// CHECK-LABEL: func @batched
+// CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<4xbf16>, %[[C:.*]]: tensor<1x8xf32>)
+// CHECK: %[[AA:.*]] = prec.amax %[[A]] : tensor<2x8xf32> -> tensor<f32>
+// CHECK: %[[AE:.*]] = tensor.extract %[[AA]][]
+// CHECK: %[[CA:.*]] = prec.amax %[[C]] : tensor<1x8xf32> -> tensor<f32>
+// CHECK: %[[CE:.*]] = tensor.extract %[[CA]][]
+// CHECK: %[[P:.*]] = tensor.from_elements %[[AE]], %[[CE]] : tensor<2xf32>
+// CHECK: %[[M:.*]] = prec.all_reduce %[[P]] on @dp reduction = <max> forward_dtype = f32 backward_dtype = f32 acc_dtype = f32 : tensor<2xf32> -> tensor<2xf32>
+// CHECK: %[[M0:.*]] = tensor.extract %[[M]][%{{.*}}]
+// CHECK: %[[T0:.*]] = tensor.from_elements %[[M0]] : tensor<f32>
+// CHECK: %[[S0:.*]] = prec.scale_from_amax %[[T0]] element_type = f8E4M3FN
+// CHECK: %[[S1:.*]] = prec.scale_from_amax %{{.*}} element_type = f8E5M2
+// CHECK: %[[Q0:.*]] = prec.quantize %[[A]] scale %[[S0]] scaling = <dynamic> : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf8E4M3FN>
+// CHECK: %[[G0:.*]] = prec.all_gather %[[Q0]] on @dp gather_axis = 0 : tensor<2x8xf8E4M3FN> -> tensor<8x8xf8E4M3FN>
+// CHECK: prec.dequantize %[[G0]] scale %[[S0]] scaling = <dynamic> : tensor<8x8xf8E4M3FN>, tensor<f32> -> tensor<8x8xbf16>
+// CHECK: prec.all_gather %[[B]] on @dp gather_axis = 0 forward_dtype = bf16
+// CHECK: %[[Q1:.*]] = prec.quantize %[[C]] scale %[[S1]]
+// CHECK: prec.all_gather %[[Q1]] on @dp gather_axis = 0 : tensor<1x8xf8E5M2> -> tensor<4x8xf8E5M2>
+// CHECK-NOT: prec.all_reduce
+func.func @batched(%a: tensor<2x8xf32>, %b: tensor<4xbf16>, %c: tensor<1x8xf32>)
+    -> (tensor<8x8xbf16>, tensor<16xbf16>, tensor<4x8xf32>) {
+  %0 = prec.all_gather %a on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<2x8xf32> -> tensor<8x8xbf16>
+  %1 = prec.all_gather %b on @dp gather_axis = 0 forward_dtype = bf16
+         : tensor<4xbf16> -> tensor<16xbf16>
+  %2 = prec.all_gather %c on @dp gather_axis = 0 forward_dtype = f8E5M2
+         scaling = <dynamic> : tensor<1x8xf32> -> tensor<4x8xf32>
+  return %0, %1, %2 : tensor<8x8xbf16>, tensor<16xbf16>, tensor<4x8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+
+// A gather whose input is computed after the first gather starts its own
+// batch: its amax cannot be known before it.
+// CHECK-LABEL: func @dependent
+// CHECK: prec.all_reduce %{{.*}} reduction = <max> {{.*}} : tensor<1xf32> -> tensor<1xf32>
+// CHECK: prec.all_gather %{{.*}} : tensor<2x8xf8E4M3FN> -> tensor<8x8xf8E4M3FN>
+// CHECK: prec.dequantize
+// CHECK: %[[X:.*]] = prec.cast
+// CHECK: %[[XA:.*]] = prec.amax %[[X]]
+// CHECK: prec.all_reduce %{{.*}} reduction = <max> {{.*}} : tensor<1xf32> -> tensor<1xf32>
+func.func @dependent(%a: tensor<2x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %0 = prec.all_gather %a on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<2x8xf32> -> tensor<8x8xf32>
+  %x = prec.cast %a : tensor<2x8xf32> to tensor<2x8xbf16>
+  %1 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<2x8xbf16> -> tensor<8x8xf32>
+  return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+// Block scales: per-block amaxes and E8M0 scales on each rank, gathered with
+// the data.
+// CHECK-LABEL: func @block_gather
+// CHECK: %[[A:.*]] = prec.amax %{{.*}} block_size = 32 : tensor<2x64xf32> -> tensor<2x2xf32>
+// CHECK: %[[S:.*]] = prec.scale_from_amax %[[A]] element_type = f8E4M3FN : tensor<2x2xf32> -> tensor<2x2xf8E8M0FNU>
+// CHECK: %[[Q:.*]] = prec.quantize %{{.*}} scale %[[S]] scaling = <block, block_size = 32>
+// CHECK: %[[G:.*]] = prec.all_gather %[[Q]] on @dp gather_axis = 1 : tensor<2x64xf8E4M3FN> -> tensor<2x128xf8E4M3FN>
+// CHECK: %[[GS:.*]] = prec.all_gather %[[S]] on @dp gather_axis = 1 : tensor<2x2xf8E8M0FNU> -> tensor<2x4xf8E8M0FNU>
+// CHECK: prec.dequantize %[[G]] scale %[[GS]] scaling = <block, block_size = 32> : tensor<2x128xf8E4M3FN>, tensor<2x4xf8E8M0FNU> -> tensor<2x128xf32>
+// CHECK-NOT: prec.all_reduce
+func.func @block_gather(%w: tensor<2x64xf32>) -> tensor<2x128xf32> {
+  %0 = prec.all_gather %w on @dp gather_axis = 1 forward_dtype = f8E4M3FN
+         scaling = <block, block_size = 32> : tensor<2x64xf32> -> tensor<2x128xf32>
+  return %0 : tensor<2x128xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+// A reduce_scatter sends each rank's own scale with its data and sums the
+// dequantized terms in f32 over the source rank, innermost.
+// CHECK-DAG: #[[$TERMS:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[$SENDER:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @reduce_scatter
+// CHECK: %[[S:.*]] = prec.scale_from_amax %{{.*}} element_type = f8E5M2
+// CHECK: %[[Q:.*]] = prec.quantize %{{.*}} scale %[[S]]
+// CHECK: %[[SS:.*]] = tensor.expand_shape %[[S]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: %[[GS:.*]] = prec.all_gather %[[SS]] on @dp gather_axis = 0 : tensor<1xf32> -> tensor<2xf32>
+// CHECK: %[[QQ:.*]] = tensor.expand_shape %[[Q]]
+// CHECK: %[[X:.*]] = prec.all_to_all %[[QQ]] on @dp split_axis = 1 concat_axis = 0 : tensor<1x8xf8E5M2> -> tensor<2x4xf8E5M2>
+// CHECK: linalg.generic {indexing_maps = [#[[$TERMS]], #[[$SENDER]], #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[GS]] : tensor<2x4xf8E5M2>, tensor<2xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.divf
+func.func @reduce_scatter(%g: tensor<8xf32>) -> tensor<4xf32> {
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
+         forward_dtype = f8E5M2 scaling = <dynamic> acc_dtype = f32
+         : tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+
+func.func @split_blocks(%g: tensor<2x64xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{expected the chunks of dimension 1 sent to each rank (16 elements) to be a multiple of block_size 32}}
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 1 forward_dtype = f8E5M2
+         scaling = <block, block_size = 32> : tensor<2x64xf32> -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+func.func @block_scale_dtype(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{expected scale_dtype f8E8M0FNU or f32 for block scaling, got 'bf16'}}
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <block, block_size = 32, scale_dtype = bf16> : tensor<2x64xf32> -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+func.func @unsupported_fp8(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{expected f8E4M3FN or f8E5M2 as the scaled wire dtype (the formats the kernels and the runtime convert), got 'f8E4M3FNUZ'}}
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FNUZ
+         scaling = <dynamic> : tensor<2x64xf32> -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
