@@ -1,10 +1,15 @@
 """Checks one step of examples/fsdp_step.mlir against a float64 reference.
 
-Usage: check_fsdp_step.py OUTPUT_DIR NUM_RANKS COMPUTE_DTYPE
+Usage: check_fsdp_step.py OUTPUT_DIR NUM_RANKS COMPUTE_DTYPE [GATHER]
 
 COMPUTE_DTYPE is bf16 for the example as written, or f32 for the same
 program with every bf16 replaced by f32, whose much tighter tolerance
-catches any error in the backward pass or the averaging.
+catches any error in the backward pass or the averaging. GATHER is how the
+weights travel: COMPUTE_DTYPE itself by default; fp8-dynamic for
+examples/fp8_fsdp_step.mlir (f8E4M3FN, one scale per matrix from the amax
+over all ranks) and fp8-blockB for its MX variant (a power-of-two scale per
+B weights of a row); the gathered weights are then modelled bit for bit by
+fp8_reference.py and dequantized to COMPUTE_DTYPE.
 
 The reference recomputes the step from every rank's arguments: gather the
 bf16-rounded weight shards, forward, the backward pass derived by hand (not
@@ -18,6 +23,7 @@ terms.
 """
 import sys
 
+import fp8_reference as fp8
 from reference import Checker, UNIT_ROUNDOFF as U, read, rank_file, round_to
 
 BATCH, HIDDEN, OUT = 8, 64, 16
@@ -42,6 +48,7 @@ def absolute(a):
 
 def main():
     directory, n, compute = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    gather = sys.argv[4] if len(sys.argv) > 4 else compute
     shard1, shard2 = HIDDEN // n, HIDDEN // n
     args = []
     for r in range(n):
@@ -52,9 +59,25 @@ def main():
             "t": rows_of(read(rank_file(directory, r, "arg", 3), "f32"), OUT),
             "lr": read(rank_file(directory, r, "arg", 4), "f32")[0],
         })
-    # The gathered weights: every shard rounded once to the compute dtype.
-    w1 = [[round_to(v, compute) for v in row] for a in args for row in a["w1"]]
-    w2 = [[round_to(v, compute) for v in row] for a in args for row in a["w2"]]
+    # The gathered weights: every shard rounded once to the compute dtype,
+    # or quantized to fp8 and dequantized to it.
+    def gathered(key):
+        rows = [row for a in args for row in a[key]]
+        if gather == compute:
+            return [[round_to(v, compute) for v in row] for row in rows]
+        name = "f8E4M3FN"
+        if gather == "fp8-dynamic":
+            scale = fp8.tensor_scale(fp8.amax([v for row in rows for v in row]), name)
+            scales = [[scale] * len(row) for row in rows]
+        else:
+            block = int(gather[len("fp8-block"):])
+            scales = [[fp8.block_scale(fp8.amax(row[j - j % block:j - j % block + block]), name)
+                       for j in range(len(row))] for row in rows]
+        return [[round_to(fp8.dequantize(fp8.quantize(v, s, name), s, name), compute)
+                 for v, s in zip(row, row_scales)]
+                for row, row_scales in zip(rows, scales)]
+
+    w1, w2 = gathered("w1"), gathered("w2")
 
     losses, dw1, dw2, dw1_mag, dw2_mag = [], [], [], [], []
     scale = 2.0 / (BATCH * OUT)  # d mean(err^2) / d err
@@ -75,7 +98,7 @@ def main():
         dw1.append(matmul(transpose(a["x"]), dh, HIDDEN, BATCH, HIDDEN))
         dw1_mag.append(matmul(transpose(absolute(a["x"])), dh_mag, HIDDEN, BATCH, HIDDEN))
 
-    check = Checker("fsdp_step in %s on %d ranks" % (compute, n))
+    check = Checker("fsdp_step in %s (gathered as %s) on %d ranks" % (compute, gather, n))
     relative = (4 if compute != "f32" else 0) * U[compute] + 128 * U["f32"]
     mean_loss = sum(losses) / n
     for r in range(n):
