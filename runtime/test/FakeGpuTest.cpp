@@ -187,7 +187,7 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
     for (int rank = 0; rank < n; ++rank) {
       for (size_t i = 0; i < count; ++i) {
         Expected sum = expectedReduction(inputs, dtype, PRECRT_REDUCTION_SUM, i);
-        EXPECT_NEAR(valueAt(reduced[rank], dtype, i), sum.value, sum.tolerance);
+        expectWithin(reduced[rank], dtype, i, sum);
         Expected max = expectedReduction(scatterInputs, dtype,
                                          PRECRT_REDUCTION_MAX, rank * count + i);
         EXPECT_EQ(valueAt(scattered[rank], dtype, i), max.value);

@@ -9,6 +9,13 @@
 // division), each rounding off by at most u times the partial result (or half
 // a subnormal step), so
 //   |got - exact| <= (n + 1) * u * sum_r |x_r| + (n + 1) * subnormalStep / 2.
+// For fp8 that bound exceeds the sum itself at 8 ranks ((n + 1) * u > 1 for
+// f8E5M2), so an all-zero result would pass. fp8 inputs are therefore drawn
+// positive, in [1/4, 2], where every partial sum is positive and normal:
+// each rounding scales the partial result by a factor in [1 - u, 1 + u],
+// whatever the order of the additions, and the result lies in
+//   [exact * (1 - u)^k, exact * (1 + u)^k], k = n - 1 (+ 1 for avg),
+// which excludes 0 (at 8 ranks, f8E5M2: at least 0.30 of the exact sum).
 // max and min round nothing and must match exactly.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +33,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -82,12 +90,18 @@ inline double valueAt(const std::vector<uint8_t> &buffer, precrt_dtype_t dtype,
   return NAN;
 }
 
-/// `count` elements of `dtype`, uniform in [-2, 2] rounded to the dtype
-/// (random bytes for PRECRT_DTYPE_BYTES), reproducible from `seed`.
+inline bool isFp8(precrt_dtype_t dtype) {
+  return dtype == PRECRT_DTYPE_F8E4M3FN || dtype == PRECRT_DTYPE_F8E5M2;
+}
+
+/// `count` elements of `dtype`, uniform in [-2, 2] (fp8: [1/4, 2], see the
+/// file comment) rounded to the dtype (random bytes for PRECRT_DTYPE_BYTES),
+/// reproducible from `seed`.
 inline std::vector<uint8_t> randomBuffer(precrt_dtype_t dtype, size_t count,
                                          uint64_t seed) {
   std::mt19937_64 generator(seed);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  std::uniform_real_distribution<double> uniform(isFp8(dtype) ? 0.25 : -2.0,
+                                                 2.0);
   std::vector<uint8_t> buffer(count * precrtDtypeSize(dtype));
   if (dtype == PRECRT_DTYPE_BYTES) {
     for (uint8_t &byte : buffer)
@@ -151,6 +165,8 @@ inline double subnormalStep(precrt_dtype_t dtype) {
 struct Expected {
   double value;
   double tolerance;
+  /// Where set (fp8 sums), the result must lie in [lower, upper] instead.
+  std::optional<std::pair<double, double>> interval = std::nullopt;
 };
 
 inline Expected expectedReduction(const std::vector<std::vector<uint8_t>> &inputs,
@@ -168,9 +184,18 @@ inline Expected expectedReduction(const std::vector<std::vector<uint8_t>> &input
   }
   if (reduction == PRECRT_REDUCTION_MAX || reduction == PRECRT_REDUCTION_MIN)
     return {extreme, 0.0};
+  bool average = reduction == PRECRT_REDUCTION_AVG;
+  if (isFp8(dtype)) {
+    double exact = average ? sum / n : sum;
+    double u = unitRoundoff(dtype);
+    int roundings = n - 1 + (average ? 1 : 0);
+    return {exact, 0.0,
+            std::make_pair(exact * std::pow(1 - u, roundings),
+                           exact * std::pow(1 + u, roundings))};
+  }
   double tolerance = (n + 1) * (unitRoundoff(dtype) * magnitude +
                                 subnormalStep(dtype) / 2);
-  if (reduction == PRECRT_REDUCTION_AVG)
+  if (average)
     return {sum / n, tolerance / n};
   return {sum, tolerance};
 }
@@ -181,7 +206,10 @@ inline void expectWithin(const std::vector<uint8_t> &got, precrt_dtype_t dtype,
                          size_t i, const Expected &expected,
                          const std::string &where = "") {
   double value = valueAt(got, dtype, i);
-  if (expected.tolerance == 0)
+  if (expected.interval) {
+    EXPECT_GE(value, expected.interval->first) << where << " element " << i;
+    EXPECT_LE(value, expected.interval->second) << where << " element " << i;
+  } else if (expected.tolerance == 0)
     EXPECT_EQ(value, expected.value) << where << " element " << i;
   else
     EXPECT_NEAR(value, expected.value, expected.tolerance)
