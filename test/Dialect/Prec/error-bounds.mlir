@@ -98,6 +98,12 @@ func.func @moves(%x: tensor<96xf32>) {
 // JSON-NEXT:  "bound": 0
 // JSON:       "op": "prec.all_to_all",
 // JSON:       "bound": 0.0625{{[0-9]*}}
+// JSON:       "op": "prec.all_gather",
+// JSON:       "forward_dtype": "f8E4M3FN",
+// JSON:       "bound": 0.125{{,?$}}
+// JSON:       "op": "prec.reduce_scatter",
+// JSON:       "op": "prec.reduce_scatter",
+// JSON:       "bound": 0.125{{[0-9]*}}
 // JSON-NEXT: }
 // JSON-NEXT: ]
 
@@ -106,3 +112,23 @@ func.func @moves(%x: tensor<96xf32>) {
 // LIMIT-DAG: error-bounds.mlir:44:8: error: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
 // LIMIT-DAG: error-bounds.mlir:60:8: error: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
 // LIMIT-DAG: error-bounds.mlir:22:8: remark: relative error bound 3.907e-03
+
+// Scaled fp8 wires. MX power-of-two block scales divide and multiply
+// exactly, but a block's largest elements may saturate: up to
+// 1 - 448 / 2^9 = 1 - 57344 / 2^16 = 1/8 of a value, more than half a
+// spacing of either format.
+func.func @scaled(%x: tensor<96xf32>, %b: tensor<96xbf16>) {
+  // expected-remark @+1 {{relative error bound 1.250e-01 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN scaling = <block, block_size = 32> : tensor<96xf32> -> tensor<768xf32>
+  // The same with f32 block scales: no saturation, the quotient and the
+  // product round in f32: (1 + 2^-4)(1 + 2^-24)^2 - 1.
+  // expected-remark @+1 {{relative error bound 6.250e-02 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
+  %1 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN scaling = <block, block_size = 32, scale_dtype = f32> : tensor<96xf32> -> tensor<768xf32>
+  // An f8E5M2 gradient wire, summed in f32 over 8 ranks.
+  // expected-remark @+1 {{relative error bound 1.250e-01 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input bf16, wire f8E5M2, accumulation f32, direct, result f32}}
+  %2 = prec.reduce_scatter %b on @dp scatter_axis = 0 forward_dtype = f8E5M2 scaling = <dynamic> acc_dtype = f32 : tensor<96xbf16> -> tensor<12xf32>
+  // Stochastic rounding on the wire: two spacings, 2 * 2^-4.
+  // expected-remark @+1 {{relative error bound 1.250e-01 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire f8E4M3FN, accumulation f32, direct, result f32}}
+  %3 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = f8E4M3FN rounding = <stochastic> scaling = <dynamic> acc_dtype = f32 : tensor<96xf32> -> tensor<12xf32>
+  return
+}

@@ -8,6 +8,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -85,18 +86,46 @@ std::string printLocation(Location loc) {
   return text;
 }
 
-/// Rounding added by the scaling of an fp8 wire: dividing by the scale in
-/// the input type and multiplying by it in `receiver`, unless the scales are
-/// powers of two (e8m0 block scales).
+/// Whether `op`'s fp8 wire uses OCP MX power-of-two block scales.
+bool hasPowerOfTwoScales(Operation *op) {
+  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+  return scaling && scaling.getKind() == ScalingKind::Block &&
+         !isa_and_nonnull<Float32Type>(scaling.getScaleDtype());
+}
+
+/// Rounding added by the scaling of an fp8 wire (docs/Prec.md): the
+/// quotient x / scale, rounded in f32 (in the input type where that is
+/// wider), and the product q * scale, rounded once in the receiver's type.
+/// Both are exact with power-of-two scales, as long as they stay normal.
 std::pair<double, double> getScalingErrors(Operation *op, Type input,
                                            Type receiver) {
-  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
-  if (!scaling)
+  if (!op->getAttrOfType<ScalingAttr>("scaling") ||
+      !isScaledLowPrecisionType(
+          cast<CollectiveOpInterface>(op).getEffectiveForwardDtype()))
     return {0.0, 0.0};
-  if (scaling.getKind() == ScalingKind::Block &&
-      isa_and_nonnull<Float8E8M0FNUType>(scaling.getScaleDtype()))
+  if (hasPowerOfTwoScales(op))
     return {0.0, 0.0};
-  return {getUnitRoundoff(input), getUnitRoundoff(receiver)};
+  auto inputType = cast<FloatType>(input);
+  Type quotient = inputType.getWidth() > 32
+                      ? inputType
+                      : Float32Type::get(input.getContext());
+  return {getUnitRoundoff(quotient), getUnitRoundoff(receiver)};
+}
+
+/// The relative error of rounding to the fp8 wire: half a spacing, or, with
+/// MX block scales, the saturation of the elements that lie between the
+/// largest finite value and 2^(emax + 1) times the scale (the scale of a
+/// block puts its amax in [2^emax, 2^(emax + 1))): 1 - max / 2^(emax + 1),
+/// 1/8 for both f8E4M3FN and f8E5M2.
+double getWireError(Operation *op, Type input, Type wire, double rounding) {
+  double error = rounding * getConversionError(input, wire);
+  if (!isScaledLowPrecisionType(wire) || !hasPowerOfTwoScales(op))
+    return error;
+  llvm::APFloat largest =
+      llvm::APFloat::getLargest(cast<FloatType>(wire).getFloatSemantics());
+  double saturation =
+      1.0 - largest.convertToDouble() / std::ldexp(1.0, llvm::ilogb(largest) + 1);
+  return std::max(error, saturation);
 }
 
 /// Stochastic rounding is unbiased but may land on either neighbour: its
@@ -123,7 +152,7 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   Type received = info.forward;
   double rounding = getRoundingFactor(op);
   double product =
-      1.0 + rounding * getConversionError(info.input, info.forward);
+      1.0 + getWireError(op, info.input, info.forward, rounding);
   if (op.isReduction()) {
     info.acc = getEffectiveAccDtype(op);
     info.algorithm = getReductionAlgorithm(op);

@@ -367,6 +367,14 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     terms cancel. Bounds assume no overflow and no underflow (for fp8
     wires: values within the scaled normal range). See docs/Prec.md.
 
+    Scaled fp8 wires add the scale's roundings: `(1 + e_q)` for the quotient
+    `x / scale` (`u(f32)`, or `u(input)` for wider inputs) and `(1 + e_d)`
+    for the product `q * scale` (`u` of the type it is rounded to: the
+    result for moves, `acc_dtype` for reductions); both are 0 with MX
+    power-of-two (`f8E8M0FNU`) block scales, where instead `e_wire` is at
+    least the saturation of a block's largest elements,
+    `1 - max_finite / 2^(emax + 1)` (1/8 for f8E4M3FN and f8E5M2).
+
     `max-rel-error=<x>` turns a bound above `x` into an error on the op
     (and a failed pass); `json=<path>` (`-` for stdout) writes every bound
     as a JSON array for tools. The pass works on the whole module so that
