@@ -81,6 +81,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   // lowering its loops does not split the step's one long block.
   pm.addPass(createPrecOutlineKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createPrecExpandFp8Arith());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   if (options.expandBF16) {
@@ -130,6 +131,7 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createPrecExpandFp8Arith());
   kernels.addPass(createPrecGPUMathToIntrinsics());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());

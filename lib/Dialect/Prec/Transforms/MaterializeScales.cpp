@@ -384,20 +384,24 @@ struct AmaxBatch {
 };
 
 /// Computes the scales of a batch: local amaxes, one all_reduce(max), one
-/// scale per member.
+/// scale per member. The amaxes are packed and unpacked with slices, which
+/// become copies on the device in the GPU pipeline (no host reads).
 SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
   Location loc = batch.insertionPoint->getLoc();
   FloatType f32 = b.getF32Type();
   auto scalarType = RankedTensorType::get({}, f32);
-  SmallVector<Value> amaxes;
-  for (ScaledCollective member : batch.members)
-    amaxes.push_back(tensor::ExtractOp::create(
-        b, loc,
-        AmaxOp::create(b, loc, scalarType, member.op.getInput(), IntegerAttr()),
-        ValueRange{}));
-  auto packedType =
-      RankedTensorType::get({int64_t(batch.members.size())}, f32);
-  Value packed = tensor::FromElementsOp::create(b, loc, packedType, amaxes);
+  int64_t count = batch.members.size();
+  auto packedType = RankedTensorType::get({count}, f32);
+  Value packed = tensor::EmptyOp::create(b, loc, packedType.getShape(), f32);
+  for (auto [i, member] : llvm::enumerate(batch.members)) {
+    Value input = CollectiveOpInterface(member.op).getInput();
+    Value amax = AmaxOp::create(b, loc, scalarType, input, IntegerAttr());
+    packed = tensor::InsertSliceOp::create(
+        b, loc, prependUnitDim(b, loc, amax), packed,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(i)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
   TypeAttr f32Attr = TypeAttr::get(f32);
   Value largest = AllReduceOp::create(
       b, loc, packedType, packed, batch.grid,
@@ -408,10 +412,12 @@ SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
       /*algorithm=*/nullptr);
   SmallVector<Value> scales;
   for (auto [i, member] : llvm::enumerate(batch.members)) {
-    Value index = arith::ConstantIndexOp::create(b, loc, i);
-    Value amax = tensor::FromElementsOp::create(
-        b, loc, scalarType,
-        ValueRange{tensor::ExtractOp::create(b, loc, largest, index)});
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({1}, f32), largest,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(i)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    Value amax = reshapeTensor(b, loc, slice, scalarType);
     scales.push_back(ScaleFromAmaxOp::create(b, loc, scalarType, amax,
                                              TypeAttr::get(member.wire)));
   }

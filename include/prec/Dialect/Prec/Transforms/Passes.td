@@ -594,6 +594,31 @@ def PrecDecomposeCollectives
   ];
 }
 
+def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
+  let summary = "fp8 extensions and truncations as integer arithmetic";
+  let description = [{
+    LLVM has no fp8 types: `arith.extf` from and `arith.truncf` to
+    `f8E4M3FN` and `f8E5M2` (in a user's linalg body, such as a matmul
+    whose operand is a gathered fp8 weight) become the bit manipulation
+    prec's own kernels use, bit for bit the runtime's reference: exact
+    decoding, and rounding to nearest even that saturates to the largest
+    finite value (infinities included) and gives the format's NaN for NaN,
+    the fp8 rule of docs/Prec.md. Both pipelines run it once the kernels are
+    scalar code (after the loops on CPUs, in the GPU modules before NVVM).
+
+    ```mlir
+    %w = arith.extf %q : f8E4M3FN to f32
+    ```
+    becomes
+    ```mlir
+    %b = arith.bitcast %q : f8E4M3FN to i8
+    // ... integer ops that rebias the exponent, subnormals scaled exactly
+    %w = arith.bitcast %bits : i32 to f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PrecBufferizeEntryBoundaries
     : Pass<"prec-bufferize-entry-boundaries", "mlir::ModuleOp"> {
   let summary = "give the functions nothing in the module refers to memref signatures";

@@ -1,0 +1,49 @@
+//===- ExpandFp8Arith.cpp - fp8 conversions as integer arithmetic ---------===//
+
+#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECEXPANDFP8ARITH
+#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// arith.extf and arith.truncf on scalars, one side an fp8 type that prec
+/// converts by bit manipulation, through convertFloat.
+template <typename ConversionOp>
+struct ExpandFp8Conversion : OpRewritePattern<ConversionOp> {
+  using OpRewritePattern<ConversionOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConversionOp op,
+                                PatternRewriter &rewriter) const override {
+    Type from = op.getIn().getType(), to = op.getType();
+    if (!isBitManipulatedFloatType(from) && !isBitManipulatedFloatType(to))
+      return failure();
+    if (!isa<FloatType>(from) || !isa<FloatType>(to))
+      return rewriter.notifyMatchFailure(op, "fp8 vectors are not expanded");
+    rewriter.replaceOp(op, convertFloat(rewriter, op.getLoc(), op.getIn(),
+                                        cast<FloatType>(to)));
+    return success();
+  }
+};
+
+struct ExpandFp8ArithPass
+    : public prec::impl::PrecExpandFp8ArithBase<ExpandFp8ArithPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandFp8Conversion<arith::ExtFOp>,
+                 ExpandFp8Conversion<arith::TruncFOp>>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

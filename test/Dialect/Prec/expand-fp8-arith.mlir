@@ -1,0 +1,20 @@
+// RUN: prec-opt %s --prec-expand-fp8-arith | FileCheck %s --enable-var-scope
+
+// fp8 conversions in a user's scalar code become the integer arithmetic of
+// prec's kernels; other conversions stay.
+// CHECK-LABEL: func @scalars
+// CHECK-SAME: (%[[Q:.*]]: f8E4M3FN, %[[X:.*]]: f32, %[[H:.*]]: f16)
+// CHECK: arith.bitcast %[[Q]] : f8E4M3FN to i8
+// CHECK-NOT: arith.extf %[[Q]]
+// CHECK: %[[WIDE:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.bitcast %[[X]] : f32 to i32
+// CHECK: %[[B:.*]] = arith.trunci %{{.*}} : i32 to i8
+// CHECK: %[[N:.*]] = arith.bitcast %[[B]] : i8 to f8E5M2
+// CHECK: %[[E:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK: return %[[WIDE]], %[[N]], %[[E]]
+func.func @scalars(%q: f8E4M3FN, %x: f32, %h: f16) -> (f32, f8E5M2, f32) {
+  %0 = arith.extf %q : f8E4M3FN to f32
+  %1 = arith.truncf %x : f32 to f8E5M2
+  %2 = arith.extf %h : f16 to f32
+  return %0, %1, %2 : f32, f8E5M2, f32
+}
