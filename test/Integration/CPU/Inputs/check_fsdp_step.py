@@ -9,7 +9,11 @@ weights travel: COMPUTE_DTYPE itself by default; fp8-dynamic for
 examples/fp8_fsdp_step.mlir (f8E4M3FN, one scale per matrix from the amax
 over all ranks) and fp8-blockB for its MX variant (a power-of-two scale per
 B weights of a row); the gathered weights are then modelled bit for bit by
-fp8_reference.py and dequantized to COMPUTE_DTYPE.
+fp8_reference.py and dequantized to COMPUTE_DTYPE. fp8-delayed is
+examples/fp8_delayed_step.mlir: one scale per matrix from the largest amax
+of the 2x16 history (argument 2, before x, target and lr), whose update
+(result 2, before the loss) must be exact: this step's amax of each whole
+matrix, then the history's first 15 entries.
 
 The reference recomputes the step from every rank's arguments: gather the
 bf16-rounded weight shards, forward, the backward pass derived by hand (not
@@ -50,15 +54,19 @@ def main():
     directory, n, compute = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     gather = sys.argv[4] if len(sys.argv) > 4 else compute
     shard1, shard2 = HIDDEN // n, HIDDEN // n
+    delayed = gather == "fp8-delayed"
+    first = 3 if delayed else 2  # x, target and lr follow the history
     args = []
     for r in range(n):
         args.append({
             "w1": rows_of(read(rank_file(directory, r, "arg", 0), "f32"), HIDDEN),
             "w2": rows_of(read(rank_file(directory, r, "arg", 1), "f32"), OUT),
-            "x": rows_of(read(rank_file(directory, r, "arg", 2), compute), HIDDEN),
-            "t": rows_of(read(rank_file(directory, r, "arg", 3), "f32"), OUT),
-            "lr": read(rank_file(directory, r, "arg", 4), "f32")[0],
+            "x": rows_of(read(rank_file(directory, r, "arg", first), compute), HIDDEN),
+            "t": rows_of(read(rank_file(directory, r, "arg", first + 1), "f32"), OUT),
+            "lr": read(rank_file(directory, r, "arg", first + 2), "f32")[0],
         })
+    history = (rows_of(read(rank_file(directory, 0, "arg", 2), "f32"), 16)
+               if delayed else None)
     # The gathered weights: every shard rounded once to the compute dtype,
     # or quantized to fp8 and dequantized to it.
     def gathered(key):
@@ -66,8 +74,11 @@ def main():
         if gather == compute:
             return [[round_to(v, compute) for v in row] for row in rows]
         name = "f8E4M3FN"
-        if gather == "fp8-dynamic":
-            scale = fp8.tensor_scale(fp8.amax([v for row in rows for v in row]), name)
+        if gather in ("fp8-dynamic", "fp8-delayed"):
+            if delayed:
+                scale = fp8.tensor_scale(max(history[0 if key == "w1" else 1]), name)
+            else:
+                scale = fp8.tensor_scale(fp8.amax([v for row in rows for v in row]), name)
             scales = [[scale] * len(row) for row in rows]
         else:
             block = int(gather[len("fp8-block"):])
@@ -104,7 +115,15 @@ def main():
     for r in range(n):
         new_w1 = rows_of(read(rank_file(directory, r, "result", 0), "f32"), HIDDEN)
         new_w2 = rows_of(read(rank_file(directory, r, "result", 1), "f32"), OUT)
-        loss = read(rank_file(directory, r, "result", 2), "f32")[0]
+        loss = read(rank_file(directory, r, "result", 3 if delayed else 2), "f32")[0]
+        if delayed:
+            got = rows_of(read(rank_file(directory, r, "result", 2), "f32"), 16)
+            for k, key in enumerate(("w1", "w2")):
+                amax = fp8.amax([v for a in args for row in a[key] for v in row])
+                want = [amax] + history[k][:15]
+                for j in range(16):
+                    check.close("rank %d history[%d][%d]" % (r, k, j), got[k][j],
+                                want[j], 0.0)
         lr = args[r]["lr"]
         # The loss terms are squares: their own magnitude bounds them.
         check.close("rank %d loss" % r, loss, mean_loss, 2 * relative * mean_loss)
