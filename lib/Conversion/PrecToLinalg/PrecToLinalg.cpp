@@ -35,17 +35,9 @@ bool isLowerableElementType(Type type) {
 }
 
 /// Rejects, with a diagnostic, what the kernels do not implement: fp8
-/// formats other than f8E4M3FN and f8E5M2, stochastic rounding and tf32
+/// formats other than f8E4M3FN and f8E5M2 and tf32
 /// (which LLVM has no type for).
 LogicalResult checkLowerable(Operation *op) {
-  if (auto castOp = dyn_cast<CastOp>(op);
-      castOp && castOp.getRounding() != RoundingMode::NearestEven)
-    return op->emitOpError("stochastic rounding is not supported by the "
-                           "linalg lowering");
-  if (auto quantize = dyn_cast<QuantizeOp>(op);
-      quantize && quantize.getRounding() != RoundingMode::NearestEven)
-    return op->emitOpError("stochastic rounding is not supported by the "
-                           "linalg lowering");
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     if (auto shaped = dyn_cast<ShapedType>(type);
@@ -90,6 +82,26 @@ SmallVector<Value> buildFusedElementwise(
   return SmallVector<Value>(generic.getResults());
 }
 
+/// Inside an elementwise kernel over a tensor of `shape` (identity maps):
+/// `value` converted to `to`, stochastically with word i of `seed`'s Philox
+/// stream for element i (row-major) when `seed` is given.
+Value convertElement(OpBuilder &b, Location loc, Value value, FloatType to,
+                     Value seed, ArrayRef<int64_t> shape) {
+  if (!seed)
+    return convertFloat(b, loc, value, to);
+  Value index;
+  if (shape.empty()) {
+    index = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  } else {
+    SmallVector<unsigned> dims;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      dims.push_back(d);
+    index = buildLinearIndex(b, loc, shape, dims);
+  }
+  return convertFloatStochastic(b, loc, value, to,
+                                buildPhiloxWord(b, loc, seed, index));
+}
+
 struct CastOpLowering : OpConversionPattern<CastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -97,17 +109,21 @@ struct CastOpLowering : OpConversionPattern<CastOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto target = cast<FloatType>(getElementTypeOrSelf(op.getType()));
     Location loc = op.getLoc();
-    if (!isa<RankedTensorType>(op.getType())) {
-      rewriter.replaceOp(
-          op, convertFloat(rewriter, loc, adaptor.getInput(), target));
+    Value seed = adaptor.getSeed();
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType) {
+      rewriter.replaceOp(op, convertElement(rewriter, loc, adaptor.getInput(),
+                                            target, seed, {}));
       return success();
     }
-    rewriter.replaceOp(op, buildFusedElementwise(
-                               rewriter, loc, adaptor.getInput(), op.getType(),
-                               [&](OpBuilder &b, Location l,
-                                   ValueRange x) -> SmallVector<Value> {
-                                 return {convertFloat(b, l, x[0], target)};
-                               }));
+    rewriter.replaceOp(
+        op, buildFusedElementwise(
+                rewriter, loc, adaptor.getInput(), op.getType(),
+                [&](OpBuilder &b, Location l,
+                    ValueRange x) -> SmallVector<Value> {
+                  return {convertElement(b, l, x[0], target, seed,
+                                         tensorType.getShape())};
+                }));
     return success();
   }
 };
@@ -339,7 +355,9 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                   Value quotient = arith::DivFOp::create(
                       b, l, convertFloat(b, l, x, compute),
                       convertFloat(b, l, scale, compute));
-                  return convertFloat(b, l, quotient, resultElement);
+                  return convertElement(b, l, quotient, resultElement,
+                                        adaptor.getSeed(),
+                                        op.getType().getShape());
                 }));
     return success();
   }

@@ -110,6 +110,35 @@ func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
   return decl;
 }
 
+/// `shard.process_linear_index` of a grid over the whole world: the calling
+/// rank's index in its world (the key of stochastic rounding on each rank).
+struct ProcessLinearIndexOpLowering
+    : OpConversionPattern<shard::ProcessLinearIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(shard::ProcessLinearIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    auto decl = module.lookupSymbol<func::FuncOp>(
+        PRECRT_COMPILED_WORLD_RANK_SYMBOL);
+    if (!decl) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      decl = func::FuncOp::create(
+          rewriter, module.getLoc(), PRECRT_COMPILED_WORLD_RANK_SYMBOL,
+          rewriter.getFunctionType({}, {rewriter.getI64Type()}));
+      decl.setPrivate();
+    }
+    Value rank =
+        func::CallOp::create(rewriter, op.getLoc(), decl, ValueRange{})
+            .getResult(0);
+    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(
+        op, rewriter.getIndexType(), rank);
+    return success();
+  }
+};
+
 struct TransportOpLowering : OpConversionPattern<TransportOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -360,7 +389,7 @@ struct ConvertPrecToRuntimePass
       return signalPassFailure();
 
     ConversionTarget target(getContext());
-    target.addIllegalOp<TransportOp>();
+    target.addIllegalOp<TransportOp, shard::ProcessLinearIndexOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populatePrecToRuntimeConversionPatterns(patterns);
@@ -391,5 +420,6 @@ struct ConvertPrecToRuntimePass
 
 void mlir::prec::populatePrecToRuntimeConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<TransportOpLowering>(patterns.getContext());
+  patterns.add<TransportOpLowering, ProcessLinearIndexOpLowering>(
+      patterns.getContext());
 }

@@ -31,6 +31,7 @@ extern "C" {
 #define PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL "precrtCompiledGpuMaxBlocks"
 #define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"
 #define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
+#define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -51,6 +52,12 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
+
+/* The calling rank's index in its world, which is its linear index in any
+ * grid over the whole world (`shard.process_linear_index`): what keys the
+ * random stream of a collective's stochastic rounding on each rank. 0 for
+ * generated code run without a world (one rank). */
+PRECRT_EXPORT int64_t precrtCompiledWorldRank(void);
 
 /*===--- Host buffers of CPU code -----------------------------------------===*/
 

@@ -302,3 +302,16 @@ extern "C" const char *precrtCompiledGetError(void) {
 }
 
 extern "C" void precrtCompiledClearError(void) { firstError = CompiledError(); }
+
+extern "C" int64_t precrtCompiledWorldRank(void) {
+  precrt_comm_t world = precrtGetWorld();
+  if (!world && environmentSelectsProcessWorld()) {
+    std::string message;
+    if (joinProcessWorld(message) == PRECRT_SUCCESS)
+      world = precrtGetWorld();
+  }
+  int32_t rank = 0;
+  if (world && precrtCommRank(world, &rank) != PRECRT_SUCCESS)
+    rank = 0;
+  return rank;
+}

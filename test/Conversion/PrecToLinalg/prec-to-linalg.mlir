@@ -63,9 +63,17 @@ func.func @reduce_avg(%x: tensor<4x8xbf16>) -> tensor<f32> {
 
 // -----
 
-func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xbf16> {
-  // expected-error @+1 {{stochastic rounding is not supported by the linalg lowering}}
-  %0 = prec.cast %x rounding = <stochastic> : tensor<8xf32> to tensor<8xbf16>
+// CHECK-LABEL: func @stochastic
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[SEED:.*]]: i64)
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: arith.index_castui %[[I]] : index to i64
+// CHECK: arith.trunci %[[SEED]] : i64 to i32
+// CHECK-COUNT-20: arith.mului_extended
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.bitcast %{{.*}} : i16 to bf16
+func.func @stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<8xbf16> {
+  %0 = prec.cast %x rounding = <stochastic> seed %seed : tensor<8xf32> to tensor<8xbf16>
   return %0 : tensor<8xbf16>
 }
 
@@ -86,13 +94,6 @@ func.func @tf32(%x: tensor<8xf32>) -> tensor<8xtf32> {
 }
 
 // -----
-
-func.func @quantize_stochastic(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{stochastic rounding is not supported by the linalg lowering}}
-  %q = prec.quantize %x scale %s scaling = <dynamic> rounding = <stochastic>
-         : tensor<4xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
-  return %q : tensor<4xf8E4M3FN>
-}
 
 // -----
 

@@ -52,12 +52,12 @@ func.func @narrow_then_widen(%x: tensor<8xf32>) -> tensor<8xf32> {
 // bf16 -> f32 -> f16: the f32 step is exact for both ends, so one cast
 // bf16 -> f16 gives the same values (and the same gradient f16 -> bf16).
 // CHECK-LABEL: func @exact_middle
-// CHECK-SAME: (%[[X:.*]]: tensor<8xbf16>)
-// CHECK: %[[C:.*]] = prec.cast %[[X]] rounding = <stochastic> : tensor<8xbf16> to tensor<8xf16>
+// CHECK-SAME: (%[[X:.*]]: tensor<8xbf16>, %[[SEED:.*]]: i64)
+// CHECK: %[[C:.*]] = prec.cast %[[X]] rounding = <stochastic> seed %[[SEED]] : tensor<8xbf16> to tensor<8xf16>
 // CHECK-NEXT: return %[[C]]
-func.func @exact_middle(%x: tensor<8xbf16>) -> tensor<8xf16> {
+func.func @exact_middle(%x: tensor<8xbf16>, %seed: i64) -> tensor<8xf16> {
   %0 = prec.cast %x : tensor<8xbf16> to tensor<8xf32>
-  %1 = prec.cast %0 rounding = <stochastic> : tensor<8xf32> to tensor<8xf16>
+  %1 = prec.cast %0 rounding = <stochastic> seed %seed : tensor<8xf32> to tensor<8xf16>
   return %1 : tensor<8xf16>
 }
 

@@ -131,10 +131,24 @@ func.func @dynamic_group(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// Stochastic rounding in the pack kernel: the random word of each element
+// comes from the Philox stream keyed by the seed and this rank's index in
+// the grid, at the element's row-major index in the input.
 shard.grid @dp(shape = 4)
-func.func @stochastic(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{stochastic rounding on the wire is not supported by the decomposition}}
-  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 rounding = <stochastic> : tensor<8xf32> -> tensor<8xf32>
+// CHECK-LABEL: func @stochastic
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[SEED:.*]]: i64)
+// CHECK: %[[RANK:.*]] = shard.process_linear_index on @dp : index
+// CHECK: %[[R64:.*]] = arith.index_castui %[[RANK]] : index to i64
+// CHECK: %[[MIX:.*]] = arith.muli %[[R64]], %{{.*}} : i64
+// CHECK: %[[KEY:.*]] = arith.addi %[[SEED]], %[[MIX]] : i64
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: arith.mului_extended
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: prec.transport <all_gather>
+func.func @stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<8xf32> {
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 rounding = <stochastic> seed %seed
+         : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 

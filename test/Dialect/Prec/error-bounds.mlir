@@ -45,7 +45,7 @@ func.func @reductions(%x: tensor<96xf32>, %b: tensor<96xbf16>, %h: tensor<96xf16
   return
 }
 
-func.func @moves(%x: tensor<96xf32>) {
+func.func @moves(%x: tensor<96xf32>, %seed: i64) {
   // Exact in f32 both ways.
   // expected-remark @+1 {{relative error bound 0.000e+00 (|error| <= bound * |x|): N = 8, input f32, wire f32, result f32}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<96xf32> -> tensor<768xf32>
@@ -53,7 +53,7 @@ func.func @moves(%x: tensor<96xf32>) {
   %1 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 : tensor<96xf32> -> tensor<768xf32>
   // Stochastic rounding may land one ulp away: 2 u(bf16).
   // expected-remark @+1 {{relative error bound 7.812e-03 (|error| <= bound * |x|): N = 8, input f32, wire bf16, result bf16}}
-  %2 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 rounding = <stochastic> : tensor<96xf32> -> tensor<768xbf16>
+  %2 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 rounding = <stochastic> seed %seed : tensor<96xf32> -> tensor<768xbf16>
   // fp8 with a per-tensor f32 scale: u(f8E4M3FN), plus dividing and
   // multiplying by the scale in f32.
   // expected-remark @+1 {{relative error bound 6.250e-02 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
@@ -117,7 +117,7 @@ func.func @moves(%x: tensor<96xf32>) {
 // exactly, but a block's largest elements may saturate: up to
 // 1 - 448 / 2^9 = 1 - 57344 / 2^16 = 1/8 of a value, more than half a
 // spacing of either format.
-func.func @scaled(%x: tensor<96xf32>, %b: tensor<96xbf16>) {
+func.func @scaled(%x: tensor<96xf32>, %b: tensor<96xbf16>, %seed: i64) {
   // expected-remark @+1 {{relative error bound 1.250e-01 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN scaling = <block, block_size = 32> : tensor<96xf32> -> tensor<768xf32>
   // The same with f32 block scales: no saturation, the quotient and the
@@ -129,6 +129,6 @@ func.func @scaled(%x: tensor<96xf32>, %b: tensor<96xbf16>) {
   %2 = prec.reduce_scatter %b on @dp scatter_axis = 0 forward_dtype = f8E5M2 scaling = <dynamic> acc_dtype = f32 : tensor<96xbf16> -> tensor<12xf32>
   // Stochastic rounding on the wire: two spacings, 2 * 2^-4.
   // expected-remark @+1 {{relative error bound 1.250e-01 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire f8E4M3FN, accumulation f32, direct, result f32}}
-  %3 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = f8E4M3FN rounding = <stochastic> scaling = <dynamic> acc_dtype = f32 : tensor<96xf32> -> tensor<12xf32>
+  %3 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = f8E4M3FN rounding = <stochastic> seed %seed scaling = <dynamic> acc_dtype = f32 : tensor<96xf32> -> tensor<12xf32>
   return
 }

@@ -41,9 +41,9 @@ func.func @hoist_after_gather(%w: tensor<8xf32>) -> tensor<32xbf16> {
 // CHECK-LABEL: func @stochastic_after_gather
 // CHECK: prec.all_gather %{{.*}} : tensor<8xf32> -> tensor<32xf32>
 // CHECK: prec.cast %{{.*}} rounding = <stochastic>
-func.func @stochastic_after_gather(%w: tensor<8xf32>) -> tensor<32xbf16> {
+func.func @stochastic_after_gather(%w: tensor<8xf32>, %seed: i64) -> tensor<32xbf16> {
   %0 = prec.all_gather %w on @dp gather_axis = 0 : tensor<8xf32> -> tensor<32xf32>
-  %1 = prec.cast %0 rounding = <stochastic> : tensor<32xf32> to tensor<32xbf16>
+  %1 = prec.cast %0 rounding = <stochastic> seed %seed : tensor<32xf32> to tensor<32xbf16>
   return %1 : tensor<32xbf16>
 }
 

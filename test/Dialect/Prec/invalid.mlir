@@ -110,7 +110,7 @@ func.func @gather_axis_out_of_range(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 
 shard.grid @dp(shape = 8)
 func.func @gather_rank(%x: tensor<8x4xf32>) -> tensor<64xf32> {
-  // expected-error @+1 {{result type has different rank than operands}}
+  // expected-error @+1 {{requires the same rank for input and result, got 'tensor<8x4xf32>' and 'tensor<64xf32>'}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<8x4xf32> -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }
@@ -225,7 +225,7 @@ func.func @scaling_without_fp8(%x: tensor<8xf32>) -> tensor<64xbf16> {
 
 shard.grid @dp(shape = 8)
 func.func @all_reduce_shape(%x: tensor<8xf32>) -> tensor<16xf32> {
-  // expected-error @+1 {{requires the same shape for all operands and results}}
+  // expected-error @+1 {{requires the same shape for input and result, got 'tensor<8xf32>' and 'tensor<16xf32>'}}
   %0 = prec.all_reduce %x on @dp : tensor<8xf32> -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
@@ -834,4 +834,40 @@ func.func @scale_shape(%a: tensor<4xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{expected result of the amax's shape, got 'tensor<2xf32>' for 'tensor<4xf32>'}}
   %0 = prec.scale_from_amax %a element_type = f8E4M3FN : tensor<4xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @stochastic_without_seed(%x: tensor<8xf32>) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected a seed operand for stochastic rounding (`seed %s` with an i64 value)}}
+  %0 = prec.cast %x rounding = <stochastic> : tensor<8xf32> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+func.func @seed_without_stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<8xbf16> {
+  // expected-error @+1 {{seed given, but rounding is nearest_even}}
+  %0 = prec.cast %x seed %seed : tensor<8xf32> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+
+func.func @collective_without_seed(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a seed operand for stochastic rounding (`seed %s` with an i64 value)}}
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 rounding = <stochastic>
+         : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @quantize_without_seed(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{expected a seed operand for stochastic rounding (`seed %s` with an i64 value)}}
+  %q = prec.quantize %x scale %s scaling = <dynamic> rounding = <stochastic>
+         : tensor<4xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
+  return %q : tensor<4xf8E4M3FN>
 }

@@ -8,13 +8,14 @@ shard.grid @dp(shape = 4)
 // CHECK-LABEL: func @batched
 // CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<4xbf16>, %[[C:.*]]: tensor<1x8xf32>)
 // CHECK: %[[AA:.*]] = prec.amax %[[A]] : tensor<2x8xf32> -> tensor<f32>
-// CHECK: %[[AE:.*]] = tensor.extract %[[AA]][]
+// CHECK: %[[AE:.*]] = tensor.expand_shape %[[AA]] [] output_shape [1]
+// CHECK: %[[P0:.*]] = tensor.insert_slice %[[AE]] into %{{.*}}[0] [1] [1] : tensor<1xf32> into tensor<2xf32>
 // CHECK: %[[CA:.*]] = prec.amax %[[C]] : tensor<1x8xf32> -> tensor<f32>
-// CHECK: %[[CE:.*]] = tensor.extract %[[CA]][]
-// CHECK: %[[P:.*]] = tensor.from_elements %[[AE]], %[[CE]] : tensor<2xf32>
+// CHECK: %[[CE:.*]] = tensor.expand_shape %[[CA]] [] output_shape [1]
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[CE]] into %[[P0]][1] [1] [1] : tensor<1xf32> into tensor<2xf32>
 // CHECK: %[[M:.*]] = prec.all_reduce %[[P]] on @dp reduction = <max> forward_dtype = f32 backward_dtype = f32 acc_dtype = f32 : tensor<2xf32> -> tensor<2xf32>
-// CHECK: %[[M0:.*]] = tensor.extract %[[M]][%{{.*}}]
-// CHECK: %[[T0:.*]] = tensor.from_elements %[[M0]] : tensor<f32>
+// CHECK: %[[M0:.*]] = tensor.extract_slice %[[M]][0] [1] [1] : tensor<2xf32> to tensor<1xf32>
+// CHECK: %[[T0:.*]] = tensor.collapse_shape %[[M0]] [] : tensor<1xf32> into tensor<f32>
 // CHECK: %[[S0:.*]] = prec.scale_from_amax %[[T0]] element_type = f8E4M3FN
 // CHECK: %[[S1:.*]] = prec.scale_from_amax %{{.*}} element_type = f8E5M2
 // CHECK: %[[Q0:.*]] = prec.quantize %[[A]] scale %[[S0]] scaling = <dynamic> : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf8E4M3FN>

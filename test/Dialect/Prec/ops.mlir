@@ -6,9 +6,9 @@ shard.grid @hsdp(shape = 4x8)
 shard.grid @dyn(shape = ?x4)
 
 // CHECK-LABEL: func @collectives
-// CHECK-SAME: (%[[W:.*]]: tensor<128x512xf32>, %[[G:.*]]: tensor<1024x512xf32>, %[[X:.*]]: tensor<64x16xf32>)
+// CHECK-SAME: (%[[W:.*]]: tensor<128x512xf32>, %[[G:.*]]: tensor<1024x512xf32>, %[[X:.*]]: tensor<64x16xf32>, %[[SEED:.*]]: i64)
 func.func @collectives(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
-                       %x: tensor<64x16xf32>) {
+                       %x: tensor<64x16xf32>, %seed: i64) {
   // CHECK: prec.all_gather %[[W]] on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f32 : tensor<128x512xf32> -> tensor<1024x512xbf16>
   %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
          : tensor<128x512xf32> -> tensor<1024x512xbf16>
@@ -25,8 +25,8 @@ func.func @collectives(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
   // CHECK: prec.reduce_scatter %[[G]] on @hsdp grid_axes = [1] scatter_axis = 0 : tensor<1024x512xf32> -> tensor<128x512xf32>
   %4 = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 0
          : tensor<1024x512xf32> -> tensor<128x512xf32>
-  // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic> acc_dtype = f64 : tensor<128x512xf32> -> tensor<128x512xf32>
-  %5 = prec.all_reduce %w on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic>
+  // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic> seed %[[SEED]] acc_dtype = f64 : tensor<128x512xf32> -> tensor<128x512xf32>
+  %5 = prec.all_reduce %w on @hsdp grid_axes = [0] reduction = <max> rounding = <stochastic> seed %seed
          acc_dtype = f64 : tensor<128x512xf32> -> tensor<128x512xf32>
   // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [1, 0] reduction = <min> : tensor<128x512xf32> -> tensor<128x512xf16>
   %6 = prec.all_reduce %w on @hsdp grid_axes = [1, 0] reduction = <min>
@@ -62,9 +62,10 @@ func.func @dynamic(%w: tensor<?x512xf32>, %v: tensor<128x512xf32>) {
 }
 
 // CHECK-LABEL: func @casts_and_reductions
-func.func @casts_and_reductions(%w: tensor<128x512xf32>, %x: tensor<64x128xbf16>, %s: f32) {
-  // CHECK: prec.cast %{{.*}} backward_dtype = bf16 rounding = <stochastic> : tensor<128x512xf32> to tensor<128x512xbf16>
-  %0 = prec.cast %w backward_dtype = bf16 rounding = <stochastic>
+func.func @casts_and_reductions(%w: tensor<128x512xf32>, %x: tensor<64x128xbf16>, %s: f32,
+                                %seed: i64) {
+  // CHECK: prec.cast %{{.*}} backward_dtype = bf16 rounding = <stochastic> seed %{{.*}} : tensor<128x512xf32> to tensor<128x512xbf16>
+  %0 = prec.cast %w backward_dtype = bf16 rounding = <stochastic> seed %seed
          : tensor<128x512xf32> to tensor<128x512xbf16>
   // CHECK: prec.cast %{{.*}} : f32 to f8E4M3FN
   %1 = prec.cast %s : f32 to f8E4M3FN
@@ -78,13 +79,13 @@ func.func @casts_and_reductions(%w: tensor<128x512xf32>, %x: tensor<64x128xbf16>
 
 // CHECK-LABEL: func @quantization
 func.func @quantization(%w: tensor<128x512xf32>, %s: tensor<f32>, %x: tensor<64x128xbf16>,
-                        %bs: tensor<64x4xf8E8M0FNU>) {
+                        %bs: tensor<64x4xf8E8M0FNU>, %seed: i64) {
   // CHECK: %[[Q:.*]] = prec.quantize %{{.*}} scale %{{.*}} scaling = <dynamic> : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
   %q = prec.quantize %w scale %s scaling = <dynamic>
          : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
-  // CHECK: prec.quantize %{{.*}} scale %{{.*}} scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU> rounding = <stochastic> : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+  // CHECK: prec.quantize %{{.*}} scale %{{.*}} scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU> rounding = <stochastic> seed %{{.*}} : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
   %m = prec.quantize %x scale %bs scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
-         rounding = <stochastic>
+         rounding = <stochastic> seed %seed
          : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
   // CHECK: prec.dequantize %[[Q]] scale %{{.*}} scaling = <dynamic> : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
   %d = prec.dequantize %q scale %s scaling = <dynamic>

@@ -32,7 +32,8 @@ Value mlir::prec::createElementTypeCast(OpBuilder &builder, Location loc,
   if (type.getElementType() == elementType)
     return tensor;
   return CastOp::create(builder, loc, type.clone(elementType), tensor,
-                        /*backward_dtype=*/nullptr);
+                        /*backward_dtype=*/nullptr, RoundingModeAttr(),
+                        /*seed=*/Value());
 }
 
 /// An uninitialized tensor of `like`'s shape with element type
@@ -169,6 +170,7 @@ struct ReduceScatterBackwardModel
                             TypeAttr::get(scatter.getEffectiveBackwardDtype()),
                             TypeAttr::get(scatter.getEffectiveForwardDtype()),
                             RoundingMode::NearestEven, scatter.getScalingAttr(),
+                            /*seed=*/Value(),
                             scatter.getScatterAxis(), ReductionKind::Sum));
     return success();
   }
@@ -192,7 +194,8 @@ struct AllReduceBackwardModel
         resultGradients[0], allReduce.getGrid(), allReduce.getGridAxes(),
         TypeAttr::get(allReduce.getEffectiveBackwardDtype()),
         TypeAttr::get(allReduce.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, allReduce.getScalingAttr(), *kind,
+        RoundingMode::NearestEven, allReduce.getScalingAttr(),
+        /*seed=*/Value(), *kind,
         /*acc_dtype=*/nullptr, allReduce.getPreDivisorAttr(),
         allReduce.getPostDivisorAttr(), /*algorithm=*/nullptr));
     return success();
@@ -212,7 +215,7 @@ struct AllToAllBackwardModel
         resultGradients[0], allToAll.getGrid(), allToAll.getGridAxes(),
         TypeAttr::get(allToAll.getEffectiveBackwardDtype()),
         TypeAttr::get(allToAll.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, allToAll.getScalingAttr(),
+        RoundingMode::NearestEven, allToAll.getScalingAttr(), /*seed=*/Value(),
         /*split_axis=*/allToAll.getConcatAxis(),
         /*concat_axis=*/allToAll.getSplitAxis()));
     return success();

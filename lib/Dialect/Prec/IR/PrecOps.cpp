@@ -159,6 +159,18 @@ static LogicalResult verifyValueFloatType(Operation *op, StringRef name,
          << " (a scale-only type)";
 }
 
+/// Stochastic rounding draws its random words from a stream keyed by a
+/// seed operand; round-to-nearest needs none.
+static LogicalResult verifySeed(Operation *op, RoundingMode rounding,
+                                Value seed) {
+  if (rounding == RoundingMode::Stochastic && !seed)
+    return op->emitOpError("expected a seed operand for stochastic rounding "
+                           "(`seed %s` with an i64 value)");
+  if (rounding != RoundingMode::Stochastic && seed)
+    return op->emitOpError("seed given, but rounding is nearest_even");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // CastOp
 //===----------------------------------------------------------------------===//
@@ -170,6 +182,8 @@ Type CastOp::getEffectiveBackwardDtype() {
 }
 
 LogicalResult CastOp::verify() {
+  if (failed(verifySeed(*this, getRounding(), getSeed())))
+    return failure();
   Type inputType = getInput().getType(), resultType = getType();
   if (failed(verifyValueFloatType(*this, "input", inputType)) ||
       failed(verifyValueFloatType(*this, "result", resultType)) ||
@@ -284,6 +298,28 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
       return operation->emitOpError("expected distinct grid axes, got ")
              << axis << " twice";
   }
+
+  // The seed is not data, so the shape traits cannot say this.
+  RankedTensorType inputType = op.getInput().getType();
+  RankedTensorType resultType = op.getResult().getType();
+  if (isa<AllReduceOp>(operation)) {
+    if (failed(verifyCompatibleShape(inputType.getShape(),
+                                     resultType.getShape())))
+      return operation->emitOpError("requires the same shape for input and "
+                                    "result, got ")
+             << inputType << " and " << resultType;
+  } else if (inputType.getRank() != resultType.getRank()) {
+    return operation->emitOpError("requires the same rank for input and "
+                                  "result, got ")
+           << inputType << " and " << resultType;
+  }
+  Value seed = operation->getNumOperands() > 1 ? operation->getOperand(1)
+                                               : Value();
+  if (failed(verifySeed(
+          operation,
+          operation->getAttrOfType<RoundingModeAttr>("rounding").getValue(),
+          seed)))
+    return failure();
 
   Type forward = op.getEffectiveForwardDtype();
   TypeAttr acc = op.getAccDtypeAttr();
@@ -612,6 +648,8 @@ static LogicalResult verifyQuantization(Operation *op, RankedTensorType wide,
 }
 
 LogicalResult QuantizeOp::verify() {
+  if (failed(verifySeed(*this, getRounding(), getSeed())))
+    return failure();
   if (failed(verifyValueFloatType(*this, "input", getInput().getType())))
     return failure();
   return verifyQuantization(*this, getInput().getType(), getType(),

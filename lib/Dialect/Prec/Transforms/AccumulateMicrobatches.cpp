@@ -203,6 +203,7 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
             reduceScatter.getGridAttr(), reduceScatter.getGridAxesAttr(),
             shardDtypes.forward, shardDtypes.backward,
             reduceScatter.getRoundingAttr(), reduceScatter.getScalingAttr(),
+            reduceScatter.getSeed(),
             sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
             reduceScatter.getAlgorithmAttr(),
             body.getI64IntegerAttr(reduceScatter.getScatterAxis() - 1));
@@ -216,7 +217,8 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
       builder, allReduce.getLoc(), microbatchSum.getType(), loop.getResult(0),
       allReduce.getGridAttr(), allReduce.getGridAxesAttr(),
       replicateDtypes.forward, replicateDtypes.backward,
-      allReduce.getRoundingAttr(), allReduce.getScalingAttr(), sum,
+      allReduce.getRoundingAttr(), allReduce.getScalingAttr(),
+      allReduce.getSeed(), sum,
       replicateDtypes.acc, /*pre_divisor=*/nullptr, postDivisor,
       allReduce.getAlgorithmAttr());
 

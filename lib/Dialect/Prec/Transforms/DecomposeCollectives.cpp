@@ -89,10 +89,6 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("cannot decompose a collective with dynamic "
                            "dimensions");
-  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-      RoundingMode::NearestEven)
-    return op->emitOpError("stochastic rounding on the wire is not "
-                           "supported by the decomposition");
   plan.wire = cast<FloatType>(op.getEffectiveForwardDtype());
   Type inputElement = op.getInput().getType().getElementType();
   if (op->getAttr("scaling") && isScaledLowPrecisionType(plan.wire) &&
@@ -185,15 +181,40 @@ Value buildElementwise(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
+/// The key of `op`'s stochastic rounding on this rank, or null when it
+/// rounds to nearest even.
+Value buildRoundingKey(OpBuilder &b, CollectiveOpInterface op) {
+  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+      RoundingMode::Stochastic)
+    return {};
+  return buildRankRoundingKey(b, op.getLoc(), op.getGridAttr(),
+                              op->getOperand(1));
+}
+
 /// The pack kernel: `cast(x / preDivisor, wire)` laid out so that the chunks
 /// of `splitDim` (one per destination rank) are contiguous and leading. With
-/// no split the layout is the input's. Returns the flat wire buffer.
+/// no split the layout is the input's. Returns the flat wire buffer. With a
+/// `roundingKey` the cast rounds stochastically, element i of the input
+/// (row-major) by word i of the key's Philox stream.
 Value buildPack(OpBuilder &b, Location loc, Value input,
                 std::optional<int64_t> splitDimension, int64_t groupSize,
-                FloatType wire, double preDivisor) {
+                FloatType wire, double preDivisor, Value roundingKey) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto inputElement = cast<FloatType>(inputType.getElementType());
   FloatType compute = getComputeType(inputElement);
+  // The iteration dimension of each input dimension (split: of each
+  // dimension of the [.., N, k, ..] view), for the element index.
+  SmallVector<int64_t> indexedShape(inputType.getShape());
+  SmallVector<unsigned> iterationDims;
+  if (splitDimension) {
+    int64_t s = *splitDimension;
+    indexedShape = splitDim(inputType.getShape(), s, groupSize);
+    for (int64_t e = 0; e <= inputType.getRank(); ++e)
+      iterationDims.push_back(e < s ? e + 1 : (e == s ? 0 : e));
+  } else {
+    for (int64_t d = 0; d < inputType.getRank(); ++d)
+      iterationDims.push_back(d);
+  }
   // Nothing to convert: the kernel only moves values (fp8 bytes and block
   // scales included, which arithmetic could not round-trip).
   bool identityValues = inputElement == wire && preDivisor == 1.0;
@@ -202,7 +223,12 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
       return x;
     Value scaled =
         divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
-    return convertFloat(nb, nl, scaled, wire);
+    if (!roundingKey)
+      return convertFloat(nb, nl, scaled, wire);
+    Value word = buildPhiloxWord(
+        nb, nl, roundingKey,
+        buildLinearIndex(nb, nl, indexedShape, iterationDims));
+    return convertFloatStochastic(nb, nl, scaled, wire, word);
   };
 
   // Chunks already leading: the input is the buffer.
@@ -413,7 +439,7 @@ Value decompose(OpBuilder &b, AllGatherOp op, const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType inputType = op.getInput().getType();
   Value packed = buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize,
-                           plan.wire, 1.0);
+                           plan.wire, 1.0, buildRoundingKey(b, op));
   Value moved =
       buildTransport(b, loc, op, TransportKind::AllGather, packed,
                      inputType.getNumElements() * plan.groupSize, std::nullopt);
@@ -425,8 +451,8 @@ Value decompose(OpBuilder &b, AllToAllOp op, const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType inputType = op.getInput().getType();
   int64_t split = op.getSplitAxis();
-  Value packed =
-      buildPack(b, loc, op.getInput(), split, plan.groupSize, plan.wire, 1.0);
+  Value packed = buildPack(b, loc, op.getInput(), split, plan.groupSize,
+                           plan.wire, 1.0, buildRoundingKey(b, op));
   Value moved = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
                                inputType.getNumElements(), std::nullopt);
   SmallVector<int64_t> chunkShape(inputType.getShape());
@@ -439,8 +465,9 @@ Value decompose(OpBuilder &b, ReduceScatterOp op,
                 const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
-  Value packed = buildPack(b, loc, op.getInput(), op.getScatterAxis(),
-                           plan.groupSize, plan.wire, plan.preDivisor);
+  Value packed =
+      buildPack(b, loc, op.getInput(), op.getScatterAxis(), plan.groupSize,
+                plan.wire, plan.preDivisor, buildRoundingKey(b, op));
   int64_t chunk = resultType.getNumElements();
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::ReduceScatter,
@@ -458,8 +485,9 @@ Value decompose(OpBuilder &b, ReduceScatterOp op,
 Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
-  Value packed = buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize,
-                           plan.wire, plan.preDivisor);
+  Value packed =
+      buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize, plan.wire,
+                plan.preDivisor, buildRoundingKey(b, op));
   int64_t count = resultType.getNumElements();
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::AllReduce, packed,

@@ -222,6 +222,12 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
     SmallVector<Value> operandGradients;
     if (failed(rule.buildGradients(builder, resultGradients, operandGradients)))
       return failure();
+    // Trailing operands nothing differentiates (a stochastic rounding seed)
+    // get no gradient.
+    while (operandGradients.size() < op->getNumOperands() &&
+           !BackwardOpInterface::isDifferentiable(
+               op->getOperand(operandGradients.size()).getType()))
+      operandGradients.push_back(Value());
     if (operandGradients.size() != op->getNumOperands())
       return op->emitOpError("gradient rule returned ")
              << operandGradients.size() << " gradients for "

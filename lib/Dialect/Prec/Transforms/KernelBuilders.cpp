@@ -5,6 +5,8 @@
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -404,6 +406,35 @@ Value mlir::prec::convertFloatStochastic(OpBuilder &b, Location loc,
     return convertFloat(b, loc, value, to); // tf32 and the like: rejected earlier
   return encodeLowPrecisionFloat(b, loc, toF32ForNarrowing(b, loc, value), to,
                                  random);
+}
+
+Value mlir::prec::buildRankRoundingKey(OpBuilder &b, Location loc,
+                                       FlatSymbolRefAttr grid, Value seed) {
+  IntegerOps i64{b, loc, b.getI64Type()};
+  Value rank = shard::ProcessLinearIndexOp::create(b, loc, grid);
+  Value wideRank =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), rank);
+  return i64.add(seed, arith::MulIOp::create(
+                           b, loc, wideRank,
+                           i64.c(static_cast<int64_t>(0x9E3779B97F4A7C15ull))));
+}
+
+Value mlir::prec::buildLinearIndex(OpBuilder &b, Location loc,
+                                   ArrayRef<int64_t> shape,
+                                   ArrayRef<unsigned> iterationDims) {
+  IntegerOps i64{b, loc, b.getI64Type()};
+  Value linear = i64.c(0);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    Value index = linalg::IndexOp::create(b, loc, iterationDims[d]);
+    Value wide = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+    linear = i64.add(linear, stride == 1 ? wide
+                                         : arith::MulIOp::create(
+                                               b, loc, wide, i64.c(stride))
+                                               .getResult());
+    stride *= shape[d];
+  }
+  return linear;
 }
 
 /// Reassociation merging every dimension of a tensor of rank `rank` (none

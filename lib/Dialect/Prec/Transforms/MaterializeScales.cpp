@@ -121,12 +121,19 @@ Value buildLocalScales(OpBuilder &b, Location loc, Value input,
       b, loc, RankedTensorType::get(shape, scaleElement), amax, element);
 }
 
+/// Quantizes with the collective's rounding: stochastic rounding keys its
+/// stream by the seed and this rank (buildRankRoundingKey), as the pack
+/// kernel of an unscaled collective does.
 Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
                     ScaledCollective scaled) {
+  auto rounding = scaled.op->getAttrOfType<RoundingModeAttr>("rounding");
+  Value key;
+  if (rounding.getValue() == RoundingMode::Stochastic)
+    key = buildRankRoundingKey(b, loc, scaled.op.getGridAttr(),
+                               scaled.op->getOperand(1));
   return QuantizeOp::create(
       b, loc, withElementType(input.getType(), scaled.wire), input, scale,
-      scaled.scaling,
-      scaled.op->getAttrOfType<RoundingModeAttr>("rounding"));
+      scaled.scaling, rounding, key);
 }
 
 /// A collective of the same group that moves `input` unconverted.
@@ -139,6 +146,7 @@ Value buildAllGather(OpBuilder &b, Location loc, CollectiveOpInterface like,
       b, loc, type.clone(shape), input, like.getGridAttr(),
       b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
       /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
+      /*seed=*/Value(),
       b.getI64IntegerAttr(axis), ReductionKindAttr());
 }
 
@@ -153,6 +161,7 @@ Value buildAllToAll(OpBuilder &b, Location loc, CollectiveOpInterface like,
       b, loc, type.clone(shape), input, like.getGridAttr(),
       b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
       /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
+      /*seed=*/Value(),
       b.getI64IntegerAttr(splitAxis), b.getI64IntegerAttr(concatAxis));
 }
 
@@ -406,7 +415,7 @@ SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
   Value largest = AllReduceOp::create(
       b, loc, packedType, packed, batch.grid,
       b.getDenseI16ArrayAttr(batch.axes), f32Attr, f32Attr,
-      RoundingModeAttr(), ScalingAttr(),
+      RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
       ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
       /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
       /*algorithm=*/nullptr);

@@ -3,7 +3,8 @@
   generate DIR            writes the arguments of Inputs/fp8_conversions.mlir
   check DIR LIBPRECRT     compares prec-run's results (rank0_result*.bin)
                           with fp8_reference.py and, for f32 inputs, with the
-                          runtime's reference conversion (precrtConvert)
+                          runtime's reference conversions (precrtConvert,
+                          and precrtConvertF32Stochastic with seed 77)
 
 The inputs cover every fp8 bit pattern's value and the midpoints between
 neighbours (ties), values just beside them (f64 only: a conversion through
@@ -112,6 +113,21 @@ def check(directory, library):
         got = struct.unpack("<f", struct.pack("<I", bf16[bits] << 16))[0]
         if not same(got, ref.decode(bits, "f8E4M3FN")):
             failures.append(f"result 6: 0x{bits:02x} to bf16: got {got!r}")
+
+    # Stochastic rounding (seed 77): bit for bit the runtime's reference.
+    for index, dtype, code, width in [(8, 4, "B", 1), (9, 5, "B", 1),
+                                      (10, 3, "H", 2), (11, 2, "H", 2)]:
+        got = read(directory, index, code, COUNT)
+        src = (ctypes.c_float * COUNT)(*x)
+        dst = (ctypes.c_uint8 * (COUNT * width))()
+        assert precrt.precrtConvertF32Stochastic(
+            src, dst, dtype, ctypes.c_size_t(COUNT), ctypes.c_uint64(77),
+            ctypes.c_uint64(0)) == 0
+        want = struct.unpack(f"<{COUNT}{code}", bytes(dst))
+        for i in range(COUNT):
+            if got[i] != want[i]:
+                failures.append(f"result {index}: {x[i]!r} rounded stochastically: "
+                                f"got 0x{got[i]:x}, expected 0x{want[i]:x}")
 
     for line in failures[:20]:
         print(line)

@@ -36,19 +36,28 @@ def Prec_CastOp : Prec_Op<"cast", [Pure]> {
 
     ```mlir
     %w16 = prec.cast %w backward_dtype = f32 : tensor<128x512xf32> to tensor<128x512xbf16>
-    %g8  = prec.cast %g rounding = <stochastic> : tensor<4096xf32> to tensor<4096xbf16>
+    %g8  = prec.cast %g rounding = <stochastic> seed %seed : tensor<4096xf32> to tensor<4096xbf16>
     ```
+
+    Stochastic rounding needs a `seed` (i64) and takes the rounding decision
+    of element `i` (its row-major index in `input`) from word `i` of the
+    Philox 4x32-10 stream keyed by the seed (precrt/numerics.h: a value
+    rounds up with probability equal to its distance from the value below,
+    in units of the spacing): reproducible, bit for bit the runtime's
+    `precrtConvertF32Stochastic`, unbiased. A program changes the seed per
+    step (and derives it from the rank where ranks round the same data).
   }];
   let arguments = (ins
     Prec_FloatScalarOrTensor:$input,
     OptionalAttr<Prec_FloatTypeAttr>:$backward_dtype,
     DefaultValuedAttr<Prec_RoundingModeAttr,
-                      "::mlir::prec::RoundingMode::NearestEven">:$rounding
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding,
+    Optional<I64>:$seed
   );
   let results = (outs Prec_FloatScalarOrTensor:$result);
   let assemblyFormat = [{
     $input (`backward_dtype` `=` $backward_dtype^)? (`rounding` `=` $rounding^)?
-    attr-dict `:` type($input) `to` type($result)
+    (`seed` $seed^)? attr-dict `:` type($input) `to` type($result)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -114,7 +123,8 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
     OptionalAttr<Prec_FloatTypeAttr>:$backward_dtype,
     DefaultValuedAttr<Prec_RoundingModeAttr,
                       "::mlir::prec::RoundingMode::NearestEven">:$rounding,
-    OptionalAttr<Prec_ScalingAttr>:$scaling
+    OptionalAttr<Prec_ScalingAttr>:$scaling,
+    Optional<I64>:$seed
   );
   dag reductionArgs = (ins
     DefaultValuedAttr<Prec_ReductionKindAttr,
@@ -130,7 +140,7 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
   string dtypeClauses = [{
     (`forward_dtype` `=` $forward_dtype^)?
     (`backward_dtype` `=` $backward_dtype^)?
-    (`rounding` `=` $rounding^)? (`scaling` `=` $scaling^)?
+    (`rounding` `=` $rounding^)? (`seed` $seed^)? (`scaling` `=` $scaling^)?
   }];
   // The clauses reducing collectives print after their dtypes.
   string reductionClauses = [{
@@ -141,7 +151,7 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
 }
 
 def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
-                                             [SameOperandsAndResultRank]> {
+                                             []> {
   let summary = "all-gather whose wire dtype and gradient dtype are explicit";
   let description = [{
     Concatenates the `input` slices of all ranks of the group along
@@ -186,7 +196,7 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
 }
 
 def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
-                                                 [SameOperandsAndResultRank]> {
+                                                 []> {
   let summary = "reduce-scatter with explicit wire and accumulation dtypes";
   let description = [{
     Reduces the `input` tensors of all ranks of the group elementwise and
@@ -256,9 +266,9 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
       "::mlir::prec::ReductionKind":$reduction, "::mlir::TypeAttr":$acc_dtype,
       "uint64_t":$scatter_axis), [{
       build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
-            backward_dtype, rounding, scaling, reduction, acc_dtype,
-            /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
-            /*algorithm=*/nullptr, scatter_axis);
+            backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
+            reduction, acc_dtype, /*pre_divisor=*/nullptr,
+            /*post_divisor=*/nullptr, /*algorithm=*/nullptr, scatter_axis);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -271,7 +281,7 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
 }
 
 def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
-                                             [SameOperandsAndResultShape]> {
+                                             []> {
   let summary = "all-reduce with explicit wire and accumulation dtypes";
   let description = [{
     Reduces the `input` tensors of all ranks of the group elementwise and
@@ -302,9 +312,9 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
       "::mlir::prec::ReductionKind":$reduction, "::mlir::TypeAttr":$acc_dtype),
     [{
       build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
-            backward_dtype, rounding, scaling, reduction, acc_dtype,
-            /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
-            /*algorithm=*/nullptr);
+            backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
+            reduction, acc_dtype, /*pre_divisor=*/nullptr,
+            /*post_divisor=*/nullptr, /*algorithm=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -316,7 +326,7 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
 }
 
 def Prec_AllToAllOp : Prec_CollectiveOpBase<"all_to_all",
-                                            [SameOperandsAndResultRank]> {
+                                            []> {
   let summary = "all-to-all exchange with an explicit wire dtype";
   let description = [{
     Splits `input` into `group size` equal chunks along `split_axis`, sends
@@ -361,7 +371,8 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
     `result = saturate(round(input / scale))`: the real value of a quantized
     element is `q * scale`. The quotient is computed in f32 (in the input
     type where that is wider) and rounded once to the result type, to
-    nearest even (or stochastically with `rounding = <stochastic>`); values
+    nearest even (or stochastically with `rounding = <stochastic>` and a
+    `seed`, as `prec.cast` defines it); values
     beyond the largest finite value, infinities included, saturate to it, and
     NaN becomes the format's NaN (precrt/numerics.h has the reference).
     `prec.amax` and `prec.scale_from_amax` compute scales for which nothing
@@ -386,12 +397,14 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
     Prec_FloatTensor:$scale,
     Prec_ScalingAttr:$scaling,
     DefaultValuedAttr<Prec_RoundingModeAttr,
-                      "::mlir::prec::RoundingMode::NearestEven">:$rounding
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding,
+    Optional<I64>:$seed
   );
   let results = (outs Prec_FloatTensor:$result);
   let assemblyFormat = [{
     $input `scale` $scale `scaling` `=` $scaling (`rounding` `=` $rounding^)?
-    attr-dict `:` type($input) `,` type($scale) `->` type($result)
+    (`seed` $seed^)? attr-dict `:` type($input) `,` type($scale) `->`
+    type($result)
   }];
 }
 

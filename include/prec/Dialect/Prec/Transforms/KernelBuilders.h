@@ -56,6 +56,20 @@ Value convertFloatStochastic(OpBuilder &builder, Location loc, Value value,
 Value buildPhiloxWord(OpBuilder &builder, Location loc, Value seed,
                       Value index);
 
+/// The key of a collective's stochastic rounding on this rank:
+/// `seed + r * 0x9E3779B97F4A7C15` (mod 2^64) with `r` this rank's linear
+/// index in `grid` (shard.process_linear_index), so that every rank draws
+/// its own stream from the one seed of the program.
+Value buildRankRoundingKey(OpBuilder &builder, Location loc,
+                           FlatSymbolRefAttr grid, Value seed);
+
+/// Inside a linalg.generic: the row-major linear index (i64) of the element
+/// of a tensor of `shape` whose dimension d is iteration dimension
+/// `iterationDims[d]`.
+Value buildLinearIndex(OpBuilder &builder, Location loc,
+                       ArrayRef<int64_t> shape,
+                       ArrayRef<unsigned> iterationDims);
+
 /// `value` reshaped to `type`, which has as many elements, through its flat
 /// form (collapse_shape / expand_shape, so no data moves).
 Value reshapeTensor(OpBuilder &builder, Location loc, Value value,
