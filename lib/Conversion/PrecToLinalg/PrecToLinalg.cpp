@@ -192,14 +192,16 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
   }
 };
 
-/// `next` converted to the shard type, appended when the op has a shard.
+/// `next` converted to the shard type (stochastically with a `seed`),
+/// appended when the op has a shard.
 void appendShard(OpBuilder &b, Location loc, Value shard, Value next,
-                 SmallVectorImpl<Value> &results) {
-  if (shard)
-    results.push_back(convertFloat(
-        b, loc, next,
-        cast<FloatType>(
-            cast<RankedTensorType>(shard.getType()).getElementType())));
+                 Value seed, SmallVectorImpl<Value> &results) {
+  if (!shard)
+    return;
+  auto type = cast<RankedTensorType>(shard.getType());
+  results.push_back(convertElement(b, loc, next,
+                                   cast<FloatType>(type.getElementType()),
+                                   seed, type.getShape()));
 }
 
 struct SGDOpLowering : OpConversionPattern<SGDOp> {
@@ -227,7 +229,7 @@ struct SGDOpLowering : OpConversionPattern<SGDOp> {
               Value next = arith::SubFOp::create(
                   b, l, param, arith::MulFOp::create(b, l, lr, grad));
               SmallVector<Value> results{next};
-              appendShard(b, l, op.getShard(), next, results);
+              appendShard(b, l, op.getShard(), next, adaptor.getSeed(), results);
               return results;
             }));
     return success();
@@ -292,7 +294,7 @@ struct AdamWOpLowering : OpConversionPattern<AdamWOp> {
               Value next = arith::SubFOp::create(
                   b, l, arith::MulFOp::create(b, l, x[0], decay), update);
               SmallVector<Value> results{next, m, v};
-              appendShard(b, l, op.getShard(), next, results);
+              appendShard(b, l, op.getShard(), next, adaptor.getSeed(), results);
               return results;
             }));
     return success();

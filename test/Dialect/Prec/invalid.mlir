@@ -871,3 +871,12 @@ func.func @quantize_without_seed(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4
          : tensor<4xf32>, tensor<f32> -> tensor<4xf8E4M3FN>
   return %q : tensor<4xf8E4M3FN>
 }
+
+// -----
+
+func.func @sgd_without_seed(%p: tensor<8xf32>, %g: tensor<8xf32>, %lr: f32) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected a seed operand for stochastic rounding (`seed %s` with an i64 value)}}
+  %next, %shard = prec.sgd %p, %g, %lr rounding = <stochastic>
+                    : tensor<8xf32>, tensor<8xf32> -> tensor<8xbf16>
+  return %shard : tensor<8xbf16>
+}

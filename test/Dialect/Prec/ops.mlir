@@ -95,7 +95,7 @@ func.func @quantization(%w: tensor<128x512xf32>, %s: tensor<f32>, %x: tensor<64x
 
 // CHECK-LABEL: func @optimizers
 func.func @optimizers(%p: tensor<128xf32>, %g: tensor<128xbf16>, %m: tensor<128xf32>,
-                      %v: tensor<128xf32>, %lr: f32, %step: f32) {
+                      %v: tensor<128xf32>, %lr: f32, %step: f32, %seed: i64) {
   // CHECK: prec.sgd %{{.*}}, %{{.*}}, %{{.*}} : tensor<128xf32>, tensor<128xbf16>
   %0 = prec.sgd %p, %g, %lr : tensor<128xf32>, tensor<128xbf16>
   // CHECK: %{{.*}}, %{{.*}} = prec.sgd %{{.*}}, %{{.*}}, %{{.*}} weight_decay = 1.000000e-02 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
@@ -106,6 +106,12 @@ func.func @optimizers(%p: tensor<128xf32>, %g: tensor<128xbf16>, %m: tensor<128x
   // CHECK: prec.adamw {{.*}} beta1 = 8.000000e-01 beta2 = {{.*}} eps = {{.*}} weight_decay = 0.000000e+00 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
   %3:4 = prec.adamw %p, %g, %m, %v, %lr, %step beta1 = 0.8 beta2 = 0.95 eps = 1.0e-06
            weight_decay = 0.0 : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  // CHECK: prec.sgd {{.*}} rounding = <stochastic> seed %{{.*}} : tensor<128xf32>, tensor<128xbf16> -> tensor<128xf8E4M3FN>
+  %4:2 = prec.sgd %p, %g, %lr rounding = <stochastic> seed %seed
+           : tensor<128xf32>, tensor<128xbf16> -> tensor<128xf8E4M3FN>
+  // CHECK: prec.adamw {{.*}} rounding = <stochastic> seed %{{.*}} : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  %5:4 = prec.adamw %p, %g, %m, %v, %lr, %step rounding = <stochastic> seed %seed
+           : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
   return
 }
 

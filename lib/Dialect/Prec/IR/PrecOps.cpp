@@ -733,11 +733,15 @@ static LogicalResult verifyOptimizer(Operation *op, RankedTensorType param,
 }
 
 LogicalResult SGDOp::verify() {
+  if (failed(verifySeed(*this, getRounding(), getSeed())))
+    return failure();
   return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
                          getShard());
 }
 
 LogicalResult AdamWOp::verify() {
+  if (failed(verifySeed(*this, getRounding(), getSeed())))
+    return failure();
   // Written so that NaN fails too.
   auto inUnitInterval = [](const llvm::APFloat &value) {
     double v = value.convertToDouble();

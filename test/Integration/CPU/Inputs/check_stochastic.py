@@ -8,7 +8,8 @@ Stochastic rounding of element i uses word i of the Philox stream keyed by
 the seed (casts) or by seed + rank * 0x9E3779B97F4A7C15 mod 2^64 (a
 collective's wire on each rank). The reduce_scatter's expected value is the
 f32 sum, in rank order, of the senders' reference roundings; the fp8
-gather's, the dequantization of the reference rounding of x / scale.
+gather's, the dequantization of the reference rounding of x / scale; the
+SGD shard's, the reference rounding of x - 0.5 x.
 Unbiasedness: 1 + 2^-10 lies 1/8 of a bf16 spacing q = 2^-7 above 1, so a
 rounding is 1 + q with probability p = 1/8 and the mean of n roundings has
 standard error q sqrt(p (1 - p) / n); it must stay within 4 of them of the
@@ -94,6 +95,10 @@ def check(directory, n, library):
         got = read(rank_file(directory, r, "result", 5), "f32")
         for i, want in enumerate(gathered):
             exact.close("rank %d result 5[%d]" % (r, i), got[i], want, 0)
+        got = raw(directory, r, 6, "H", chunk)
+        want = runtime.stochastic([0.5 * v for v in xs[r]], BF16, SEED)
+        for i in range(chunk):
+            exact.close("rank %d sgd shard[%d]" % (r, i), got[i], want[i], 0)
 
     got = raw(directory, 0, 3, "H", 65536)
     want = runtime.stochastic([VALUE] * 65536, BF16, SEED)

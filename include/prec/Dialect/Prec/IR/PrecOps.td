@@ -531,6 +531,9 @@ def Prec_SGDOp : Prec_OptimizerOpBase<"sgd", [
 
     `lr` is an f32 scalar operand so that schedules need no recompilation.
     The master must represent every gradient value (f32 master, bf16 grad).
+    The shard is rounded to nearest even, or stochastically with
+    `rounding = <stochastic>` and a `seed`, as `prec.cast` defines it
+    (element i of the shard by word i of the seed's stream).
 
     ```mlir
     %p, %p16 = prec.sgd %param, %grad, %lr weight_decay = 1.0e-02
@@ -541,14 +544,18 @@ def Prec_SGDOp : Prec_OptimizerOpBase<"sgd", [
     Prec_FloatTensor:$param,
     Prec_FloatTensor:$grad,
     F32:$lr,
-    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay
+    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+    DefaultValuedAttr<Prec_RoundingModeAttr,
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding,
+    Optional<I64>:$seed
   );
   let results = (outs
     Prec_FloatTensor:$new_param,
     Optional<Prec_FloatTensor>:$shard
   );
   let assemblyFormat = [{
-    $param `,` $grad `,` $lr (`weight_decay` `=` $weight_decay^)? attr-dict
+    $param `,` $grad `,` $lr (`weight_decay` `=` $weight_decay^)?
+    (`rounding` `=` $rounding^)? (`seed` $seed^)? attr-dict
     `:` type($param) `,` type($grad) (`->` type($shard)^)?
   }];
 }
@@ -570,7 +577,8 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
     ```
 
     `lr` and `step` (counted from 1) are f32 scalar operands. Master and
-    state share one type, which must represent every gradient value.
+    state share one type, which must represent every gradient value. The
+    shard is rounded as `prec.sgd`'s (`rounding`, `seed`).
 
     ```mlir
     %p, %m, %v, %p16 = prec.adamw %param, %grad, %m0, %v0, %lr, %step
@@ -587,7 +595,10 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
     DefaultValuedAttr<F64Attr, "0.9">:$beta1,
     DefaultValuedAttr<F64Attr, "0.999">:$beta2,
     DefaultValuedAttr<F64Attr, "1.0e-08">:$eps,
-    DefaultValuedAttr<F64Attr, "1.0e-02">:$weight_decay
+    DefaultValuedAttr<F64Attr, "1.0e-02">:$weight_decay,
+    DefaultValuedAttr<Prec_RoundingModeAttr,
+                      "::mlir::prec::RoundingMode::NearestEven">:$rounding,
+    Optional<I64>:$seed
   );
   let results = (outs
     Prec_FloatTensor:$new_param,
@@ -598,7 +609,8 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
   let assemblyFormat = [{
     $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step
     (`beta1` `=` $beta1^)? (`beta2` `=` $beta2^)? (`eps` `=` $eps^)?
-    (`weight_decay` `=` $weight_decay^)? attr-dict
+    (`weight_decay` `=` $weight_decay^)? (`rounding` `=` $rounding^)?
+    (`seed` $seed^)? attr-dict
     `:` type($param) `,` type($grad) (`->` type($shard)^)?
   }];
 }
