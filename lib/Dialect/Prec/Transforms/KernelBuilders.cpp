@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <cmath>
 #include <limits>
 
@@ -165,6 +167,63 @@ bool mlir::prec::isBitManipulatedFloatType(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+/// Round to nearest even as the runtime's vectorized encoder does
+/// (numerics/Convert.h, encodeBranchFree): 32-bit integer arithmetic with
+/// constant shifts, so that the loops vectorize at full width. Normal
+/// results rebias the exponent and round the dropped bits by adding half a
+/// spacing (minus one, plus the kept lsb); subnormal results add a power of
+/// two whose ulp is the format's subnormal step, so that the FPU rounds,
+/// and keep the low bits of the sum.
+static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
+                                         Value value, FloatType to,
+                                         const NarrowFormat &format) {
+  using P = arith::CmpIPredicate;
+  IntegerOps i32{b, loc, b.getI32Type()};
+  FloatType f32 = b.getF32Type();
+  const int m = format.mantissaBits;
+  const int dropped = 23 - m;
+  const uint32_t maxFiniteExponent =
+      (format.maxFiniteBits >> m) - format.exponentBias + 127;
+  const uint32_t overflowThreshold =
+      ((maxFiniteExponent << 23) |
+       ((format.maxFiniteBits & ((1u << m) - 1)) << dropped)) +
+      (1u << (dropped - 1));
+  const uint32_t minNormalBits =
+      uint32_t(127 + format.minNormalExponent()) << 23;
+  const uint32_t subnormalMagicBits =
+      uint32_t(127 + format.minNormalExponent() - m + 23) << 23;
+
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+  Value absBits = i32.bitAnd(bits, i32.c(0x7FFFFFFF));
+  Value sign =
+      i32.shl(i32.shr(bits, i32.c(31)), i32.c(m + format.exponentBits));
+  Value rebased =
+      i32.sub(absBits, i32.c(int64_t(127 - format.exponentBias) << 23));
+  Value lsb = i32.bitAnd(i32.shr(absBits, i32.c(dropped)), i32.c(1));
+  Value normal = i32.shr(
+      i32.add(i32.add(rebased, i32.c((1 << (dropped - 1)) - 1)), lsb),
+      i32.c(dropped));
+  Value magic = arith::ConstantOp::create(
+      b, loc, f32,
+      b.getFloatAttr(f32, llvm::bit_cast<float>(subnormalMagicBits)));
+  Value sum = arith::AddFOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, f32, absBits), magic);
+  Value subnormal = i32.sub(arith::BitcastOp::create(b, loc, b.getI32Type(),
+                                                     sum),
+                            i32.c(subnormalMagicBits));
+  Value magnitude = i32.select(i32.cmp(P::ult, absBits, i32.c(minNormalBits)),
+                               subnormal, normal);
+  magnitude =
+      i32.select(i32.cmp(P::uge, absBits, i32.c(overflowThreshold)),
+                 i32.c(format.overflowBits()), magnitude);
+  Value encoded =
+      i32.select(i32.cmp(P::ugt, absBits, i32.c(0x7F800000)),
+                 i32.c(format.canonicalNaNBits), i32.bitOr(sign, magnitude));
+  Value narrow = arith::TruncIOp::create(
+      b, loc, b.getIntegerType(format.width()), encoded);
+  return arith::BitcastOp::create(b, loc, to, narrow);
+}
+
 /// The reference encoders of precrt/numerics.h, for fp8 and (stochastic
 /// rounding only; arith.truncf rounds to nearest) bf16 and f16 (encodeNearestEven,
 /// encodeStochastic) without branches: the significand and exponent of |x|,
@@ -176,6 +235,8 @@ Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
                                           Value random) {
   using P = arith::CmpIPredicate;
   NarrowFormat format = *getNarrowFormat(to);
+  if (!random && format.saturates)
+    return encodeNearestEvenBranchFree(b, loc, value, to, format);
   IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
   const int m = format.mantissaBits;
 
