@@ -1,0 +1,118 @@
+"""Time of fp8 weight all-gathers against the bf16 all-gather, 4 ranks.
+
+Three prec programs gather the same f32 weight shards (ROWS x COLS per
+rank), each run for --steps steps under mpirun with the MPI backend (or on
+the local backend's threads with --local); prec-run reports the time of the
+steps after compilation. The bf16 gather (FSDP's param_dtype) is the
+baseline measured in the same run:
+
+  bf16             cast the shard to bf16, gather bf16, bf16 result
+  fp8 + scale      torchao's Float8Linear form: amax, all_reduce(max), scale,
+                   quantize, gather fp8, fp8 result and its scale
+  fp8 dequantized  the same gather dequantized to a bf16 result
+
+  python3 bench/e2e/fp8_gather_bench.py --prec-run build/bin/prec-run [--local]
+
+Prints the median time per step over --repeats runs of each program and
+the ratio to bf16, with the bytes each rank sends and receives per gather.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+RANKS = 4
+
+PROGRAMS = {
+    "bf16": """
+shard.grid @dp(shape = 4)
+func.func @gather(%w: tensor<{r}x{c}xf32>) -> tensor<{a}x{c}xbf16> {{
+  %g = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = bf16
+         : tensor<{r}x{c}xf32> -> tensor<{a}x{c}xbf16>
+  return %g : tensor<{a}x{c}xbf16>
+}}
+""",
+    "fp8 + scale": """
+shard.grid @dp(shape = 4)
+func.func @gather(%w: tensor<{r}x{c}xf32>) -> (tensor<{a}x{c}xf8E4M3FN>, tensor<f32>) {{
+  %am = prec.amax %w : tensor<{r}x{c}xf32> -> tensor<f32>
+  %m = prec.all_reduce %am on @dp reduction = <max> : tensor<f32> -> tensor<f32>
+  %s = prec.scale_from_amax %m element_type = f8E4M3FN : tensor<f32> -> tensor<f32>
+  %q = prec.quantize %w scale %s scaling = <dynamic>
+         : tensor<{r}x{c}xf32>, tensor<f32> -> tensor<{r}x{c}xf8E4M3FN>
+  %g = prec.all_gather %q on @dp gather_axis = 0
+         : tensor<{r}x{c}xf8E4M3FN> -> tensor<{a}x{c}xf8E4M3FN>
+  return %g, %s : tensor<{a}x{c}xf8E4M3FN>, tensor<f32>
+}}
+""",
+    "fp8 dequantized": """
+shard.grid @dp(shape = 4)
+func.func @gather(%w: tensor<{r}x{c}xf32>) -> tensor<{a}x{c}xbf16> {{
+  %g = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<{r}x{c}xf32> -> tensor<{a}x{c}xbf16>
+  return %g : tensor<{a}x{c}xbf16>
+}}
+""",
+}
+
+WIRE_BYTES = {"bf16": 2, "fp8 + scale": 1, "fp8 dequantized": 1}
+
+
+def run(prec_run, path, steps, local):
+    command = [prec_run, path, "--steps", str(steps), "--print", "none"]
+    if not local:
+        command = ["mpirun", "--oversubscribe", "-np", str(RANKS)] + command + [
+            "--backend", "mpi"]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    out = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    match = re.findall(r"(\d+) step\(s\) in ([0-9.]+) s", out.stdout + out.stderr)
+    if not match:
+        sys.exit("no timing in prec-run's output:\n" + out.stdout + out.stderr)
+    # Under mpirun every rank reports; the slowest rank is the step's time.
+    return max(float(seconds) for _, seconds in match) / steps
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prec-run", required=True)
+    parser.add_argument("--rows", type=int, default=2048)
+    parser.add_argument("--cols", type=int, default=1024)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--local", action="store_true",
+                        help="ranks as threads (the local backend) instead of mpirun")
+    args = parser.parse_args()
+    r, c = args.rows, args.cols
+    times = {name: [] for name in PROGRAMS}
+    with tempfile.TemporaryDirectory() as work:
+        paths = {}
+        for name, text in PROGRAMS.items():
+            paths[name] = os.path.join(work, name.replace(" ", "_") + ".mlir")
+            with open(paths[name], "w") as out:
+                out.write(text.format(r=r, c=c, a=RANKS * r))
+        # Interleaved, so that every program sees the same machine load.
+        for _ in range(args.repeats):
+            for name in PROGRAMS:
+                times[name].append(run(args.prec_run, paths[name], args.steps, args.local))
+    elements = r * c
+    print("%d ranks (%s), %d x %d f32 per rank (%.0f MiB), %d steps x %d runs" %
+          (RANKS, "local threads" if args.local else "mpirun, MPI backend", r, c,
+           elements * 4 / 2**20, args.steps, args.repeats))
+    print()
+    print("| gather | ms per step (median) | vs bf16 | bytes sent per rank | received per rank |")
+    print("| --- | --- | --- | --- | --- |")
+    base = statistics.median(times["bf16"])
+    for name in PROGRAMS:
+        t = statistics.median(times[name])
+        sent = elements * WIRE_BYTES[name] + (4 if name != "bf16" else 0)
+        print("| %s | %.2f | %.2f | %.1f MiB | %.1f MiB |" %
+              (name, t * 1e3, t / base, sent / 2**20, sent * (RANKS - 1) / 2**20))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
