@@ -3,8 +3,10 @@
 shard.grid @dp(shape = 4)
 
 // Two dynamically scaled gathers over one group: one all_reduce(max) of
-// both amaxes before the first, a scale each, then quantize, move the fp8
-// bytes, dequantize. The bf16 gather is left alone.
+// both amaxes before the first, a scale and the quantized shard each (all
+// before the first gather, so that bucketing can merge the fp8 gathers),
+// then each gather moves the fp8 bytes and dequantizes. The bf16 gather is
+// left alone.
 // CHECK-LABEL: func @batched
 // CHECK-SAME: (%[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<4xbf16>, %[[C:.*]]: tensor<1x8xf32>)
 // CHECK: %[[AA:.*]] = prec.amax %[[A]] : tensor<2x8xf32> -> tensor<f32>
@@ -17,12 +19,12 @@ shard.grid @dp(shape = 4)
 // CHECK: %[[M0:.*]] = tensor.extract_slice %[[M]][0] [1] [1] : tensor<2xf32> to tensor<1xf32>
 // CHECK: %[[T0:.*]] = tensor.collapse_shape %[[M0]] [] : tensor<1xf32> into tensor<f32>
 // CHECK: %[[S0:.*]] = prec.scale_from_amax %[[T0]] element_type = f8E4M3FN
-// CHECK: %[[S1:.*]] = prec.scale_from_amax %{{.*}} element_type = f8E5M2
 // CHECK: %[[Q0:.*]] = prec.quantize %[[A]] scale %[[S0]] scaling = <dynamic> : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf8E4M3FN>
+// CHECK: %[[S1:.*]] = prec.scale_from_amax %{{.*}} element_type = f8E5M2
+// CHECK: %[[Q1:.*]] = prec.quantize %[[C]] scale %[[S1]]
 // CHECK: %[[G0:.*]] = prec.all_gather %[[Q0]] on @dp gather_axis = 0 : tensor<2x8xf8E4M3FN> -> tensor<8x8xf8E4M3FN>
 // CHECK: prec.dequantize %[[G0]] scale %[[S0]] scaling = <dynamic> : tensor<8x8xf8E4M3FN>, tensor<f32> -> tensor<8x8xbf16>
 // CHECK: prec.all_gather %[[B]] on @dp gather_axis = 0 forward_dtype = bf16
-// CHECK: %[[Q1:.*]] = prec.quantize %[[C]] scale %[[S1]]
 // CHECK: prec.all_gather %[[Q1]] on @dp gather_axis = 0 : tensor<1x8xf8E5M2> -> tensor<4x8xf8E5M2>
 // CHECK-NOT: prec.all_reduce
 func.func @batched(%a: tensor<2x8xf32>, %b: tensor<4xbf16>, %c: tensor<1x8xf32>)

@@ -71,8 +71,10 @@ double getDivisor(Operation *op, StringRef name) {
 
 /// The bucket key of `op` and the size of its group, or nullopt when `op`
 /// stays on its own: gathers and scatters along another axis than 0, dynamic
-/// shapes or groups, empty tensors, scaled (fp8) dtypes, and stochastic
-/// rounding (whose random bits may depend on an element's position).
+/// shapes or groups, empty tensors, conversions to scaled (fp8) dtypes, and
+/// stochastic rounding (whose random bits may depend on an element's
+/// position). Gathers of quantized fp8 data (and of block scales) that move
+/// unconverted, as prec-materialize-scales leaves them, are bucketed.
 std::optional<std::pair<BucketKey, int64_t>>
 getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   if (auto gather = dyn_cast<AllGatherOp>(op.getOperation())) {
@@ -102,9 +104,17 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   key.forward = op.getEffectiveForwardDtype();
   key.backward = op.getEffectiveBackwardDtype();
   key.acc = getEffectiveAccDtype(op);
-  if (llvm::any_of(
+  bool movesUnconverted = !op.isReduction() &&
+                          key.inputElement == key.forward &&
+                          key.resultElement == key.forward &&
+                          key.backward == key.forward;
+  if (!movesUnconverted &&
+      llvm::any_of(
           ArrayRef<Type>{key.forward, key.backward, key.acc},
-          [](Type type) { return type && isScaledLowPrecisionType(type); }))
+          [](Type type) {
+            return type && (isScaledLowPrecisionType(type) ||
+                            isa<Float8E8M0FNUType>(type));
+          }))
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
   if (op.isReduction()) {

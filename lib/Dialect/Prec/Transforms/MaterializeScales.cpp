@@ -331,16 +331,19 @@ Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
                                          unpack.getResult(0), groups);
 }
 
-/// all_gather: quantize with the given (or local block) scales, gather the
-/// bytes (and block scales), dequantize.
+/// all_gather: quantize with local block scales (or take the batch's scale
+/// and quantized shard), gather the bytes (and block scales), dequantize.
 Value materializeGather(OpBuilder &b, ScaledCollective scaled,
-                        Value tensorScale) {
+                        Value tensorScale, Value quantized) {
   auto gather = cast<AllGatherOp>(scaled.op.getOperation());
   Location loc = gather.getLoc();
   int64_t axis = gather.getGatherAxis();
   Value input = gather.getInput();
-  Value scale = tensorScale ? tensorScale : buildLocalScales(b, loc, input, scaled);
-  Value quantized = buildQuantize(b, loc, input, scale, scaled);
+  Value scale = tensorScale;
+  if (!scale) {
+    scale = buildLocalScales(b, loc, input, scaled);
+    quantized = buildQuantize(b, loc, input, scale, scaled);
+  }
   Value moved = buildAllGather(b, loc, scaled.op, quantized, axis,
                                scaled.groupSize);
   if (scaled.scaling.getKind() == ScalingKind::Block)
@@ -394,8 +397,12 @@ struct AmaxBatch {
 
 /// Computes the scales of a batch: local amaxes, one all_reduce(max), one
 /// scale per member. The amaxes are packed and unpacked with slices, which
-/// become copies on the device in the GPU pipeline (no host reads).
-SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
+/// become copies on the device in the GPU pipeline (no host reads). Every
+/// member's shard is quantized here too, so that the fp8 gathers that
+/// follow have their inputs ready for prec-bucket-collectives to merge.
+/// Returns (scale, quantized shard) per member.
+SmallVector<std::pair<Value, Value>> buildBatchScales(OpBuilder &b,
+                                                      const AmaxBatch &batch) {
   Location loc = batch.insertionPoint->getLoc();
   FloatType f32 = b.getF32Type();
   auto scalarType = RankedTensorType::get({}, f32);
@@ -419,7 +426,7 @@ SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
       ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
       /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
       /*algorithm=*/nullptr);
-  SmallVector<Value> scales;
+  SmallVector<std::pair<Value, Value>> scales;
   for (auto [i, member] : llvm::enumerate(batch.members)) {
     Value slice = tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({1}, f32), largest,
@@ -427,8 +434,10 @@ SmallVector<Value> buildBatchScales(OpBuilder &b, const AmaxBatch &batch) {
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     Value amax = reshapeTensor(b, loc, slice, scalarType);
-    scales.push_back(ScaleFromAmaxOp::create(b, loc, scalarType, amax,
-                                             TypeAttr::get(member.wire)));
+    Value scale = ScaleFromAmaxOp::create(b, loc, scalarType, amax,
+                                          TypeAttr::get(member.wire));
+    Value input = CollectiveOpInterface(member.op).getInput();
+    scales.push_back({scale, buildQuantize(b, loc, input, scale, member)});
   }
   return scales;
 }
@@ -475,7 +484,7 @@ struct MaterializeScalesPass
                               batch->members.size()};
       batch->members.push_back(scaled);
     }
-    SmallVector<SmallVector<Value>> batchScales;
+    SmallVector<SmallVector<std::pair<Value, Value>>> batchScales;
     for (const AmaxBatch &batch : batches) {
       OpBuilder builder(batch.insertionPoint);
       batchScales.push_back(buildBatchScales(builder, batch));
@@ -486,11 +495,12 @@ struct MaterializeScalesPass
       Value replacement =
           TypeSwitch<Operation *, Value>(scaled.op)
               .Case([&](AllGatherOp) {
-                Value scale;
+                Value scale, quantized;
                 if (auto slot = batchSlot.find(scaled.op);
                     slot != batchSlot.end())
-                  scale = batchScales[slot->second.first][slot->second.second];
-                return materializeGather(builder, scaled, scale);
+                  std::tie(scale, quantized) =
+                      batchScales[slot->second.first][slot->second.second];
+                return materializeGather(builder, scaled, scale, quantized);
               })
               .Case<ReduceScatterOp, AllReduceOp>([&](auto) {
                 return materializeReduction(builder, scaled);

@@ -516,7 +516,8 @@ def PrecMaterializeScales
 
     `delayed` scaling keeps state across steps and is written explicitly
     (see docs/Prec.md); the verifier rejects it on collectives. Runs before
-    `prec-bucket-collectives`, so the fp8 gathers it leaves are bucketed.
+    `prec-bucket-collectives`: the shards of a batch are quantized together
+    before its first gather, so that the fp8 gathers are bucketed.
 
     Before:
     ```mlir
