@@ -66,3 +66,15 @@ bench-compile: configure
 bench-e2e: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec_bench_e2e
 	$(BUILD_DIR)/bin/prec_bench_e2e
+
+# fp8 wires: the error of dynamic, delayed and MX block scaling on weights
+# with outliers (table and plot), and fp8 against bf16 weight gathers on 4
+# ranks under mpirun; docs/performance.md records both.
+.PHONY: bench-fp8
+
+bench-fp8: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-run prec_bench_e2e
+	$(BUILD_DIR)/bin/prec_bench_e2e --mode fp8-pack
+	/usr/bin/python3 bench/numerics/fp8_scaling_error.py --prec-run $(PREC_RUN) \
+	  --plot docs/images/fp8-scaling-error.png
+	python3 bench/e2e/fp8_gather_bench.py --prec-run $(PREC_RUN)
