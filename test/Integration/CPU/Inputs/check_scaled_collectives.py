@@ -124,6 +124,27 @@ def main():
                 exact.close("result 6[%d]" % (q * chunk + i), got[q * chunk + i], x,
                             quantize_error(x, scale, name) + saturation)
 
+    # Delayed gradient wire: q = quantize(g, s) with s from the history's
+    # max (the same on every rank), fp8 terms summed in f32 in rank order,
+    # times s (one f32 rounding).
+    name = "f8E5M2"
+    history = read(rank_file(directory, 0, "arg", 3), "f32")
+    scale = fp8.tensor_scale(max(history), name)
+    for r in range(n):
+        got = read(rank_file(directory, r, "result", 7), "f32")
+        for i in range(chunk):
+            acc, bound, exact_sum = 0.0, 0.0, 0.0
+            for q in range(n):
+                x = g[q][r * chunk + i]
+                acc = fp8.f32(acc + fp8.decode(fp8.quantize(x, scale, name), name))
+                exact_sum += x
+                saturation = max(0.0, abs(x) - fp8.largest(name) * scale)
+                bound += quantize_error(x, scale, name) + saturation
+                bound += (n + 2) * U["f32"] * abs(x)
+            want = fp8.f32(acc * scale)
+            check.close("result 7[%d] on rank %d" % (i, r), got[i], want, 0.0)
+            exact.close("result 7[%d] on rank %d" % (i, r), got[i], exact_sum, bound)
+
     return check.finish() | exact.finish()
 
 
