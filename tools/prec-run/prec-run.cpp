@@ -1218,12 +1218,6 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   case ScalarKind::BF16:
     semantics = &llvm::APFloat::BFloat();
     break;
-  case ScalarKind::F8E4M3FN:
-    semantics = &llvm::APFloat::Float8E4M3FN();
-    break;
-  case ScalarKind::F8E5M2:
-    semantics = &llvm::APFloat::Float8E5M2();
-    break;
   default:
     break;
   }
@@ -1246,12 +1240,7 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
     std::memcpy(&storage, &bits, sizeof(bits));
     return success();
   }
-  if (spec.element == ScalarKind::F8E4M3FN ||
-      spec.element == ScalarKind::F8E5M2) {
-    auto bits = static_cast<uint8_t>(converted.bitcastToAPInt().getZExtValue());
-    std::memcpy(&storage, &bits, sizeof(bits));
-    return success();
-  }
+  // fp8 scalars convert as prec.cast does: saturating, through f32.
   writeElement(spec, &storage, 0, value);
   return success();
 }

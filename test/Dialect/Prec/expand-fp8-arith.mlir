@@ -1,4 +1,4 @@
-// RUN: prec-opt %s --prec-expand-fp8-arith | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --prec-expand-fp8-arith -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
 
 // fp8 conversions in a user's scalar code become the integer arithmetic of
 // prec's kernels; other conversions stay.
@@ -17,4 +17,12 @@ func.func @scalars(%q: f8E4M3FN, %x: f32, %h: f16) -> (f32, f8E5M2, f32) {
   %1 = arith.truncf %x : f32 to f8E5M2
   %2 = arith.extf %h : f16 to f32
   return %0, %1, %2 : f32, f8E5M2, f32
+}
+
+// -----
+
+func.func @fp8_arithmetic(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
+  // expected-error @+1 {{'arith.addf' op computes in 'f8E4M3FN', which has no arithmetic: extend it to f32 (arith.extf) and compute there}}
+  %0 = arith.addf %a, %b : f8E4M3FN
+  return %0 : f8E4M3FN
 }

@@ -880,3 +880,22 @@ func.func @sgd_without_seed(%p: tensor<8xf32>, %g: tensor<8xf32>, %lr: f32) -> t
                     : tensor<8xf32>, tensor<8xf32> -> tensor<8xbf16>
   return %shard : tensor<8xbf16>
 }
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+func.func @unscaled_fp8_result(%x: tensor<4xf32>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{expected an fp8 result to be the wire dtype, got 'f8E4M3FN' from the 'f32' wire: a conversion to fp8 needs a scale; quantize with prec.quantize and move the fp8 tensor}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<4xf32> -> tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+func.func @f64_scale(%x: tensor<4xf32>, %s: tensor<f64>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{expected an f32 or f8E8M0FNU scale, got 'f64'}}
+  %q = prec.quantize %x scale %s scaling = <dynamic>
+         : tensor<4xf32>, tensor<f64> -> tensor<4xf8E4M3FN>
+  return %q : tensor<4xf8E4M3FN>
+}

@@ -139,3 +139,36 @@ func.func @unsupported_fp8(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
          scaling = <dynamic> : tensor<2x64xf32> -> tensor<4x64xf32>
   return %0 : tensor<4x64xf32>
 }
+
+// -----
+
+shard.grid @dp(shape = 2)
+
+func.func @fp8_accumulation(%g: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected an acc_dtype with arithmetic (f16 or wider) for the scaled 'f8E4M3FN' wire, got 'f8E4M3FN'}}
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> acc_dtype = f8E4M3FN : tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+
+// A gather whose stochastic rounding seed is computed after the first
+// gather starts its own batch, as one whose input is.
+// CHECK-LABEL: func @late_seed
+// CHECK: prec.all_reduce %{{.*}} reduction = <max> {{.*}} : tensor<1xf32> -> tensor<1xf32>
+// CHECK: %[[SEED:.*]] = arith.addi
+// CHECK: prec.all_reduce %{{.*}} reduction = <max> {{.*}} : tensor<1xf32> -> tensor<1xf32>
+// CHECK: prec.quantize %{{.*}} rounding = <stochastic> seed %{{.*}}
+func.func @late_seed(%a: tensor<2x8xf32>, %s: i64) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %0 = prec.all_gather %a on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> : tensor<2x8xf32> -> tensor<8x8xf32>
+  %c = arith.constant 1 : i64
+  %s2 = arith.addi %s, %c : i64
+  %1 = prec.all_gather %a on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         rounding = <stochastic> seed %s2 scaling = <dynamic>
+         : tensor<2x8xf32> -> tensor<8x8xf32>
+  return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+}

@@ -286,6 +286,19 @@ LogicalResult ReduceOp::verify() {
 // Collectives
 //===----------------------------------------------------------------------===//
 
+/// An fp8 result is the wire's own data; converting to it on arrival would
+/// need a scale that nothing provides.
+static LogicalResult verifyFp8Result(CollectiveOpInterface op) {
+  Type forward = op.getEffectiveForwardDtype();
+  Type result = op.getResult().getType().getElementType();
+  if (!isScaledLowPrecisionType(result) || result == forward)
+    return success();
+  return op->emitOpError("expected an fp8 result to be the wire dtype, got ")
+         << result << " from the " << forward
+         << " wire: a conversion to fp8 needs a scale; quantize with "
+         << "prec.quantize and move the fp8 tensor";
+}
+
 /// Checks of a collective that need no grid: axes, dtypes, scaling.
 static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   Operation *operation = op.getOperation();
@@ -321,6 +334,8 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
           seed)))
     return failure();
 
+  if (failed(verifyFp8Result(op)))
+    return failure();
   Type forward = op.getEffectiveForwardDtype();
   TypeAttr acc = op.getAccDtypeAttr();
   std::pair<StringRef, Type> valueTypes[] = {
@@ -373,6 +388,7 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
            << "quantize with prec.quantize and move the fp8 tensor instead";
   return success();
 }
+
 
 /// Verifies that the dimensions of input and result agree, except
 /// `exceptDims`, which the collective resizes.
@@ -602,6 +618,10 @@ AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 static LogicalResult verifyScale(Operation *op, RankedTensorType dataType,
                                  RankedTensorType scaleType,
                                  ScalingAttr scaling) {
+  // Scales that f32 holds exactly: quotients and products then round once.
+  if (!isa<Float32Type, Float8E8M0FNUType>(scaleType.getElementType()))
+    return op->emitOpError("expected an f32 or f8E8M0FNU scale, got ")
+           << scaleType.getElementType();
   if (scaling.getKind() != ScalingKind::Block) {
     if (scaleType.getRank() != 0)
       return op->emitOpError("expected a rank-0 scale for ")

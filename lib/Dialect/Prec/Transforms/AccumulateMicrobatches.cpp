@@ -198,13 +198,27 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
         SmallVector<OpFoldResult> strides(rank, body.getIndexAttr(1));
         Value microbatch = tensor::ExtractSliceOp::create(
             body, bodyLoc, microbatchType, gradients, offsets, sizes, strides);
+        // Stochastic rounding: each microbatch draws its own stream (the
+        // seed plus the microbatch times an odd constant), so that the
+        // microbatches' roundings are independent.
+        Value seed = reduceScatter.getSeed();
+        if (seed) {
+          Value wideIndex = arith::IndexCastUIOp::create(
+              body, bodyLoc, body.getI64Type(), index);
+          Value stride = arith::ConstantOp::create(
+              body, bodyLoc,
+              body.getI64IntegerAttr(
+                  static_cast<int64_t>(0xD1B54A32D192ED03ull)));
+          seed = arith::AddIOp::create(
+              body, bodyLoc, seed,
+              arith::MulIOp::create(body, bodyLoc, wideIndex, stride));
+        }
         Value shard = ReduceScatterOp::create(
             body, reduceScatter.getLoc(), shardType, microbatch,
             reduceScatter.getGridAttr(), reduceScatter.getGridAxesAttr(),
             shardDtypes.forward, shardDtypes.backward,
             reduceScatter.getRoundingAttr(), reduceScatter.getScalingAttr(),
-            reduceScatter.getSeed(),
-            sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
+            seed, sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
             reduceScatter.getAlgorithmAttr(),
             body.getI64IntegerAttr(reduceScatter.getScatterAxis() - 1));
         Value next = arith::AddFOp::create(body, bodyLoc, acc.front(), shard);

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::prec {
@@ -42,6 +43,25 @@ struct ExpandFp8ArithPass
     patterns.add<ExpandFp8Conversion<arith::ExtFOp>,
                  ExpandFp8Conversion<arith::TruncFOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Other arithmetic on fp8 has no lowering: name it rather than fail in
+    // LLVM translation.
+    WalkResult walk = getOperation()->walk([](Operation *op) {
+      if (!isa<arith::ArithDialect>(op->getDialect()) ||
+          isa<arith::BitcastOp, arith::SelectOp, arith::ConstantOp>(op))
+        return WalkResult::advance();
+      for (Type type :
+           llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (isBitManipulatedFloatType(getElementTypeOrSelf(type))) {
+          op->emitOpError("computes in ")
+              << getElementTypeOrSelf(type)
+              << ", which has no arithmetic: extend it to f32 (arith.extf) "
+                 "and compute there";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
       signalPassFailure();
   }
 };

@@ -66,6 +66,13 @@ FailureOr<ScaledCollective> checkScaledCollective(CollectiveOpInterface op,
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("scaled collectives need static shapes and group "
                            "sizes");
+  // The terms are dequantized before they are combined: in a type with
+  // arithmetic, never in an fp8 type.
+  if (Type acc = getEffectiveAccDtype(op);
+      acc && isScaledLowPrecisionType(acc))
+    return op->emitOpError("expected an acc_dtype with arithmetic (f16 or "
+                           "wider) for the scaled ")
+           << scaled.wire << " wire, got " << acc;
   if (scaled.scaling.getKind() != ScalingKind::Block)
     return scaled;
   Type scaleDtype = scaled.scaling.getScaleDtype();
@@ -223,12 +230,33 @@ Value dequantizeElement(OpBuilder &b, Location loc, Value q, Value scale,
                                convertFloat(b, loc, scale, type));
 }
 
-/// Sums the received terms [N, result shape] in `acc`, each dequantized
-/// with its sender's scale, in source-rank order; then divides by `divisor`
-/// in `acc` and casts to the result type.
-Value buildScaledSum(OpBuilder &b, Location loc, Value data, Value scales,
-                     ScalingAttr scaling, FloatType acc, double divisor,
-                     RankedTensorType resultType) {
+/// A received term `q * scale / preDivisor` rounded once to `acc`: the
+/// product of the exact fp8 value and scale is correctly rounded in f32 for
+/// an f32 accumulator; otherwise it is formed exactly in f64 (and divided
+/// there, rounding at 2^-53), so that a narrow accumulator never sees the
+/// scale itself, which it may not hold.
+Value buildScaledTerm(OpBuilder &b, Location loc, Value q, Value scale,
+                      FloatType acc, double preDivisor) {
+  FloatType f32 = b.getF32Type();
+  FloatType compute =
+      acc == f32 && preDivisor == 1.0 ? f32 : b.getF64Type();
+  Value term = dequantizeElement(b, loc, q, scale, compute);
+  if (preDivisor != 1.0)
+    term = arith::DivFOp::create(
+        b, loc, term,
+        arith::ConstantOp::create(b, loc, compute,
+                                  b.getFloatAttr(compute, preDivisor)));
+  return convertFloat(b, loc, term, acc);
+}
+
+/// Combines the received terms [N, result shape] in `acc` with `kind` (sum,
+/// max or min), each dequantized with its sender's scale and pre-divided, in
+/// source-rank order; then divides a sum by `postDivisor` and casts to the
+/// result type.
+Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
+                           Value scales, ScalingAttr scaling,
+                           ReductionKind kind, FloatType acc, double preDivisor,
+                           double postDivisor, RankedTensorType resultType) {
   int64_t rank = resultType.getRank();
   // Iteration space: result dims d0..d(r-1), then the source rank, summed
   // innermost so that each element adds its terms in rank order in one pass.
@@ -244,9 +272,10 @@ Value buildScaledSum(OpBuilder &b, Location loc, Value data, Value scales,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   auto accType = RankedTensorType::get(resultType.getShape(), acc);
-  Value zero = arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, 0.0));
+  Value identity =
+      arith::ConstantOp::create(b, loc, getReductionIdentity(b, kind, acc));
   Value init = linalg::FillOp::create(
-                   b, loc, zero,
+                   b, loc, identity,
                    tensor::EmptyOp::create(b, loc, accType.getShape(), acc)
                        .getResult())
                    .getResult(0);
@@ -254,17 +283,19 @@ Value buildScaledSum(OpBuilder &b, Location loc, Value data, Value scales,
       b, loc, accType, ValueRange{data, scales}, init,
       ArrayRef<AffineMap>{dataMap, scaleMap, outputMap}, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value term = dequantizeElement(nb, nl, args[0], args[1], acc);
+        Value term =
+            buildScaledTerm(nb, nl, args[0], args[1], acc, preDivisor);
         linalg::YieldOp::create(
-            nb, nl, arith::AddFOp::create(nb, nl, args[2], term).getResult());
+            nb, nl, combineReduction(nb, nl, kind, args[2], term));
       });
   Value finishInit = tensor::EmptyOp::create(
       b, loc, resultType.getShape(), resultType.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap identityMap = b.getMultiDimIdentityMap(rank);
   auto resultElement = cast<FloatType>(resultType.getElementType());
+  double divisor = postDivisor;
   auto finish = linalg::GenericOp::create(
       b, loc, resultType, sum.getResult(0), finishInit,
-      ArrayRef<AffineMap>{identity, identity},
+      ArrayRef<AffineMap>{identityMap, identityMap},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value value = args[0];
@@ -365,13 +396,17 @@ Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
     split = scatter.getScatterAxis();
   auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales, split);
   ReductionDivisors divisors = getExplicitDivisors(op);
-  double divisor = divisors.pre * divisors.post;
-  if (op->getAttrOfType<ReductionKindAttr>("reduction").getValue() ==
-      ReductionKind::Avg)
-    divisor *= static_cast<double>(scaled.groupSize);
-  return buildScaledSum(b, loc, data, movedScales, scaled.scaling,
-                        cast<FloatType>(getEffectiveAccDtype(op)), divisor,
-                        cast<RankedTensorType>(op.getResult().getType()));
+  ReductionKind kind =
+      op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+  double postDivisor = divisors.post;
+  if (kind == ReductionKind::Avg) {
+    kind = ReductionKind::Sum;
+    postDivisor *= static_cast<double>(scaled.groupSize);
+  }
+  return buildScaledReduction(
+      b, loc, data, movedScales, scaled.scaling, kind,
+      cast<FloatType>(getEffectiveAccDtype(op)), divisors.pre, postDivisor,
+      cast<RankedTensorType>(op.getResult().getType()));
 }
 
 Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
@@ -470,10 +505,14 @@ struct MaterializeScalesPass
         continue;
       SmallVector<int16_t> axes(scaled.op.getGridAxes());
       auto fits = [&](const AmaxBatch &batch) {
+        // The member's input and stochastic rounding seed are used where
+        // the batch quantizes.
         return batch.insertionPoint->getBlock() == scaled.op->getBlock() &&
                batch.grid == scaled.op.getGridAttr() && batch.axes == axes &&
-               dominance.properlyDominates(scaled.op.getInput(),
-                                           batch.insertionPoint);
+               llvm::all_of(scaled.op->getOperands(), [&](Value operand) {
+                 return dominance.properlyDominates(operand,
+                                                    batch.insertionPoint);
+               });
       };
       auto *batch = llvm::find_if(batches, fits);
       if (batch == batches.end()) {

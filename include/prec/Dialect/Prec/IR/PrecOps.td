@@ -438,7 +438,8 @@ def Prec_AmaxOp : Prec_Op<"amax", [Pure]> {
   let summary = "largest finite magnitude of a tensor, or of each block of it";
   let description = [{
     The input to a scale: `max |x|` over the finite elements of `input`, in
-    f32 (exact: a magnitude is only widened). Infinities and NaN are left out,
+    f32 (exact for f32 and narrower inputs; an f64 magnitude is rounded to
+    f32 and kept finite, at most the largest f32). Infinities and NaN are left out,
     so that one non-finite element does not turn the scale of every other
     element into infinity or NaN (the conversions saturate infinities and
     keep NaN themselves); a tensor with no finite element, or only zeros, has
@@ -484,7 +485,8 @@ def Prec_ScaleFromAmaxOp : Prec_Op<"scale_from_amax", [Pure]> {
     - an `f8E8M0FNU` result (OCP MX v1.0 block scaling): the power of two
       `2^(floor(log2(amax)) - emax(element_type))`, with `emax` the exponent
       of the element type's largest normal (8 for f8E4M3FN, 15 for f8E5M2),
-      clamped to E8M0's range `[2^-127, 2^127]`; `amax = 0` gives `2^-127`.
+      clamped to E8M0's range `[2^-127, 2^127]`; an amax of 0, infinity or
+      NaN gives 1, as for f32 scales.
       Elements of a block then lie below `2^(emax + 1)`; those above the
       element type's largest finite value saturate, as the MX specification
       defines.
