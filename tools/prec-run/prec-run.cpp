@@ -107,6 +107,15 @@ static cl::opt<std::string>
                        "(PTX compiled by the driver at load time, default), "
                        "bin or fatbin (ptxas from the CUDA toolkit)"),
               cl::init("isa"), cl::cat(runCategory));
+// For tests only, never a backend: see docs/GPU.md, "Running the GPU code
+// without a GPU".
+static cl::opt<bool> gpuEmulation(
+    "gpu-emulation",
+    cl::desc("for tests of the nccl backend without a GPU: lower with "
+             "prec-lower-to-cuda-emulation, whose kernels run on the host "
+             "through the test driver of runtime/test/fakes "
+             "(PRECRT_CUDA_DRIVER_LIBRARY), never a real one"),
+    cl::init(false), cl::Hidden, cl::cat(runCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("function to run (default: the only public "
@@ -1008,6 +1017,30 @@ bool isLowered(ModuleOp module) {
   return lowered;
 }
 
+/// --gpu-emulation passes host functions as kernels: only the test driver
+/// runs them, a real one would jump to a host address on the GPU.
+LogicalResult checkEmulationDriver() {
+  if (backendName != "nccl") {
+    llvm::errs() << "prec-run: error: --gpu-emulation runs the GPU code of "
+                    "--backend nccl, got --backend "
+                 << backendName << "\n";
+    return failure();
+  }
+  const char *driver = std::getenv("PRECRT_CUDA_DRIVER_LIBRARY");
+  void *handle = driver ? dlopen(driver, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  bool emulates = handle && dlsym(handle, "fakeCudaRunsEmulatedKernels");
+  if (handle)
+    dlclose(handle);
+  if (!emulates) {
+    llvm::errs() << "prec-run: error: --gpu-emulation runs kernels on the "
+                    "host and needs the test CUDA driver of "
+                    "runtime/test/fakes in PRECRT_CUDA_DRIVER_LIBRARY ("
+                 << (driver ? driver : "unset") << ")\n";
+    return failure();
+  }
+  return success();
+}
+
 /// Launched by mpirun (Open MPI, or an MPICH-style process manager): one
 /// process per rank.
 bool launchedByMpi() {
@@ -1374,6 +1407,8 @@ int main(int argc, char **argv) {
                  << gpuFormat << "'\n";
     return 1;
   }
+  if (gpuEmulation && failed(checkEmulationDriver()))
+    return 1;
   Program program;
   // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
   // starts; lowering alone (--dump-lowered) needs none of it.
@@ -1460,7 +1495,10 @@ int main(int argc, char **argv) {
       prec::PrecLowerToCUDAOptions gpuOptions;
       gpuOptions.chip = gpuChip;
       gpuOptions.format = gpuFormat;
-      prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
+      if (gpuEmulation)
+        prec::buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
+      else
+        prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
     } else {
       prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
     }

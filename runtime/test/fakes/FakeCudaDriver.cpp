@@ -4,7 +4,16 @@
 // that the dlopen layer, precrt/gpu.h, the mgpu* wrappers and the NCCL
 // backend run on machines without a GPU. "Device" memory is host memory,
 // every stream operation completes at once, and a kernel is a host function
-// `void kernel(void **params)` whose address is the CUfunction. Four devices.
+// `void kernel(void **params, EmulatedLaunch *launch)` whose address is the
+// CUfunction: the kernels of prec-lower-to-cuda-emulation
+// (prec-emulate-gpu-kernels), which loop over the launch's blocks and
+// threads themselves. Four devices.
+//
+// Strict where CUDA is: a launch beyond CUDA's grid and block limits fails
+// with CUDA_ERROR_INVALID_VALUE, and a kernel given a buffer that is not
+// inside one live device allocation (cuMemAlloc*) fails its launch with
+// CUDA_ERROR_ILLEGAL_ADDRESS, naming the buffer on stderr, and runs no
+// thread.
 //
 // Each device is a "Fake H100" of compute capability 9.0 with 132
 // multiprocessors of 2048 resident threads and memory pools.
@@ -26,6 +35,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace {
@@ -35,6 +46,7 @@ constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kNotReady = 600;
+constexpr CUresult kIllegalAddress = 700;
 
 struct FakeStream {
   int unused;
@@ -62,6 +74,39 @@ int deviceCount() {
 
 thread_local std::string callLog;
 
+/// Live device allocations, start -> bytes.
+std::mutex allocationsMutex;
+std::map<uintptr_t, size_t> allocations;
+
+void *allocateDevice(size_t bytes) {
+  // Never empty, so that every allocation has an address of its own.
+  void *memory = std::malloc(bytes ? bytes : 1);
+  if (memory) {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    allocations[reinterpret_cast<uintptr_t>(memory)] = bytes;
+  }
+  return memory;
+}
+
+void freeDevice(unsigned long long pointer) {
+  {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    allocations.erase(uintptr_t(pointer));
+  }
+  std::free(reinterpret_cast<void *>(uintptr_t(pointer)));
+}
+
+/// Whether [start, start + bytes) lies in one live device allocation.
+bool isDeviceMemory(uintptr_t start, size_t bytes) {
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  auto next = allocations.upper_bound(start);
+  if (next == allocations.begin())
+    return false;
+  auto allocation = std::prev(next);
+  return start - allocation->first <= allocation->second &&
+         bytes <= allocation->second - (start - allocation->first);
+}
+
 /// Appends "name a b" to the thread's log, the operands as addresses.
 void logCall(const char *name, const void *first, const void *second) {
   char line[128];
@@ -72,9 +117,38 @@ void logCall(const char *name, const void *first, const void *second) {
 
 extern "C" {
 
+/// What a kernel receives besides its parameters: the launch's sizes and
+/// the check it runs on every buffer argument before any thread does
+/// (prec-emulate-gpu-kernels writes the loads of these fields).
+struct EmulatedLaunch {
+  int64_t grid[3];
+  int64_t block[3];
+  int32_t (*inDeviceMemory)(EmulatedLaunch *launch, int64_t start,
+                            int64_t bytes);
+  bool failed;
+};
+
+/// Whether `bytes` at `start` are device memory; if not, the launch fails.
+static int32_t emulatedLaunchInDeviceMemory(EmulatedLaunch *launch,
+                                            int64_t start, int64_t bytes) {
+  if (bytes == 0 || isDeviceMemory(uintptr_t(start), size_t(bytes)))
+    return 1;
+  std::fprintf(stderr,
+               "fake CUDA driver: a kernel was given %lld bytes at %p, which "
+               "are not inside a device allocation\n",
+               static_cast<long long>(bytes),
+               reinterpret_cast<void *>(uintptr_t(start)));
+  launch->failed = true;
+  return 0;
+}
+
+/// Marks the driver as the one prec-lower-to-cuda-emulation's kernels run
+/// on; prec-run looks for it.
+int fakeCudaRunsEmulatedKernels() { return 1; }
+
 /// Kernels the tests launch: writes params[1] (an int) into the int that
 /// params[0] points to.
-void fakeCudaStoreKernel(void **params) {
+void fakeCudaStoreKernel(void **params, EmulatedLaunch *) {
   int *target = *static_cast<int **>(params[0]);
   *target = *static_cast<int *>(params[1]);
 }
@@ -95,6 +169,9 @@ CUresult cuGetErrorName(CUresult result, const char **name) {
     return kSuccess;
   case kNotFound:
     *name = "CUDA_ERROR_NOT_FOUND";
+    return kSuccess;
+  case kIllegalAddress:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
     return kSuccess;
   default:
     *name = nullptr;
@@ -198,11 +275,36 @@ CUresult cuModuleGetFunction(void **function, void *, const char *name) {
   return kSuccess;
 }
 CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
-CUresult cuLaunchKernel(void *function, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, unsigned, unsigned, void *, void **params,
+/// Runs `function` as CUDA would launch it, or says why CUDA would not.
+static CUresult launch(void *function, const unsigned grid[3],
+                       const unsigned block[3], void **params) {
+  // CUDA's limits (compute capability 9.0).
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 2147483647u ||
+      grid[1] > 65535 || grid[2] > 65535 || block[0] == 0 || block[1] == 0 ||
+      block[2] == 0 || block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
+      uint64_t(block[0]) * block[1] * block[2] > 1024) {
+    std::fprintf(stderr,
+                 "fake CUDA driver: launch of %u x %u x %u blocks of %u x %u "
+                 "x %u threads is outside CUDA's limits\n",
+                 grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+    return kInvalidValue;
+  }
+  EmulatedLaunch launch{{grid[0], grid[1], grid[2]},
+                        {block[0], block[1], block[2]},
+                        &emulatedLaunchInDeviceMemory,
+                        false};
+  reinterpret_cast<void (*)(void **, EmulatedLaunch *)>(function)(params,
+                                                                   &launch);
+  return launch.failed ? kIllegalAddress : kSuccess;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
+                        unsigned gridZ, unsigned blockX, unsigned blockY,
+                        unsigned blockZ, unsigned, void *, void **params,
                         void **) {
-  reinterpret_cast<void (*)(void **)>(function)(params);
-  return kSuccess;
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  const unsigned block[3] = {blockX, blockY, blockZ};
+  return launch(function, grid, block, params);
 }
 /// The layout of cuda.h's CUlaunchConfig and CUlaunchAttribute.
 struct FakeLaunchAttribute {
@@ -228,8 +330,7 @@ CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
     if (config->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
       lastClusterSize = config->attrs[i].value[0] * config->attrs[i].value[1] *
                         config->attrs[i].value[2];
-  reinterpret_cast<void (*)(void **)>(function)(params);
-  return kSuccess;
+  return launch(function, config->grid, config->block, params);
 }
 
 /// Streams and events created and not yet destroyed, for the tests.
@@ -271,7 +372,7 @@ CUresult cuEventRecord(void *event, void *stream) {
 }
 CUresult cuEventSynchronize(void *) { return kSuccess; }
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
-  *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
+  *ptr = reinterpret_cast<uintptr_t>(allocateDevice(bytes));
   logCall("cuMemAlloc", reinterpret_cast<void *>(uintptr_t(*ptr)), nullptr);
   return *ptr ? kSuccess : kInvalidValue;
 }
@@ -280,17 +381,17 @@ CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
   logCall("cuMemFree", reinterpret_cast<void *>(uintptr_t(ptr)), nullptr);
-  std::free(reinterpret_cast<void *>(uintptr_t(ptr)));
+  freeDevice(ptr);
   return kSuccess;
 }
 CUresult cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
-  *ptr = reinterpret_cast<uintptr_t>(std::malloc(bytes));
+  *ptr = reinterpret_cast<uintptr_t>(allocateDevice(bytes));
   logCall("cuMemAllocAsync", reinterpret_cast<void *>(uintptr_t(*ptr)), stream);
   return *ptr ? kSuccess : kInvalidValue;
 }
 CUresult cuMemFreeAsync(unsigned long long ptr, void *stream) {
   logCall("cuMemFreeAsync", reinterpret_cast<void *>(uintptr_t(ptr)), stream);
-  std::free(reinterpret_cast<void *>(uintptr_t(ptr)));
+  freeDevice(ptr);
   return kSuccess;
 }
 CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
