@@ -358,7 +358,7 @@ struct Program {
   void (*entry)(void **) = nullptr;
   /// nccl backend: every rank compiles the lowered module on its own thread,
   /// where the engine's constructors load the kernels into the context of
-  /// the rank's GPU.
+  /// the rank's GPU (with --gpu-emulation, `engine` serves every rank).
   bool onGpu = false;
   ModuleOp lowered;
   std::string entryName;
@@ -685,7 +685,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   std::unique_ptr<ExecutionEngine> rankEngine;
   void (*entry)(void **) = program.entry;
   void *stream = nullptr;
-  if (program.onGpu) {
+  if (program.onGpu && !program.engine) {
     auto started = std::chrono::steady_clock::now();
     std::string error;
     if (failed(compileForHost(program.lowered, program.entryName, rankEngine,
@@ -1544,10 +1544,12 @@ int main(int argc, char **argv) {
   }
   options.timeout_ms = timeoutMs;
 
-  if (program.onGpu) {
+  if (program.onGpu && !gpuEmulation) {
     // Every rank compiles on its own thread (runRank).
     program.lowered = *module;
   } else {
+    // Emulated kernels are host code that loads into no GPU context: one
+    // engine serves every rank, as on CPUs.
     std::string error;
     if (failed(compileForHost(*module, entry, program.engine, program.entry,
                               error))) {

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -285,19 +286,22 @@ private:
   }
 
   /// The launch, async on the stream, reading device copies of the globals
-  /// it uses.
+  /// it uses, directly or through views (the elementwise mapping captures a
+  /// collapsed or expanded view of a multi-dimensional or rank-0 global).
   LogicalResult rewriteLaunch(gpu::LaunchOp launch) {
     Location loc = launch.getLoc();
     SetVector<Value> captured;
     getUsedValuesDefinedAbove(launch.getBody(), captured);
     SmallVector<Value> deviceCopies;
+    DenseMap<Value, Value> deviceCopyOf;
     for (Value value : captured) {
       if (value.getDefiningOp<memref::AllocaOp>())
         return launch.emitOpError()
                << "reads a host stack buffer; buffers of GPU code are "
                   "allocated with memref.alloc";
-      auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
-      if (!getGlobal)
+      Value root = getRootBuffer(value);
+      auto getGlobal = root.getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal || !isa<BaseMemRefType>(value.getType()))
         continue;
       // The kernel gets a device copy: what it wrote would be lost.
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
@@ -308,13 +312,28 @@ private:
                << "writes the mutable global " << getGlobal.getNameAttr()
                << "; GPU code works on device copies of globals, so it "
                   "may only read them";
-      auto type = cast<MemRefType>(value.getType());
-      auto copy = gpu::AllocOp::create(builder, loc, type, token.getType(),
-                                       token, {}, {}, /*hostShared=*/false);
-      gpu::MemcpyOp::create(builder, loc, token.getType(), token,
-                            copy.getMemref(), value);
-      replaceAllUsesInRegionWith(value, copy.getMemref(), launch.getBody());
-      deviceCopies.push_back(copy.getMemref());
+      Value &copy = deviceCopyOf[root];
+      if (!copy) {
+        auto type = cast<MemRefType>(root.getType());
+        copy = gpu::AllocOp::create(builder, loc, type, token.getType(), token,
+                                    {}, {}, /*hostShared=*/false)
+                   .getMemref();
+        gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy,
+                              root);
+        deviceCopies.push_back(copy);
+      }
+      // The same views, of the copy.
+      SmallVector<Operation *> views;
+      for (Value view = value; view != root;
+           view = cast<ViewLikeOpInterface>(view.getDefiningOp())
+                      .getViewSource())
+        views.push_back(view.getDefiningOp());
+      IRMapping mapping;
+      mapping.map(root, copy);
+      for (Operation *view : llvm::reverse(views))
+        builder.clone(*view, mapping);
+      replaceAllUsesInRegionWith(value, mapping.lookup(value),
+                                 launch.getBody());
     }
 
     if (launch.getAsyncToken()) {
