@@ -180,10 +180,11 @@ def PrecEmulateGPUKernels
       threads of the launch (`gpu.block_id`, `gpu.thread_id`,
       `gpu.block_dim`, `gpu.grid_dim` and `gpu.global_id` become the loop
       variables and the launch's sizes). Every `memref.load`/`store` and
-      `vector.load`/`store` of the body first asserts that it is inside its
-      buffer (`cf.assert`), and before any thread runs, every buffer
-      argument is given to the driver, which refuses the launch unless the
-      buffer lies in device memory;
+      `vector.load`/`store` of the body first checks that it is inside its
+      buffer, and calls the driver's `outOfBounds(message)` (which reports
+      the kernel and ends the process) if not; before any thread runs,
+      every buffer argument is given to the driver, which refuses the
+      launch unless the buffer lies in device memory;
     - each `gpu.launch_func` becomes the call that upstream's translation
       would emit, `mgpuLaunchKernel(function, grid, block, shared memory,
       stream, params, nullptr, count)`, on the same stream, with the host
@@ -192,14 +193,14 @@ def PrecEmulateGPUKernels
 
     The driver calls the function as `kernel(params, launch)`, `launch`
     pointing to `{i64 grid[3]; i64 block[3]; i32 (*inDeviceMemory)(launch,
-    i64 address, i64 bytes);}` (the test driver in runtime/test/fakes).
+    i64 address, i64 bytes); void (*outOfBounds)(const char *message);}`
+    (the test driver in runtime/test/fakes).
     Kernels that need threads to run at the same time (`gpu.barrier`,
     shuffles, subgroup operations) or shared or private memory are
     rejected: threads run one after another.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
     "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",

@@ -10,7 +10,6 @@
 
 #include "prec/Conversion/Passes.h"
 
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -33,7 +32,12 @@ namespace {
 /// What the launch argument of an emulated kernel points to (the test
 /// driver's `EmulatedLaunch`): grid and block sizes, then the driver's check
 /// that a buffer lies in device memory.
-enum LaunchField : int32_t { kGrid = 0, kBlock = 3, kInDeviceMemory = 6 };
+enum LaunchField : int32_t {
+  kGrid = 0,
+  kBlock = 3,
+  kInDeviceMemory = 6,
+  kOutOfBounds = 7
+};
 
 /// The type a kernel argument of type `type` is passed as in `params`.
 Type getSlotType(Type type) {
@@ -162,7 +166,7 @@ public:
     func::ReturnOp::create(builder, loc);
 
     replaceIdOps(function);
-    checkAccesses(function);
+    checkAccesses(function, launch);
     return function;
   }
 
@@ -287,12 +291,32 @@ private:
     }
   }
 
-  /// Asserts before every element access of the body that it stays inside
-  /// its buffer: each index in [0, size), a vector's last `n` elements too.
-  void checkAccesses(func::FuncOp function) {
+  /// The address of a NUL-terminated constant `text`, a global of `module`.
+  Value getStringAddress(OpBuilder &builder, Location loc, StringRef name,
+                         StringRef text) {
+    MLIRContext *context = builder.getContext();
+    auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
+                                         text.size() + 1);
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!global) {
+      OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+      global = LLVM::GlobalOp::create(
+          moduleBuilder, loc, type, /*isConstant=*/true,
+          LLVM::Linkage::Internal, name,
+          moduleBuilder.getStringAttr((text + Twine('\0')).str()));
+    }
+    return LLVM::AddressOfOp::create(builder, loc, global);
+  }
+
+  /// Checks before every element access of the body that it stays inside
+  /// its buffer (each index in [0, size), a vector's last `n` elements too);
+  /// outside, the driver's `outOfBounds(message)` reports the kernel and
+  /// ends the process, as a GPU's memory fault ends the context.
+  void checkAccesses(func::FuncOp function, Value launch) {
     std::string message = ("out-of-bounds access in kernel " +
                            gpuModule.getName() + "::" + kernel.getName())
                               .str();
+    std::string messageName = (function.getName() + "_out_of_bounds").str();
     function.walk([&](Operation *op) {
       Value buffer;
       ValueRange indices;
@@ -335,7 +359,22 @@ private:
         inBounds = arith::AndIOp::create(builder, loc, inBounds, notNegative);
         inBounds = arith::AndIOp::create(builder, loc, inBounds, fits);
       }
-      cf::AssertOp::create(builder, loc, inBounds, message);
+      Value outside = arith::XOrIOp::create(
+          builder, loc, inBounds,
+          arith::ConstantIntOp::create(builder, loc, 1, 1));
+      auto ifOutside = scf::IfOp::create(builder, loc, outside,
+                                         /*withElseRegion=*/false);
+      builder.setInsertionPointToStart(ifOutside.thenBlock());
+      MLIRContext *context = builder.getContext();
+      auto pointer = LLVM::LLVMPointerType::get(context);
+      Value reportAddress =
+          LLVM::GEPOp::create(builder, loc, pointer, builder.getI64Type(),
+                              launch, ArrayRef<LLVM::GEPArg>{kOutOfBounds});
+      Value report = LLVM::LoadOp::create(builder, loc, pointer, reportAddress);
+      Value text = getStringAddress(builder, loc, messageName, message);
+      auto reportType = LLVM::LLVMFunctionType::get(
+          LLVM::LLVMVoidType::get(context), {pointer});
+      LLVM::CallOp::create(builder, loc, reportType, ValueRange{report, text});
     });
   }
 

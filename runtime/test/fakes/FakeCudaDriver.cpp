@@ -125,8 +125,16 @@ struct EmulatedLaunch {
   int64_t block[3];
   int32_t (*inDeviceMemory)(EmulatedLaunch *launch, int64_t start,
                             int64_t bytes);
+  void (*outOfBounds)(const char *message);
   bool failed;
 };
+
+/// A kernel's access outside its buffer: on a GPU a memory fault that
+/// ends the context; here the process, after saying which kernel.
+[[noreturn]] static void emulatedLaunchOutOfBounds(const char *message) {
+  std::fprintf(stderr, "fake CUDA driver: %s\n", message);
+  std::abort();
+}
 
 /// Whether `bytes` at `start` are device memory; if not, the launch fails.
 static int32_t emulatedLaunchInDeviceMemory(EmulatedLaunch *launch,
@@ -292,6 +300,7 @@ static CUresult launch(void *function, const unsigned grid[3],
   EmulatedLaunch launch{{grid[0], grid[1], grid[2]},
                         {block[0], block[1], block[2]},
                         &emulatedLaunchInDeviceMemory,
+                        &emulatedLaunchOutOfBounds,
                         false};
   reinterpret_cast<void (*)(void **, EmulatedLaunch *)>(function)(params,
                                                                    &launch);

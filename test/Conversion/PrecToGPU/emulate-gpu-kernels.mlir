@@ -62,12 +62,23 @@ module attributes {gpu.container_module} {
   // CHECK:           scf.for %[[T:.*]] =
   // CHECK:             arith.muli %[[B]], %{{.*}} : index
   // CHECK:             scf.if
-  // Every access asserts that it stays inside its buffer.
-  // CHECK:               cf.assert %{{.*}}, "out-of-bounds access in kernel pack::pack"
+  // Every access checks that it stays inside its buffer, or reports the
+  // kernel through the driver.
+  // CHECK:               %[[SIZE:.*]] = memref.dim
+  // CHECK:               %[[OUTSIDE:.*]] = arith.xori
+  // CHECK:               scf.if %[[OUTSIDE]] {
+  // CHECK:                 %[[FIELD7:.*]] = llvm.getelementptr %[[L]][7]
+  // CHECK:                 %[[REPORT:.*]] = llvm.load %[[FIELD7]]
+  // CHECK:                 %[[MESSAGE:.*]] = llvm.mlir.addressof @__prec_emulated_pack_pack_out_of_bounds
+  // CHECK:                 llvm.call %[[REPORT]](%[[MESSAGE]])
+  // CHECK:               }
   // CHECK-NEXT:          memref.load
-  // CHECK:               cf.assert %{{.*}}, "out-of-bounds access in kernel pack::pack"
+  // CHECK:               scf.if
+  // CHECK:                 llvm.call
+  // CHECK:               }
   // CHECK-NEXT:          memref.store
   // CHECK-NOT:   gpu.module
+  // CHECK:       llvm.mlir.global internal constant @__prec_emulated_pack_pack_out_of_bounds("out-of-bounds access in kernel pack::pack\00")
 }
 
 // -----
