@@ -111,6 +111,23 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
                                   params, nullptr),
             PRECRT_ERROR_INVALID_ARGUMENT)
       << "more shared memory than the device allows";
+  // The driver's own limits, as CUDA's.
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 65536, 1, 1, 1, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 65535 blocks along y";
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 1, 65536, 1, 1, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 65535 blocks along z";
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 1, 1, 512, 4, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 1024 threads a block";
+  EXPECT_EQ(precrtGpuLaunchKernel(kernel, 2147483647u, 65535, 1, 1, 1, 1, 0,
+                                  nullptr, params, nullptr),
+            PRECRT_SUCCESS)
+      << "the largest grid";
   target = 0;
   value = 7;
   mgpuLaunchClusterKernel(kernel, 2, 2, 1, 4, 2, 1, 128, 1, 1, 0, nullptr,

@@ -143,7 +143,10 @@ def PrecGPUHostToRuntime
       `gpu.dealloc`, so every buffer lives in device memory (the driver
       passes device buffers as arguments and receives device buffers);
     - kernel launches become `gpu.launch async` on the stream, which
-      outlining then turns into `gpu.launch_func` on that stream;
+      outlining then turns into `gpu.launch_func` on that stream; a launch
+      whose grid may exceed CUDA's 65535 blocks along y or z (upstream's
+      mapping puts the tile counts of contractions there) launches at most
+      that many, and its body loops over the block ids they stand for;
     - a constant global that a kernel reads is copied to the device first;
     - each `precrtCompiledCollective` becomes
       `precrtCompiledCollectiveOnStream`, which runs the transport on its
@@ -155,10 +158,12 @@ def PrecGPUHostToRuntime
     scalar load or store is rejected.
   }];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -285,10 +287,54 @@ private:
     });
   }
 
+  /// CUDA launches at most 65535 blocks along y and z. Upstream's mapping
+  /// of contractions puts tile counts there, which grow with the tensor: a
+  /// launch whose y or z size may exceed the limit gets the limit (or its
+  /// size, if smaller), and its body loops over the block ids it stands
+  /// for, `id, id + limit, ...`, seeing the full size as the grid's.
+  LogicalResult fitGridLimits(gpu::LaunchOp launch) {
+    constexpr int64_t kMaxGridYZ = 65535;
+    Block &body = launch.getBody().front();
+    if (!launch.getBody().hasOneBlock())
+      return success();
+    for (int dim = 1; dim < 3; ++dim) {
+      OpOperand &sizeOperand = dim == 1 ? launch.getGridSizeYMutable()
+                                        : launch.getGridSizeZMutable();
+      Value size = sizeOperand.get();
+      std::optional<int64_t> known = getConstantIntValue(size);
+      if (known && *known <= kMaxGridYZ)
+        continue;
+      Location loc = launch.getLoc();
+      builder.setInsertionPoint(launch);
+      Value limit = arith::ConstantIndexOp::create(builder, loc, kMaxGridYZ);
+      Value launched = arith::MinUIOp::create(builder, loc, size, limit);
+      sizeOperand.set(launched);
+
+      Value id = dim == 1 ? launch.getBlockIds().y : launch.getBlockIds().z;
+      Value gridSize =
+          dim == 1 ? launch.getGridSize().y : launch.getGridSize().z;
+      OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&body);
+      auto loop = scf::ForOp::create(bodyBuilder, loc, id, size, launched);
+      Block *loopBody = loop.getBody();
+      for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+               std::next(Block::iterator(loop)),
+               Block::iterator(body.getTerminator()))))
+        op.moveBefore(loopBody->getTerminator());
+      id.replaceUsesWithIf(loop.getInductionVar(), [&](OpOperand &use) {
+        return loop->isProperAncestor(use.getOwner());
+      });
+      gridSize.replaceAllUsesWith(size);
+    }
+    return success();
+  }
+
   /// The launch, async on the stream, reading device copies of the globals
   /// it uses, directly or through views (the elementwise mapping captures a
   /// collapsed or expanded view of a multi-dimensional or rank-0 global).
   LogicalResult rewriteLaunch(gpu::LaunchOp launch) {
+    if (failed(fitGridLimits(launch)))
+      return failure();
+    builder.setInsertionPoint(launch);
     Location loc = launch.getLoc();
     SetVector<Value> captured;
     getUsedValuesDefinedAbove(launch.getBody(), captured);

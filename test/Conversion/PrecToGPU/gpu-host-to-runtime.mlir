@@ -308,3 +308,33 @@ func.func @views_of_globals(%out: memref<512xf32>) {
   }
   return
 }
+
+// -----
+
+// CUDA launches at most 65535 blocks along y and z: a larger grid launches
+// the limit and loops over the block ids it stands for; x is left alone.
+
+// CHECK-LABEL: func.func @tall_grid
+func.func @tall_grid(%out: memref<70000x4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c70000 = arith.constant 70000 : index
+  %c100000 = arith.constant 100000 : index
+  // CHECK-DAG:   %[[FULL:.*]] = arith.constant 70000 : index
+  // CHECK-DAG:   %[[WIDE:.*]] = arith.constant 100000 : index
+  // CHECK:       %[[LIMIT:.*]] = arith.constant 65535 : index
+  // CHECK:       %[[LAUNCHED:.*]] = arith.minui %[[FULL]], %[[LIMIT]] : index
+  // CHECK:       gpu.launch async [%{{.*}}] blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[WIDE]], %{{.*}} = %[[LAUNCHED]], %{{.*}} = %{{.*}})
+  // CHECK:         scf.for %[[ROW:.*]] = %[[BY]] to %[[FULL]] step %[[LAUNCHED]] {
+  // CHECK:           memref.store %{{.*}}, %{{.*}}[%[[ROW]], %{{.*}}]
+  // CHECK:         }
+  // CHECK:         gpu.terminator
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c100000, %gy = %c70000, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %rows = arith.index_cast %gy : index to i64
+    %value = arith.uitofp %rows : i64 to f32
+    memref.store %value, %out[%by, %tx] : memref<70000x4xf32>
+    gpu.terminator
+  }
+  return
+}
