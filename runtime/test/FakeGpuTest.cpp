@@ -89,7 +89,9 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
       << lastError();
   module = mgpuModuleLoadJIT(const_cast<char *>("FAKEPTX"), 2, 8);
   ASSERT_NE(module, nullptr);
-  mgpuModuleUnload(module);
+  // Unloading needs a current context, as loading does (the driver fails
+  // the call without one).
+  EXPECT_EQ(precrtGpuModuleUnload(module), PRECRT_SUCCESS) << lastError();
 
   module = mgpuModuleLoad(const_cast<char *>("FAKECUBIN"), 10);
   ASSERT_NE(module, nullptr);
@@ -220,6 +222,12 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
       EXPECT_EQ(fromLeft[rank], inputs[(rank + n - 1) % n]);
     }
   }
+  // Every NCCL call, the communicators' destruction included, ran in the
+  // rank's CUDA context.
+  auto withoutContext = fakeSymbol<int (*)()>(PRECRT_FAKE_NCCL,
+                                              "fakeNcclCallsWithoutContext");
+  ASSERT_NE(withoutContext, nullptr);
+  EXPECT_EQ(withoutContext(), 0);
 }
 
 TEST(FakeNccl, GridGroupsSplitTheCommunicator) {

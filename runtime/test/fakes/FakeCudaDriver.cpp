@@ -44,6 +44,7 @@ using CUresult = int;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kInvalidContext = 201;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kNotReady = 600;
 constexpr CUresult kIllegalAddress = 700;
@@ -59,6 +60,21 @@ struct FakeModule {
 };
 
 std::atomic<int> contextDepth{0};
+/// Contexts pushed on this thread: CUDA's context stack is per thread, and
+/// every call below that needs a context fails without one, as CUDA's do.
+thread_local int threadContextDepth = 0;
+
+CUresult requireContext(const char *call) {
+  if (threadContextDepth > 0)
+    return kSuccess;
+  std::fprintf(stderr, "fake CUDA driver: %s with no current context\n",
+               call);
+  return kInvalidContext;
+}
+
+#define REQUIRE_CONTEXT(call)                                                  \
+  if (CUresult noContext = requireContext(call))                               \
+    return noContext;
 std::atomic<int> liveStreams{0};
 std::atomic<int> liveEvents{0};
 
@@ -178,6 +194,9 @@ CUresult cuGetErrorName(CUresult result, const char **name) {
   case kNotFound:
     *name = "CUDA_ERROR_NOT_FOUND";
     return kSuccess;
+  case kInvalidContext:
+    *name = "CUDA_ERROR_INVALID_CONTEXT";
+    return kSuccess;
   case kIllegalAddress:
     *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
     return kSuccess;
@@ -245,16 +264,23 @@ CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
 }
 CUresult cuCtxPushCurrent_v2(void *) {
   ++contextDepth;
+  ++threadContextDepth;
   return kSuccess;
 }
 CUresult cuCtxPopCurrent_v2(void **) {
+  if (threadContextDepth == 0)
+    return kInvalidContext;
   --contextDepth;
+  --threadContextDepth;
   return kSuccess;
 }
-/// Balance of context pushes and pops, for the tests.
+/// Balance of context pushes and pops over all threads, for the tests.
 int fakeCudaContextDepth() { return contextDepth.load(); }
+/// Contexts pushed on the calling thread (the test NCCL asks too).
+int fakeCudaThreadContextDepth() { return threadContextDepth; }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
+  REQUIRE_CONTEXT("cuModuleLoadData");
   // Accepts only images that start with "FAKECUBIN".
   if (std::strncmp(static_cast<const char *>(image), "FAKECUBIN", 9) != 0)
     return kInvalidImage;
@@ -263,6 +289,7 @@ CUresult cuModuleLoadData(void **module, const void *image) {
 }
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count,
                             int *options, void **values) {
+  REQUIRE_CONTEXT("cuModuleLoadDataEx");
   if (std::strncmp(static_cast<const char *>(image), "FAKEPTX", 7) == 0) {
     *module = new FakeModule();
     return kSuccess;
@@ -273,16 +300,21 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count,
   return kInvalidImage;
 }
 CUresult cuModuleUnload(void *module) {
+  REQUIRE_CONTEXT("cuModuleUnload");
   delete static_cast<FakeModule *>(module);
   return kSuccess;
 }
 CUresult cuModuleGetFunction(void **function, void *, const char *name) {
+  REQUIRE_CONTEXT("cuModuleGetFunction");
   if (std::strcmp(name, "store") != 0)
     return kNotFound;
   *function = reinterpret_cast<void *>(&fakeCudaStoreKernel);
   return kSuccess;
 }
-CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
+CUresult cuFuncSetAttribute(void *, int, int) {
+  REQUIRE_CONTEXT("cuFuncSetAttribute");
+  return kSuccess;
+}
 /// Runs `function` as CUDA would launch it, or says why CUDA would not.
 static CUresult launch(void *function, const unsigned grid[3],
                        const unsigned block[3], void **params) {
@@ -311,6 +343,7 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned, void *, void **params,
                         void **) {
+  REQUIRE_CONTEXT("cuLaunchKernel");
   const unsigned grid[3] = {gridX, gridY, gridZ};
   const unsigned block[3] = {blockX, blockY, blockZ};
   return launch(function, grid, block, params);
@@ -334,6 +367,7 @@ unsigned fakeCudaLastClusterSize() { return lastClusterSize; }
 
 CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
                           void **params, void **) {
+  REQUIRE_CONTEXT("cuLaunchKernelEx");
   lastClusterSize = 0;
   for (unsigned i = 0; i < config->numAttrs; ++i)
     if (config->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
@@ -347,70 +381,90 @@ int fakeCudaLiveStreams() { return liveStreams.load(); }
 int fakeCudaLiveEvents() { return liveEvents.load(); }
 
 CUresult cuStreamCreate(void **stream, unsigned) {
+  REQUIRE_CONTEXT("cuStreamCreate");
   *stream = new FakeStream();
   ++liveStreams;
   return kSuccess;
 }
 CUresult cuStreamDestroy_v2(void *stream) {
+  REQUIRE_CONTEXT("cuStreamDestroy_v2");
   delete static_cast<FakeStream *>(stream);
   --liveStreams;
   return kSuccess;
 }
-CUresult cuStreamSynchronize(void *) { return kSuccess; }
+CUresult cuStreamSynchronize(void *) {
+  REQUIRE_CONTEXT("cuStreamSynchronize");
+  return kSuccess;
+}
 CUresult cuStreamQuery(void *stream) {
+  REQUIRE_CONTEXT("cuStreamQuery");
   logCall("cuStreamQuery", stream, nullptr);
   return streamNeverDone() ? kNotReady : kSuccess;
 }
 CUresult cuStreamWaitEvent(void *stream, void *event, unsigned) {
+  REQUIRE_CONTEXT("cuStreamWaitEvent");
   logCall("cuStreamWaitEvent", stream, event);
   return kSuccess;
 }
 CUresult cuEventCreate(void **event, unsigned) {
+  REQUIRE_CONTEXT("cuEventCreate");
   *event = new FakeEvent();
   ++liveEvents;
   return kSuccess;
 }
 CUresult cuEventDestroy_v2(void *event) {
+  REQUIRE_CONTEXT("cuEventDestroy_v2");
   delete static_cast<FakeEvent *>(event);
   --liveEvents;
   return kSuccess;
 }
 CUresult cuEventRecord(void *event, void *stream) {
+  REQUIRE_CONTEXT("cuEventRecord");
   logCall("cuEventRecord", event, stream);
   return kSuccess;
 }
-CUresult cuEventSynchronize(void *) { return kSuccess; }
+CUresult cuEventSynchronize(void *) {
+  REQUIRE_CONTEXT("cuEventSynchronize");
+  return kSuccess;
+}
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  REQUIRE_CONTEXT("cuMemAlloc_v2");
   *ptr = reinterpret_cast<uintptr_t>(allocateDevice(bytes));
   logCall("cuMemAlloc", reinterpret_cast<void *>(uintptr_t(*ptr)), nullptr);
   return *ptr ? kSuccess : kInvalidValue;
 }
 CUresult cuMemAllocManaged(unsigned long long *ptr, size_t bytes, unsigned) {
+  REQUIRE_CONTEXT("cuMemAllocManaged");
   return cuMemAlloc_v2(ptr, bytes);
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
+  REQUIRE_CONTEXT("cuMemFree_v2");
   logCall("cuMemFree", reinterpret_cast<void *>(uintptr_t(ptr)), nullptr);
   freeDevice(ptr);
   return kSuccess;
 }
 CUresult cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
+  REQUIRE_CONTEXT("cuMemAllocAsync");
   *ptr = reinterpret_cast<uintptr_t>(allocateDevice(bytes));
   logCall("cuMemAllocAsync", reinterpret_cast<void *>(uintptr_t(*ptr)), stream);
   return *ptr ? kSuccess : kInvalidValue;
 }
 CUresult cuMemFreeAsync(unsigned long long ptr, void *stream) {
+  REQUIRE_CONTEXT("cuMemFreeAsync");
   logCall("cuMemFreeAsync", reinterpret_cast<void *>(uintptr_t(ptr)), stream);
   freeDevice(ptr);
   return kSuccess;
 }
 CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
                        size_t bytes, void *) {
+  REQUIRE_CONTEXT("cuMemcpyAsync");
   std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
                reinterpret_cast<void *>(uintptr_t(src)), bytes);
   return kSuccess;
 }
 CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
                           void *) {
+  REQUIRE_CONTEXT("cuMemsetD32Async");
   auto *words = reinterpret_cast<uint32_t *>(uintptr_t(dst));
   for (size_t i = 0; i < count; ++i)
     words[i] = value;
@@ -418,6 +472,7 @@ CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
 }
 CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
                           size_t count, void *) {
+  REQUIRE_CONTEXT("cuMemsetD16Async");
   auto *halves = reinterpret_cast<uint16_t *>(uintptr_t(dst));
   for (size_t i = 0; i < count; ++i)
     halves[i] = value;

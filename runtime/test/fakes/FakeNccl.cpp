@@ -17,10 +17,13 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <dlfcn.h>
+#include <link.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +39,7 @@ struct UniqueId {
 };
 constexpr ncclResult_t kSuccess = 0;
 constexpr ncclResult_t kInvalidArgument = 4;
+constexpr ncclResult_t kInvalidUsage = 5;
 
 struct Clique;
 
@@ -88,6 +92,44 @@ std::map<std::tuple<const Clique *, uint64_t, int>, std::shared_ptr<Clique>>
     cliquesBySplit;
 std::atomic<uint64_t> nextId{1};
 std::atomic<int> aborts{0};
+std::atomic<int> callsWithoutContext{0};
+
+/// The test CUDA driver's `fakeCudaThreadContextDepth`, from whichever
+/// loaded library exports it (precrt loads the driver privately).
+int (*findThreadContextDepth())() {
+  int (*found)() = nullptr;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        if (!info->dlpi_name || !*info->dlpi_name)
+          return 0;
+        void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!handle)
+          return 0;
+        void *symbol = dlsym(handle, "fakeCudaThreadContextDepth");
+        dlclose(handle);
+        if (!symbol)
+          return 0;
+        *static_cast<int (**)()>(data) = reinterpret_cast<int (*)()>(symbol);
+        return 1;
+      },
+      &found);
+  return found;
+}
+
+/// NCCL works in the calling thread's current CUDA context: a call without
+/// one is counted (fakeNcclCallsWithoutContext) and fails. Without the test
+/// driver loaded there is nothing to check.
+bool hasContext(const char *call) {
+  static std::atomic<int (*)()> depth{nullptr};
+  if (!depth.load())
+    depth = findThreadContextDepth();
+  int (*current)() = depth.load();
+  if (!current || current() > 0)
+    return true;
+  ++callsWithoutContext;
+  std::fprintf(stderr, "fake NCCL: %s with no current CUDA context\n", call);
+  return false;
+}
 
 size_t elementSize(int type) {
   switch (type) {
@@ -247,6 +289,8 @@ ncclResult_t runPending() {
 extern "C" {
 
 int fakeNcclAbortCount() { return aborts.load(); }
+/// Calls made with no current CUDA context, for the tests.
+int fakeNcclCallsWithoutContext() { return callsWithoutContext.load(); }
 /// The stream of the calling thread's last collective or send/recv.
 void *fakeNcclLastStream() { return lastStream; }
 
@@ -266,6 +310,8 @@ ncclResult_t ncclGetUniqueId(void *id) {
   return kSuccess;
 }
 ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+  if (!hasContext("ncclCommInitRank"))
+    return kInvalidUsage;
   uint64_t key;
   std::memcpy(&key, id.internal, sizeof(key));
   std::lock_guard<std::mutex> lock(registryMutex);
@@ -277,6 +323,8 @@ ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
 }
 ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
                            void *) {
+  if (!hasContext("ncclCommSplit"))
+    return kInvalidUsage;
   FakeComm &parent = *unwrap(comm);
   Clique &clique = *parent.clique;
   clique.slots[parent.rank].color = color;
@@ -305,10 +353,14 @@ ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
   return kSuccess;
 }
 ncclResult_t ncclCommDestroy(void *comm) {
+  if (!hasContext("ncclCommDestroy"))
+    return kInvalidUsage;
   delete unwrap(comm);
   return kSuccess;
 }
 ncclResult_t ncclCommAbort(void *comm) {
+  if (!hasContext("ncclCommAbort"))
+    return kInvalidUsage;
   ++aborts;
   delete unwrap(comm);
   return kSuccess;
@@ -320,6 +372,8 @@ ncclResult_t ncclCommGetAsyncError(void *, ncclResult_t *error) {
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
                            void *comm, void *stream) {
+  if (!hasContext("ncclAllGather"))
+    return kInvalidUsage;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -334,6 +388,8 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
                            int root, void *comm, void *stream) {
+  if (!hasContext("ncclBroadcast"))
+    return kInvalidUsage;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -345,6 +401,8 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
                            int op, void *comm, void *stream) {
+  if (!hasContext("ncclAllReduce"))
+    return kInvalidUsage;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -360,6 +418,8 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                int type, int op, void *comm, void *stream) {
+  if (!hasContext("ncclReduceScatter"))
+    return kInvalidUsage;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -384,6 +444,8 @@ ncclResult_t ncclGroupEnd() {
 }
 ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
                       void *comm, void *stream) {
+  if (!hasContext("ncclSend"))
+    return kInvalidUsage;
   lastStream = stream;
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
@@ -391,6 +453,8 @@ ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
 }
 ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
                       void *stream) {
+  if (!hasContext("ncclRecv"))
+    return kInvalidUsage;
   lastStream = stream;
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});

@@ -54,14 +54,15 @@ public:
         stream_(stream) {}
 
   ~NcclCommunicator() override {
+    // NCCL, like the driver, works in the thread's current context.
     cuda::setCurrentDevice(device_);
+    cuda::ScopedContext scope;
+    if (scope.enter() != PRECRT_SUCCESS)
+      return;
     if (comm_)
       api_.ncclCommDestroy(comm_);
-    if (ownStream_) {
-      cuda::ScopedContext scope;
-      if (scope.enter() == PRECRT_SUCCESS)
-        scope.api().cuStreamDestroy(ownStream_);
-    }
+    if (ownStream_)
+      scope.api().cuStreamDestroy(ownStream_);
   }
 
   precrt_status_t setStream(void *stream) override {
