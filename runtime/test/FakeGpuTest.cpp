@@ -146,6 +146,12 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
   EXPECT_EQ(contextDepth(), 0);
 }
 
+/// The NCCL data type of the calling thread's last collective.
+int lastDataType() {
+  auto last = fakeSymbol<int (*)()>(PRECRT_FAKE_NCCL, "fakeNcclLastDataType");
+  return last ? last() : -1;
+}
+
 TEST(FakeNccl, CollectivesOnFourRanks) {
   const int n = 4;
   const size_t count = 33;
@@ -178,7 +184,10 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
 
                 recv = toDevice(std::vector<uint8_t>(count * width * n));
                 EXPECT_EQ(precrtAllGather(world, send, recv, count, dtype),
-                          PRECRT_SUCCESS);
+                          PRECRT_SUCCESS)
+                    << lastError();
+                if (width == 1)
+                  EXPECT_EQ(lastDataType(), 1) << "fp8 moves as ncclUint8";
                 gathered[rank] = toHost(recv, count * width * n);
 
                 recv = toDevice(std::vector<uint8_t>(count * width * n));
@@ -228,6 +237,58 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
                                               "fakeNcclCallsWithoutContext");
   ASSERT_NE(withoutContext, nullptr);
   EXPECT_EQ(withoutContext(), 0);
+}
+
+// NCCL reduces fp8 only on compute capability 9.0 and newer: below, an fp8
+// reduction fails with a clear reason before reaching NCCL, while fp8 that
+// only moves (as bytes) works on any device.
+TEST(FakeNccl, Fp8ReductionsNeedComputeCapability9) {
+  expectInFreshProcess([] {
+    setenv("FAKE_CUDA_COMPUTE_CAPABILITY", "8.0", 1);
+    std::string reduceError;
+    bool gathered = true;
+    precrt_status_t status = runNccl(2, [&](precrt_comm_t world, int rank) {
+      const size_t count = 5;
+      void *send = toDevice(std::vector<uint8_t>(count, 0x38));
+      void *recv = toDevice(std::vector<uint8_t>(count * 2));
+      if (precrtAllGather(world, send, recv, count, PRECRT_DTYPE_F8E4M3FN) !=
+          PRECRT_SUCCESS)
+        gathered = false;
+      if (precrtAllReduce(world, send, recv, count, PRECRT_DTYPE_F8E5M2,
+                          PRECRT_REDUCTION_SUM) != PRECRT_SUCCESS &&
+          rank == 0)
+        reduceError = lastError();
+      precrtGpuFree(send);
+      precrtGpuFree(recv);
+    });
+    std::fprintf(stderr, "status %d, gathered %d, reduce error '%s'\n",
+                 int(status), int(gathered), reduceError.c_str());
+    return gathered &&
+           reduceError.find("NCCL reduces f8E5M2 only on devices of compute "
+                            "capability 9.0 or newer; device 0 (Fake H100 "
+                            "#0) is 8.0") != std::string::npos;
+  });
+}
+
+// A failed ncclGroupStart fails the all-to-all with NCCL's reason.
+TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_GROUP_START_FAILS", "1", 1);
+    std::string error;
+    runNccl(2, [&](precrt_comm_t world, int rank) {
+      const size_t count = 4;
+      void *send = toDevice(std::vector<uint8_t>(count * 4 * 2));
+      void *recv = toDevice(std::vector<uint8_t>(count * 4 * 2));
+      if (precrtAllToAll(world, send, recv, count, PRECRT_DTYPE_F32) !=
+              PRECRT_SUCCESS &&
+          rank == 0)
+        error = lastError();
+      precrtGpuFree(send);
+      precrtGpuFree(recv);
+    });
+    std::fprintf(stderr, "all_to_all error '%s'\n", error.c_str());
+    return error.find("ncclGroupStart") != std::string::npos;
+  });
 }
 
 TEST(FakeNccl, GridGroupsSplitTheCommunicator) {

@@ -22,7 +22,8 @@
 // cuDriverGetVersion reports; FAKE_CUDA_STREAM_NEVER_DONE=1 makes
 // cuStreamQuery answer CUDA_ERROR_NOT_READY forever (a hung kernel);
 // FAKE_CUDA_DEVICE_COUNT (default 4) is the number of devices;
-// FAKE_CUDA_MEMORY_POOLS=0 makes the devices lack stream-ordered allocation.
+// FAKE_CUDA_MEMORY_POOLS=0 makes the devices lack stream-ordered allocation;
+// FAKE_CUDA_COMPUTE_CAPABILITY (default 9.0) is every device's.
 //
 // Tests read the order of stream operations from a per-thread log
 // (fakeCudaCallLog): one line per event record, stream wait, stream query
@@ -240,12 +241,15 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
   case 39: // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
     *value = 2048;
     return kSuccess;
-  case 75: // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-    *value = 9;
+  case 75:   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+  case 76: { // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+    const char *capability = std::getenv("FAKE_CUDA_COMPUTE_CAPABILITY");
+    int major = 9, minor = 0;
+    if (capability)
+      std::sscanf(capability, "%d.%d", &major, &minor);
+    *value = attribute == 75 ? major : minor;
     return kSuccess;
-  case 76: // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
-    *value = 0;
-    return kSuccess;
+  }
   case 97: // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     *value = 227 * 1024;
     return kSuccess;

@@ -7,7 +7,11 @@
 // each other's buffers. Reductions sum in rank order, rounding to the dtype
 // at every step (with precrt's reference numerics); avg divides the sum once.
 //
-// Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9).
+// Strict where NCCL is: every call needs a current CUDA context (checked
+// with the test driver), and fp8 types are refused where data only moves.
+//
+// Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9);
+// FAKE_NCCL_GROUP_START_FAILS=1 makes ncclGroupStart fail.
 // fakeNcclLastStream() tells tests which stream work was issued on.
 //
 //===----------------------------------------------------------------------===//
@@ -239,6 +243,21 @@ struct PendingOp {
 };
 thread_local int groupDepth = 0;
 thread_local void *lastStream = nullptr;
+thread_local int lastDataType = -1;
+
+/// Some NCCL versions refuse fp8 types in collectives that only move data
+/// (ncclAllGather); this one refuses them in all of those, so a backend
+/// must move fp8 as bytes.
+bool refusesFp8Move(int type, const char *call) {
+  lastDataType = type;
+  if (type != 10 && type != 11) // ncclFloat8e4m3, ncclFloat8e5m2
+    return false;
+  std::fprintf(stderr,
+               "fake NCCL: %s of an fp8 type, which NCCL may refuse; move "
+               "fp8 data as bytes\n",
+               call);
+  return true;
+}
 thread_local std::vector<PendingOp> pending;
 
 ncclResult_t runPending() {
@@ -293,6 +312,8 @@ int fakeNcclAbortCount() { return aborts.load(); }
 int fakeNcclCallsWithoutContext() { return callsWithoutContext.load(); }
 /// The stream of the calling thread's last collective or send/recv.
 void *fakeNcclLastStream() { return lastStream; }
+/// The NCCL data type of the calling thread's last collective.
+int fakeNcclLastDataType() { return lastDataType; }
 
 ncclResult_t ncclGetVersion(int *version) {
   const char *value = std::getenv("FAKE_NCCL_VERSION");
@@ -374,6 +395,8 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
                            void *comm, void *stream) {
   if (!hasContext("ncclAllGather"))
     return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclAllGather"))
+    return kInvalidArgument;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -390,6 +413,8 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
                            int root, void *comm, void *stream) {
   if (!hasContext("ncclBroadcast"))
     return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclBroadcast"))
+    return kInvalidArgument;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -403,6 +428,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
                            int op, void *comm, void *stream) {
   if (!hasContext("ncclAllReduce"))
     return kInvalidUsage;
+  lastDataType = type;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -420,6 +446,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                int type, int op, void *comm, void *stream) {
   if (!hasContext("ncclReduceScatter"))
     return kInvalidUsage;
+  lastDataType = type;
   lastStream = stream;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
@@ -434,6 +461,10 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
   return kSuccess;
 }
 ncclResult_t ncclGroupStart() {
+  // FAKE_NCCL_GROUP_START_FAILS=1: every group start fails.
+  const char *fails = std::getenv("FAKE_NCCL_GROUP_START_FAILS");
+  if (fails && std::strcmp(fails, "1") == 0)
+    return kInvalidUsage;
   ++groupDepth;
   return kSuccess;
 }
@@ -446,6 +477,8 @@ ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
                       void *comm, void *stream) {
   if (!hasContext("ncclSend"))
     return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclSend"))
+    return kInvalidArgument;
   lastStream = stream;
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
@@ -455,6 +488,8 @@ ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
                       void *stream) {
   if (!hasContext("ncclRecv"))
     return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclRecv"))
+    return kInvalidArgument;
   lastStream = stream;
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});

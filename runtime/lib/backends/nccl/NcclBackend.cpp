@@ -19,6 +19,7 @@
 #include "core/CurrentWorld.h"
 #include "core/Error.h"
 #include "gpu/GpuContext.h"
+#include "precrt/gpu.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -188,9 +189,48 @@ precrt_status_t NcclCommunicator::waitForStream(cuda::ScopedContext &scope,
   }
 }
 
+/// The type data that NCCL only moves travels as: fp8 as bytes.
+precrt_status_t moveTypeForNccl(const NcclApi &api, precrt_dtype_t dtype,
+                                ncclDataType_t *type) {
+  if (dtype == PRECRT_DTYPE_F8E4M3FN || dtype == PRECRT_DTYPE_F8E5M2) {
+    *type = ncclUint8;
+    return PRECRT_SUCCESS;
+  }
+  return dtypeForNccl(api, dtype, type);
+}
+
+/// fp8 goes to NCCL's fp8 types only where NCCL reduces it: those need
+/// NCCL 2.24 and a device of compute capability 9.0 or newer, below which
+/// NCCL refuses fp8 reductions (and some versions fp8 gathers too). Data
+/// that is only moved travels as bytes on every device and version.
+precrt_status_t wireTypeForNccl(const NcclApi &api, const CollectiveCall &call,
+                                int device, ncclDataType_t *type) {
+  bool fp8 = call.dtype() == PRECRT_DTYPE_F8E4M3FN ||
+             call.dtype() == PRECRT_DTYPE_F8E5M2;
+  bool reduces = call.op() == CollectiveOp::ReduceScatter ||
+                 call.op() == CollectiveOp::AllReduce;
+  if (!reduces)
+    return moveTypeForNccl(api, call.dtype(), type);
+  if (fp8) {
+    precrt_gpu_device_properties properties;
+    if (precrt_status_t status =
+            precrtGpuGetDeviceProperties(device, &properties))
+      return status;
+    if (properties.compute_capability_major < 9)
+      return fail(PRECRT_ERROR_UNAVAILABLE,
+                  "NCCL reduces %s only on devices of compute capability 9.0 "
+                  "or newer; device %d (%s) is %d.%d: reduce in a wider "
+                  "acc_dtype",
+                  precrtDtypeName(call.dtype()), device, properties.name,
+                  properties.compute_capability_major,
+                  properties.compute_capability_minor);
+  }
+  return dtypeForNccl(api, call.dtype(), type);
+}
+
 precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
   ncclDataType_t type;
-  if (precrt_status_t status = dtypeForNccl(api_, call.dtype(), &type))
+  if (precrt_status_t status = wireTypeForNccl(api_, call, device_, &type))
     return status;
   const size_t count = call.count();
   const size_t bytes = byteSize(call.dtype(), count);
@@ -220,7 +260,11 @@ precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
     break;
   case CollectiveOp::AllToAll: {
     what = "all_to_all (grouped ncclSend/ncclRecv)";
-    api_.ncclGroupStart();
+    result = api_.ncclGroupStart();
+    if (result != ncclSuccess) {
+      what = "ncclGroupStart";
+      break;
+    }
     for (int peer = 0; peer < size() && result == ncclSuccess; ++peer) {
       result = api_.ncclSend(static_cast<const char *>(call.send) + peer * bytes,
                              count, type, peer, comm_, stream_);
@@ -277,7 +321,7 @@ NcclCommunicator::runPointToPoint(const PointToPointCall &call,
   if (!comm_)
     return fail(PRECRT_ERROR_PEER_FAILED, "the NCCL communicator was aborted");
   ncclDataType_t type;
-  if (precrt_status_t status = dtypeForNccl(api_, call.dtype, &type))
+  if (precrt_status_t status = moveTypeForNccl(api_, call.dtype, &type))
     return status;
   auto deadline = this->deadline();
   cuda::setCurrentDevice(device_);
