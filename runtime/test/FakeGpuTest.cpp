@@ -291,6 +291,26 @@ TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
   });
 }
 
+// Without a unique id, rank 0 still broadcasts: every rank fails at once
+// with rank 0's reason, none waits in the broadcast for an id (the control
+// plane would notice rank 0 leaving, but not say why).
+TEST(FakeNccl, UniqueIdFailureFailsEveryRankAtOnce) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_UNIQUE_ID_FAILS", "1", 1);
+    auto started = std::chrono::steady_clock::now();
+    precrt_status_t status =
+        runNccl(2, [](precrt_comm_t, int) {}, /*timeoutMs=*/10000);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    std::string error = lastError();
+    std::fprintf(stderr, "status %d after %.1f s: '%s'\n", int(status),
+                 seconds, error.c_str());
+    return status != PRECRT_SUCCESS && seconds < 5 &&
+           error.find("ncclGetUniqueId failed on rank 0") != std::string::npos;
+  });
+}
+
 TEST(FakeNccl, GridGroupsSplitTheCommunicator) {
   const int64_t shape[] = {2, 2};
   const int32_t rowAxis[] = {1};

@@ -11,7 +11,8 @@
 // with the test driver), and fp8 types are refused where data only moves.
 //
 // Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9);
-// FAKE_NCCL_GROUP_START_FAILS=1 makes ncclGroupStart fail.
+// FAKE_NCCL_GROUP_START_FAILS=1 makes ncclGroupStart fail,
+// FAKE_NCCL_UNIQUE_ID_FAILS=1 ncclGetUniqueId.
 // fakeNcclLastStream() tells tests which stream work was issued on.
 //
 //===----------------------------------------------------------------------===//
@@ -325,6 +326,10 @@ const char *ncclGetErrorString(ncclResult_t result) {
 }
 const char *ncclGetLastError(void *) { return "fake NCCL"; }
 ncclResult_t ncclGetUniqueId(void *id) {
+  // FAKE_NCCL_UNIQUE_ID_FAILS=1: no id (as when NCCL finds no network).
+  const char *fails = std::getenv("FAKE_NCCL_UNIQUE_ID_FAILS");
+  if (fails && std::strcmp(fails, "1") == 0)
+    return kInvalidUsage;
   std::memset(id, 0, 128);
   uint64_t value = nextId++;
   std::memcpy(id, &value, sizeof(value));

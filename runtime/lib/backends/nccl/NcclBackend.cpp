@@ -21,6 +21,7 @@
 #include "gpu/GpuContext.h"
 #include "precrt/gpu.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
@@ -379,20 +380,29 @@ precrt_status_t createNcclWorld(const NcclApi &api, Communicator *control,
                                 std::unique_ptr<Communicator> ownedControl,
                                 int device, int64_t timeoutMs,
                                 std::unique_ptr<Communicator> *world) {
-  ncclUniqueId id{};
+  // Rank 0 broadcasts the id or why it has none: its peers wait in the
+  // broadcast, and must fail with it rather than at their timeout.
+  struct {
+    ncclUniqueId id;
+    char failure[256];
+  } bootstrap{};
   if (control->rank() == 0) {
-    if (ncclResult_t result = api.ncclGetUniqueId(&id))
-      return fail(PRECRT_ERROR_BACKEND, "ncclGetUniqueId failed: %s",
-                  api.ncclGetErrorString(result));
+    if (ncclResult_t result = api.ncclGetUniqueId(&bootstrap.id))
+      std::snprintf(bootstrap.failure, sizeof(bootstrap.failure),
+                    "ncclGetUniqueId failed on rank 0: %s",
+                    api.ncclGetErrorString(result));
   }
   CollectiveCall broadcast;
   broadcast.descriptor.op = uint32_t(CollectiveOp::Broadcast);
   broadcast.descriptor.dtype = PRECRT_DTYPE_BYTES;
-  broadcast.descriptor.count = sizeof(id);
-  broadcast.send = &id;
-  broadcast.recv = &id;
+  broadcast.descriptor.count = sizeof(bootstrap);
+  broadcast.send = &bootstrap;
+  broadcast.recv = &bootstrap;
   if (precrt_status_t status = control->collective(broadcast))
     return status;
+  if (bootstrap.failure[0])
+    return fail(PRECRT_ERROR_BACKEND, "%s", bootstrap.failure);
+  const ncclUniqueId &id = bootstrap.id;
 
   cuda::setCurrentDevice(device);
   cuda::ScopedContext scope;
