@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <functional>
 
@@ -289,6 +290,32 @@ TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
     std::fprintf(stderr, "all_to_all error '%s'\n", error.c_str());
     return error.find("ncclGroupStart") != std::string::npos;
   });
+}
+
+// ncclAvg on floating types multiplies every input by 1/N and sums (NCCL's
+// PreMulSum): four f16 inputs of 65504 average to 65504, where a sum
+// divided afterwards would overflow to infinity.
+TEST(FakeNccl, AvgPremultipliesAsNcclDoes) {
+  const int n = 4;
+  std::vector<uint16_t> averaged(n);
+  ASSERT_EQ(runNccl(n, [&](precrt_comm_t world, int rank) {
+              uint16_t largest = 0x7BFF; // 65504 in f16
+              void *send = toDevice(std::vector<uint8_t>(
+                  reinterpret_cast<uint8_t *>(&largest),
+                  reinterpret_cast<uint8_t *>(&largest) + 2));
+              void *recv = toDevice(std::vector<uint8_t>(2));
+              EXPECT_EQ(precrtAllReduce(world, send, recv, 1, PRECRT_DTYPE_F16,
+                                        PRECRT_REDUCTION_AVG),
+                        PRECRT_SUCCESS)
+                  << lastError();
+              std::vector<uint8_t> result = toHost(recv, 2);
+              std::memcpy(&averaged[rank], result.data(), 2);
+              precrtGpuFree(send);
+            }),
+            PRECRT_SUCCESS)
+      << lastError();
+  for (int rank = 0; rank < n; ++rank)
+    EXPECT_EQ(averaged[rank], 0x7BFF) << "rank " << rank;
 }
 
 // Without a unique id, rank 0 still broadcasts: every rank fails at once

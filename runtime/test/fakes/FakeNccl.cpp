@@ -5,7 +5,8 @@
 // are host memory (see FakeCudaDriver.cpp), and every operation completes
 // before it returns: collectives meet at a barrier of their clique and read
 // each other's buffers. Reductions sum in rank order, rounding to the dtype
-// at every step (with precrt's reference numerics); avg divides the sum once.
+// at every step (with precrt's reference numerics); avg multiplies every
+// input by 1/N first, as NCCL's PreMulSum does.
 //
 // Strict where NCCL is: every call needs a current CUDA context (checked
 // with the test driver), and fp8 types are refused where data only moves.
@@ -217,9 +218,16 @@ double reduceElement(Clique &clique, int type, int op, size_t index) {
     store(buffer, type, 0, value);
     return load(buffer, type, 0);
   };
-  double acc = load(clique.slots[0].send, type, index);
-  for (int rank = 1; rank < clique.size; ++rank) {
+  // ncclAvg on floating types is NCCL's PreMulSum: every input multiplied
+  // by 1/N (rounded to the dtype), then summed; nothing is divided after.
+  double scale = op == 4 ? rounded(1.0 / clique.size) : 1.0;
+  auto input = [&](int rank) {
     double v = load(clique.slots[rank].send, type, index);
+    return op == 4 ? rounded(v * scale) : v;
+  };
+  double acc = input(0);
+  for (int rank = 1; rank < clique.size; ++rank) {
+    double v = input(rank);
     if (op == 2)
       acc = std::max(acc, v);
     else if (op == 3)
@@ -227,8 +235,6 @@ double reduceElement(Clique &clique, int type, int op, size_t index) {
     else
       acc = rounded(acc + v);
   }
-  if (op == 4)
-    acc = rounded(acc / clique.size);
   return acc;
 }
 
