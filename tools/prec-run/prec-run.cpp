@@ -638,7 +638,10 @@ LogicalResult compileForHost(ModuleOp module, StringRef entry,
   }
   // The options hold a reference to the transformer, which must outlive
   // ExecutionEngine::create.
-  auto optimize = makeOptimizingTransformer(3, 0, hostMachine->get());
+  // Emulated kernels run tests on small buffers: compiling them fast
+  // matters more than running them fast.
+  auto optimize = makeOptimizingTransformer(gpuEmulation ? 1 : 3, 0,
+                                            hostMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> created = [&] {
