@@ -94,8 +94,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
 /// prec on tensors to outlined kernels (gpu.func) and host code that
 /// launches them and runs collectives on the rank's stream: everything prec
 /// writes for the GPU, shared by the CUDA pipeline and its emulation.
-static void buildPrecToGPUKernelsPipeline(OpPassManager &pm,
-                                          const PrecLowerToCUDAOptions &options) {
+static void
+buildPrecToGPUKernelsPipeline(OpPassManager &pm,
+                              const PrecLowerToCUDAOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by

@@ -93,9 +93,9 @@ public:
     Location loc = kernel.getLoc();
     auto pointer = LLVM::LLVMPointerType::get(context);
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    std::string name = ("__prec_emulated_" + gpuModule.getName() + "_" +
-                        kernel.getName())
-                           .str();
+    std::string name =
+        ("__prec_emulated_" + gpuModule.getName() + "_" + kernel.getName())
+            .str();
     auto function = func::FuncOp::create(
         builder, loc, name, builder.getFunctionType({pointer, pointer}, {}));
     function.setPrivate();
@@ -113,8 +113,7 @@ public:
           LLVM::GEPOp::create(builder, loc, pointer, pointer, params,
                               ArrayRef<LLVM::GEPArg>{int32_t(index)});
       Value slot = LLVM::LoadOp::create(builder, loc, pointer, slotAddress);
-      Value value =
-          LLVM::LoadOp::create(builder, loc, getSlotType(type), slot);
+      Value value = LLVM::LoadOp::create(builder, loc, getSlotType(type), slot);
       if (isa<MemRefType>(type)) {
         value = UnrealizedConversionCastOp::create(builder, loc, type, value)
                     .getResult(0);
@@ -139,8 +138,8 @@ public:
 
     // Every buffer in device memory, or the driver fails the launch and no
     // thread runs.
-    Value allInDevice = checkBuffersInDeviceMemory(builder, loc, launch,
-                                                   buffers);
+    Value allInDevice =
+        checkBuffersInDeviceMemory(builder, loc, launch, buffers);
     auto ifInDevice = scf::IfOp::create(builder, loc, allInDevice,
                                         /*withElseRegion=*/false);
     builder.setInsertionPointToStart(ifInDevice.thenBlock());
@@ -188,18 +187,19 @@ private:
                << "takes " << problem << " (" << argument.getType()
                << "), which the host emulation cannot pass";
     }
-    WalkResult result = kernel.walk([&](Operation *op) {
-      if (!isa<gpu::GPUDialect>(op->getDialect()) || op == kernel)
-        return WalkResult::advance();
-      if (isa<gpu::BlockIdOp, gpu::ThreadIdOp, gpu::BlockDimOp,
-              gpu::GridDimOp, gpu::GlobalIdOp, gpu::ReturnOp>(op))
-        return WalkResult::advance();
-      op->emitOpError()
-          << "in kernel " << gpuModule.getName() << "::" << kernel.getName()
-          << ": the host emulation runs threads one after another and "
-             "supports no operation that needs them to run together";
-      return WalkResult::interrupt();
-    });
+    WalkResult result =
+        kernel.walk([&](Operation *op) {
+          if (!isa<gpu::GPUDialect>(op->getDialect()) || op == kernel)
+            return WalkResult::advance();
+          if (isa<gpu::BlockIdOp, gpu::ThreadIdOp, gpu::BlockDimOp,
+                  gpu::GridDimOp, gpu::GlobalIdOp, gpu::ReturnOp>(op))
+            return WalkResult::advance();
+          op->emitOpError()
+              << "in kernel " << gpuModule.getName() << "::" << kernel.getName()
+              << ": the host emulation runs threads one after another and "
+                 "supports no operation that needs them to run together";
+          return WalkResult::interrupt();
+        });
     return failure(result.wasInterrupted());
   }
 
@@ -218,8 +218,7 @@ private:
     Value all = arith::ConstantIntOp::create(builder, loc, 1, 1);
     for (Value buffer : buffers) {
       auto type = cast<MemRefType>(buffer.getType());
-      int64_t elementBytes =
-          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
       auto metadata =
           memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
       // The buffer spans [aligned + offset, ... + last element]: one
@@ -268,8 +267,8 @@ private:
         idOps.push_back(op);
     });
     for (Operation *op : idOps) {
-      auto dim = unsigned(op->getAttrOfType<gpu::DimensionAttr>("dimension")
-                              .getValue());
+      auto dim = unsigned(
+          op->getAttrOfType<gpu::DimensionAttr>("dimension").getValue());
       Value replacement;
       if (isa<gpu::BlockIdOp>(op)) {
         replacement = blockIds[dim];
@@ -281,8 +280,8 @@ private:
         replacement = gridSizes[dim];
       } else {
         OpBuilder builder(op);
-        Value base = arith::MulIOp::create(builder, op->getLoc(),
-                                           blockIds[dim], blockSizes[dim]);
+        Value base = arith::MulIOp::create(builder, op->getLoc(), blockIds[dim],
+                                           blockSizes[dim]);
         replacement =
             arith::AddIOp::create(builder, op->getLoc(), base, threadIds[dim]);
       }
@@ -295,8 +294,8 @@ private:
   Value getStringAddress(OpBuilder &builder, Location loc, StringRef name,
                          StringRef text) {
     MLIRContext *context = builder.getContext();
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
-                                         text.size() + 1);
+    auto type =
+        LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size() + 1);
     auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
     if (!global) {
       OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
@@ -394,9 +393,8 @@ LLVM::LLVMFuncOp getOrDeclareLaunch(ModuleOp module) {
   auto i64 = IntegerType::get(context, 64);
   auto i32 = IntegerType::get(context, 32);
   auto type = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(context),
-      {pointer, i64, i64, i64, i64, i64, i64, i32, pointer, pointer, pointer,
-       i64});
+      LLVM::LLVMVoidType::get(context), {pointer, i64, i64, i64, i64, i64, i64,
+                                         i32, pointer, pointer, pointer, i64});
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
 }
@@ -428,7 +426,9 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
   Value one = LLVM::ConstantOp::create(entryBuilder, loc, i64, 1);
   ValueRange arguments = launch.getKernelOperands();
   Value params = LLVM::AllocaOp::create(
-      entryBuilder, loc, pointer, LLVM::LLVMArrayType::get(pointer, std::max<size_t>(arguments.size(), 1)), one);
+      entryBuilder, loc, pointer,
+      LLVM::LLVMArrayType::get(pointer, std::max<size_t>(arguments.size(), 1)),
+      one);
 
   OpBuilder builder(launch);
   for (auto [index, argument] : llvm::enumerate(arguments)) {
@@ -442,9 +442,9 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
     else if (value.getType().isIndex())
       value = arith::IndexCastOp::create(builder, loc, i64, value);
     LLVM::StoreOp::create(builder, loc, value, slot);
-    Value slotAddress = LLVM::GEPOp::create(
-        builder, loc, pointer, pointer, params,
-        ArrayRef<LLVM::GEPArg>{int32_t(index)});
+    Value slotAddress =
+        LLVM::GEPOp::create(builder, loc, pointer, pointer, params,
+                            ArrayRef<LLVM::GEPArg>{int32_t(index)});
     LLVM::StoreOp::create(builder, loc, slot, slotAddress);
   }
 
@@ -461,9 +461,8 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
               "stream of prec-gpu-host-to-runtime";
   }
 
-  Value kernel = func::ConstantOp::create(builder, loc,
-                                          emulated.getFunctionType(),
-                                          emulated.getSymName());
+  Value kernel = func::ConstantOp::create(
+      builder, loc, emulated.getFunctionType(), emulated.getSymName());
   kernel = UnrealizedConversionCastOp::create(builder, loc, pointer, kernel)
                .getResult(0);
   auto toI64 = [&](Value size) -> Value {
@@ -477,11 +476,11 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
   Value extra = LLVM::ZeroOp::create(builder, loc, pointer);
   Value count =
       LLVM::ConstantOp::create(builder, loc, i64, int64_t(arguments.size()));
-  LLVM::CallOp::create(
-      builder, loc, getOrDeclareLaunch(module),
-      ValueRange{kernel, toI64(grid.x), toI64(grid.y), toI64(grid.z),
-                 toI64(block.x), toI64(block.y), toI64(block.z), sharedMemory,
-                 stream, params, extra, count});
+  LLVM::CallOp::create(builder, loc, getOrDeclareLaunch(module),
+                       ValueRange{kernel, toI64(grid.x), toI64(grid.y),
+                                  toI64(grid.z), toI64(block.x), toI64(block.y),
+                                  toI64(block.z), sharedMemory, stream, params,
+                                  extra, count});
 
   // The stream orders what follows: the launch's token is its dependency.
   if (Value token = launch.getAsyncToken()) {

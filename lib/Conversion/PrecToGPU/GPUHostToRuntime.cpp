@@ -316,9 +316,9 @@ private:
       OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&body);
       auto loop = scf::ForOp::create(bodyBuilder, loc, id, size, launched);
       Block *loopBody = loop.getBody();
-      for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
-               std::next(Block::iterator(loop)),
-               Block::iterator(body.getTerminator()))))
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::make_range(std::next(Block::iterator(loop)),
+                                Block::iterator(body.getTerminator()))))
         op.moveBefore(loopBody->getTerminator());
       id.replaceUsesWithIf(loop.getInductionVar(), [&](OpOperand &use) {
         return loop->isProperAncestor(use.getOwner());
@@ -364,15 +364,14 @@ private:
         copy = gpu::AllocOp::create(builder, loc, type, token.getType(), token,
                                     {}, {}, /*hostShared=*/false)
                    .getMemref();
-        gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy,
-                              root);
+        gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy, root);
         deviceCopies.push_back(copy);
       }
       // The same views, of the copy.
       SmallVector<Operation *> views;
       for (Value view = value; view != root;
-           view = cast<ViewLikeOpInterface>(view.getDefiningOp())
-                      .getViewSource())
+           view =
+               cast<ViewLikeOpInterface>(view.getDefiningOp()).getViewSource())
         views.push_back(view.getDefiningOp());
       IRMapping mapping;
       mapping.map(root, copy);

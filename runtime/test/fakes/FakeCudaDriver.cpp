@@ -68,8 +68,7 @@ thread_local int threadContextDepth = 0;
 CUresult requireContext(const char *call) {
   if (threadContextDepth > 0)
     return kSuccess;
-  std::fprintf(stderr, "fake CUDA driver: %s with no current context\n",
-               call);
+  std::fprintf(stderr, "fake CUDA driver: %s with no current context\n", call);
   return kInvalidContext;
 }
 
@@ -339,7 +338,7 @@ static CUresult launch(void *function, const unsigned grid[3],
                         &emulatedLaunchOutOfBounds,
                         false};
   reinterpret_cast<void (*)(void **, EmulatedLaunch *)>(function)(params,
-                                                                   &launch);
+                                                                  &launch);
   return launch.failed ? kIllegalAddress : kSuccess;
 }
 
