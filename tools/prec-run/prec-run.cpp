@@ -640,8 +640,8 @@ LogicalResult compileForHost(ModuleOp module, StringRef entry,
   // ExecutionEngine::create.
   // Emulated kernels run tests on small buffers: compiling them fast
   // matters more than running them fast.
-  auto optimize = makeOptimizingTransformer(gpuEmulation ? 1 : 3, 0,
-                                            hostMachine->get());
+  auto optimize =
+      makeOptimizingTransformer(gpuEmulation ? 1 : 3, 0, hostMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> created = [&] {
@@ -704,6 +704,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
                               std::chrono::steady_clock::now() - started)
                               .count())
                           .str();
+  }
+  if (program.onGpu) {
     stream = precrtCompiledGpuStream();
     if (!stream)
       return fail(std::string("no compute stream: ") +

@@ -194,7 +194,10 @@ def PrecEmulateGPUKernels
       would emit, `mgpuLaunchKernel(function, grid, block, shared memory,
       stream, params, nullptr, count)`, on the same stream, with the host
       function as the kernel: `params[i]` points to argument `i` (a memref
-      as its descriptor, an `index` as an i64).
+      as its descriptor, an `index` as an i64), and `extra` is
+      `{0x50524543, {count, size of each argument}, nullptr}` so that the
+      driver can copy the arguments at the launch and run the kernel later,
+      in stream order.
 
     The driver calls the function as `kernel(params, launch)`, `launch`
     pointing to `{i64 grid[3]; i64 block[3]; i32 (*inDeviceMemory)(launch,

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECEMULATEGPUKERNELS
@@ -38,6 +39,10 @@ enum LaunchField : int32_t {
   kInDeviceMemory = 6,
   kOutOfBounds = 7
 };
+
+/// The key in a launch's `extra` before the sizes of its parameters (the
+/// test driver's; "PREC").
+constexpr int64_t kEmulatedParamSizes = 0x50524543;
 
 /// The type a kernel argument of type `type` is passed as in `params`.
 Type getSlotType(Type type) {
@@ -473,7 +478,38 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
   Value sharedMemory = launch.getDynamicSharedMemorySize();
   if (!sharedMemory)
     sharedMemory = LLVM::ConstantOp::create(builder, loc, i32, 0);
-  Value extra = LLVM::ZeroOp::create(builder, loc, pointer);
+  // The driver runs the kernel in stream order, after this function may
+  // have returned: `extra` gives it the sizes of the slots to copy at the
+  // launch, {kEmulatedParamSizes, {count, size...}, end}.
+  DataLayout layout = DataLayout::closest(launch);
+  Value sizes = LLVM::AllocaOp::create(
+      entryBuilder, loc, pointer,
+      LLVM::LLVMArrayType::get(i64, arguments.size() + 1), one);
+  for (auto [index, argument] : llvm::enumerate(arguments)) {
+    Type slotType = getSlotType(argument.getType());
+    Value size = LLVM::ConstantOp::create(
+        builder, loc, i64, int64_t(layout.getTypeSize(slotType)));
+    Value address =
+        LLVM::GEPOp::create(builder, loc, pointer, i64, sizes,
+                            ArrayRef<LLVM::GEPArg>{int32_t(index + 1)});
+    LLVM::StoreOp::create(builder, loc, size, address);
+  }
+  LLVM::StoreOp::create(
+      builder, loc,
+      LLVM::ConstantOp::create(builder, loc, i64, int64_t(arguments.size())),
+      sizes);
+  Value extra = LLVM::AllocaOp::create(
+      entryBuilder, loc, pointer, LLVM::LLVMArrayType::get(pointer, 3), one);
+  Value keyValue =
+      LLVM::ConstantOp::create(builder, loc, i64, kEmulatedParamSizes);
+  Value key = LLVM::IntToPtrOp::create(builder, loc, pointer, keyValue);
+  Value end = LLVM::ZeroOp::create(builder, loc, pointer);
+  SmallVector<Value> extraEntries{key, sizes, end};
+  for (auto [index, value] : llvm::enumerate(extraEntries)) {
+    Value address = LLVM::GEPOp::create(builder, loc, pointer, pointer, extra,
+                                        ArrayRef<LLVM::GEPArg>{int32_t(index)});
+    LLVM::StoreOp::create(builder, loc, value, address);
+  }
   Value count =
       LLVM::ConstantOp::create(builder, loc, i64, int64_t(arguments.size()));
   LLVM::CallOp::create(builder, loc, getOrDeclareLaunch(module),

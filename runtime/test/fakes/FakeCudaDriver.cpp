@@ -3,7 +3,8 @@
 // A test double of libcuda.so.1 with the entry points precrt resolves, so
 // that the dlopen layer, precrt/gpu.h, the mgpu* wrappers and the NCCL
 // backend run on machines without a GPU. "Device" memory is host memory,
-// every stream operation completes at once, and a kernel is a host function
+// stream operations run in stream order when something waits for them
+// (see FakeStream), and a kernel is a host function
 // `void kernel(void **params, EmulatedLaunch *launch)` whose address is the
 // CUfunction: the kernels of prec-lower-to-cuda-emulation
 // (prec-emulate-gpu-kernels), which loop over the launch's blocks and
@@ -36,9 +37,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 using CUresult = int;
@@ -50,12 +55,44 @@ constexpr CUresult kNotFound = 500;
 constexpr CUresult kNotReady = 600;
 constexpr CUresult kIllegalAddress = 700;
 
+/// Work runs in stream order, when something waits for it (a stream or
+/// event synchronization or query, a stream wait on an event, NCCL taking
+/// the stream), not when it is issued: a missing wait shows up as work
+/// that has not run yet.
 struct FakeStream {
-  int unused;
+  std::recursive_mutex mutex;
+  std::deque<std::function<void()>> queue;
+  /// A failed kernel's error, reported by every later synchronization.
+  CUresult error = 0;
 };
 struct FakeEvent {
-  int unused;
+  /// Sequence numbers of the latest record issued and completed.
+  std::atomic<uint64_t> recorded{0}, completed{0};
+  std::atomic<FakeStream *> stream{nullptr};
 };
+
+/// Runs the stream's work in order; work may run other streams' (a wait).
+void drain(FakeStream *stream) {
+  if (!stream)
+    return;
+  std::lock_guard<std::recursive_mutex> lock(stream->mutex);
+  while (!stream->queue.empty()) {
+    std::function<void()> work = std::move(stream->queue.front());
+    stream->queue.pop_front();
+    work();
+  }
+}
+
+/// Issues `work` on `stream`; the legacy default stream runs it at once.
+void enqueue(void *stream, std::function<void()> work) {
+  if (!stream) {
+    work();
+    return;
+  }
+  auto *fake = static_cast<FakeStream *>(stream);
+  std::lock_guard<std::recursive_mutex> lock(fake->mutex);
+  fake->queue.push_back(std::move(work));
+}
 struct FakeModule {
   int unused;
 };
@@ -318,9 +355,16 @@ CUresult cuFuncSetAttribute(void *, int, int) {
   REQUIRE_CONTEXT("cuFuncSetAttribute");
   return kSuccess;
 }
-/// Runs `function` as CUDA would launch it, or says why CUDA would not.
+/// The key in `extra` before the sizes of the parameters that
+/// prec-emulate-gpu-kernels passes ({key, {count, size...}, end}).
+constexpr uintptr_t kEmulatedParamSizes = 0x50524543;
+
+/// Issues `function` on `stream` as CUDA would launch it, or says why CUDA
+/// would not. Parameters are copied at the launch when `extra` gives their
+/// sizes (the emulated kernels); otherwise the kernel runs at once.
 static CUresult launch(void *function, const unsigned grid[3],
-                       const unsigned block[3], void **params) {
+                       const unsigned block[3], void *stream, void **params,
+                       void **extra) {
   // CUDA's limits (compute capability 9.0).
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 2147483647u ||
       grid[1] > 65535 || grid[2] > 65535 || block[0] == 0 || block[1] == 0 ||
@@ -332,24 +376,41 @@ static CUresult launch(void *function, const unsigned grid[3],
                  grid[0], grid[1], grid[2], block[0], block[1], block[2]);
     return kInvalidValue;
   }
-  EmulatedLaunch launch{{grid[0], grid[1], grid[2]},
-                        {block[0], block[1], block[2]},
-                        &emulatedLaunchInDeviceMemory,
-                        &emulatedLaunchOutOfBounds,
-                        false};
-  reinterpret_cast<void (*)(void **, EmulatedLaunch *)>(function)(params,
-                                                                  &launch);
-  return launch.failed ? kIllegalAddress : kSuccess;
+  EmulatedLaunch shape{{grid[0], grid[1], grid[2]},
+                       {block[0], block[1], block[2]},
+                       &emulatedLaunchInDeviceMemory,
+                       &emulatedLaunchOutOfBounds,
+                       false};
+  auto kernel = reinterpret_cast<void (*)(void **, EmulatedLaunch *)>(function);
+  if (!extra || reinterpret_cast<uintptr_t>(extra[0]) != kEmulatedParamSizes) {
+    kernel(params, &shape);
+    return shape.failed ? kIllegalAddress : kSuccess;
+  }
+  const auto *sizes = static_cast<const int64_t *>(extra[1]);
+  auto values = std::make_shared<std::vector<std::vector<char>>>();
+  for (int64_t i = 0; i < sizes[0]; ++i) {
+    const char *value = static_cast<const char *>(params[i]);
+    values->emplace_back(value, value + sizes[i + 1]);
+  }
+  enqueue(stream, [kernel, shape, values, stream]() mutable {
+    std::vector<void *> copied;
+    for (std::vector<char> &value : *values)
+      copied.push_back(value.data());
+    kernel(copied.data(), &shape);
+    if (shape.failed && stream)
+      static_cast<FakeStream *>(stream)->error = kIllegalAddress;
+  });
+  return !stream && shape.failed ? kIllegalAddress : kSuccess;
 }
 
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
-                        unsigned blockZ, unsigned, void *, void **params,
-                        void **) {
+                        unsigned blockZ, unsigned, void *stream, void **params,
+                        void **extra) {
   REQUIRE_CONTEXT("cuLaunchKernel");
   const unsigned grid[3] = {gridX, gridY, gridZ};
   const unsigned block[3] = {blockX, blockY, blockZ};
-  return launch(function, grid, block, params);
+  return launch(function, grid, block, stream, params, extra);
 }
 /// The layout of cuda.h's CUlaunchConfig and CUlaunchAttribute.
 struct FakeLaunchAttribute {
@@ -369,14 +430,15 @@ static unsigned lastClusterSize = 0;
 unsigned fakeCudaLastClusterSize() { return lastClusterSize; }
 
 CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
-                          void **params, void **) {
+                          void **params, void **extra) {
   REQUIRE_CONTEXT("cuLaunchKernelEx");
   lastClusterSize = 0;
   for (unsigned i = 0; i < config->numAttrs; ++i)
     if (config->attrs[i].id == 4) // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
       lastClusterSize = config->attrs[i].value[0] * config->attrs[i].value[1] *
                         config->attrs[i].value[2];
-  return launch(function, config->grid, config->block, params);
+  return launch(function, config->grid, config->block, config->stream, params,
+                extra);
 }
 
 /// Streams and events created and not yet destroyed, for the tests.
@@ -391,22 +453,39 @@ CUresult cuStreamCreate(void **stream, unsigned) {
 }
 CUresult cuStreamDestroy_v2(void *stream) {
   REQUIRE_CONTEXT("cuStreamDestroy_v2");
+  drain(static_cast<FakeStream *>(stream));
   delete static_cast<FakeStream *>(stream);
   --liveStreams;
   return kSuccess;
 }
-CUresult cuStreamSynchronize(void *) {
+CUresult cuStreamSynchronize(void *stream) {
   REQUIRE_CONTEXT("cuStreamSynchronize");
-  return kSuccess;
+  if (!stream)
+    return kSuccess;
+  drain(static_cast<FakeStream *>(stream));
+  return static_cast<FakeStream *>(stream)->error;
 }
 CUresult cuStreamQuery(void *stream) {
   REQUIRE_CONTEXT("cuStreamQuery");
   logCall("cuStreamQuery", stream, nullptr);
-  return streamNeverDone() ? kNotReady : kSuccess;
+  if (streamNeverDone())
+    return kNotReady;
+  if (!stream)
+    return kSuccess;
+  drain(static_cast<FakeStream *>(stream));
+  return static_cast<FakeStream *>(stream)->error;
 }
 CUresult cuStreamWaitEvent(void *stream, void *event, unsigned) {
   REQUIRE_CONTEXT("cuStreamWaitEvent");
   logCall("cuStreamWaitEvent", stream, event);
+  // The wait captures the event's latest record, as CUDA's does.
+  auto *fake = static_cast<FakeEvent *>(event);
+  uint64_t sequence = fake->recorded.load();
+  FakeStream *recording = fake->stream.load();
+  enqueue(stream, [fake, sequence, recording] {
+    if (fake->completed.load() < sequence)
+      drain(recording);
+  });
   return kSuccess;
 }
 CUresult cuEventCreate(void **event, unsigned) {
@@ -424,10 +503,20 @@ CUresult cuEventDestroy_v2(void *event) {
 CUresult cuEventRecord(void *event, void *stream) {
   REQUIRE_CONTEXT("cuEventRecord");
   logCall("cuEventRecord", event, stream);
+  auto *fake = static_cast<FakeEvent *>(event);
+  uint64_t sequence = ++fake->recorded;
+  fake->stream = static_cast<FakeStream *>(stream);
+  enqueue(stream, [fake, sequence] {
+    uint64_t done = fake->completed.load();
+    while (done < sequence &&
+           !fake->completed.compare_exchange_weak(done, sequence)) {
+    }
+  });
   return kSuccess;
 }
-CUresult cuEventSynchronize(void *) {
+CUresult cuEventSynchronize(void *event) {
   REQUIRE_CONTEXT("cuEventSynchronize");
+  drain(static_cast<FakeEvent *>(event)->stream.load());
   return kSuccess;
 }
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
@@ -455,31 +544,59 @@ CUresult cuMemAllocAsync(unsigned long long *ptr, size_t bytes, void *stream) {
 CUresult cuMemFreeAsync(unsigned long long ptr, void *stream) {
   REQUIRE_CONTEXT("cuMemFreeAsync");
   logCall("cuMemFreeAsync", reinterpret_cast<void *>(uintptr_t(ptr)), stream);
-  freeDevice(ptr);
+  enqueue(stream, [ptr] { freeDevice(ptr); });
   return kSuccess;
 }
+/// Device destinations are written in stream order. A host destination
+/// (pageable memory) is written when the call returns, after the stream's
+/// earlier work, and a host source is read when the call is made, as CUDA
+/// does for pageable memory.
 CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
-                       size_t bytes, void *) {
+                       size_t bytes, void *stream) {
   REQUIRE_CONTEXT("cuMemcpyAsync");
-  std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
-               reinterpret_cast<void *>(uintptr_t(src)), bytes);
+  void *to = reinterpret_cast<void *>(uintptr_t(dst));
+  const void *from = reinterpret_cast<const void *>(uintptr_t(src));
+  if (!isDeviceMemory(uintptr_t(dst), bytes)) {
+    if (stream)
+      drain(static_cast<FakeStream *>(stream));
+    std::memmove(to, from, bytes);
+    return kSuccess;
+  }
+  if (!isDeviceMemory(uintptr_t(src), bytes)) {
+    auto staged = std::make_shared<std::vector<char>>(
+        static_cast<const char *>(from),
+        static_cast<const char *>(from) + bytes);
+    enqueue(stream,
+            [to, staged] { std::memcpy(to, staged->data(), staged->size()); });
+    return kSuccess;
+  }
+  enqueue(stream, [to, from, bytes] { std::memmove(to, from, bytes); });
   return kSuccess;
 }
 CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
-                          void *) {
+                          void *stream) {
   REQUIRE_CONTEXT("cuMemsetD32Async");
   auto *words = reinterpret_cast<uint32_t *>(uintptr_t(dst));
-  for (size_t i = 0; i < count; ++i)
-    words[i] = value;
+  enqueue(stream, [words, value, count] {
+    for (size_t i = 0; i < count; ++i)
+      words[i] = value;
+  });
   return kSuccess;
 }
 CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
-                          size_t count, void *) {
+                          size_t count, void *stream) {
   REQUIRE_CONTEXT("cuMemsetD16Async");
   auto *halves = reinterpret_cast<uint16_t *>(uintptr_t(dst));
-  for (size_t i = 0; i < count; ++i)
-    halves[i] = value;
+  enqueue(stream, [halves, value, count] {
+    for (size_t i = 0; i < count; ++i)
+      halves[i] = value;
+  });
   return kSuccess;
+}
+/// Runs the work issued on `stream` so far (the test NCCL, which reads its
+/// buffers when it is called, takes the stream this way first).
+void fakeCudaDrainStream(void *stream) {
+  drain(static_cast<FakeStream *>(stream));
 }
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
 CUresult cuMemHostUnregister(void *) { return kSuccess; }

@@ -100,26 +100,40 @@ std::atomic<uint64_t> nextId{1};
 std::atomic<int> aborts{0};
 std::atomic<int> callsWithoutContext{0};
 
-/// The test CUDA driver's `fakeCudaThreadContextDepth`, from whichever
-/// loaded library exports it (precrt loads the driver privately).
-int (*findThreadContextDepth())() {
-  int (*found)() = nullptr;
+/// A function of the test CUDA driver, from whichever loaded library
+/// exports it (precrt loads the driver privately), or nullptr.
+void *findDriverSymbol(const char *name) {
+  struct Search {
+    const char *name;
+    void *found;
+  } search{name, nullptr};
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) -> int {
+        auto *search = static_cast<Search *>(data);
         if (!info->dlpi_name || !*info->dlpi_name)
           return 0;
         void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
         if (!handle)
           return 0;
-        void *symbol = dlsym(handle, "fakeCudaThreadContextDepth");
+        search->found = dlsym(handle, search->name);
         dlclose(handle);
-        if (!symbol)
-          return 0;
-        *static_cast<int (**)()>(data) = reinterpret_cast<int (*)()>(symbol);
-        return 1;
+        return search->found ? 1 : 0;
       },
-      &found);
-  return found;
+      &search);
+  return search.found;
+}
+
+/// NCCL reads its buffers in stream order: the test NCCL, which reads them
+/// when called, first runs the work the stream holds (the test driver
+/// defers it), so that a stream that does not wait for the kernel writing
+/// a buffer reads it unwritten, as it would on a GPU.
+void takeStream(void *stream) {
+  static std::atomic<void (*)(void *)> drain{nullptr};
+  if (!drain.load())
+    drain = reinterpret_cast<void (*)(void *)>(
+        findDriverSymbol("fakeCudaDrainStream"));
+  if (void (*current)(void *) = drain.load())
+    current(stream);
 }
 
 /// NCCL works in the calling thread's current CUDA context: a call without
@@ -128,7 +142,8 @@ int (*findThreadContextDepth())() {
 bool hasContext(const char *call) {
   static std::atomic<int (*)()> depth{nullptr};
   if (!depth.load())
-    depth = findThreadContextDepth();
+    depth = reinterpret_cast<int (*)()>(
+        findDriverSymbol("fakeCudaThreadContextDepth"));
   int (*current)() = depth.load();
   if (!current || current() > 0)
     return true;
@@ -409,6 +424,7 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
   if (refusesFp8Move(type, "ncclAllGather"))
     return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   size_t bytes = count * elementSize(type);
@@ -427,6 +443,7 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
   if (refusesFp8Move(type, "ncclBroadcast"))
     return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -441,6 +458,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
     return kInvalidUsage;
   lastDataType = type;
   lastStream = stream;
+  takeStream(stream);
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -459,6 +477,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
     return kInvalidUsage;
   lastDataType = type;
   lastStream = stream;
+  takeStream(stream);
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -491,6 +510,7 @@ ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
   if (refusesFp8Move(type, "ncclSend"))
     return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
@@ -502,6 +522,7 @@ ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
   if (refusesFp8Move(type, "ncclRecv"))
     return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();

@@ -25,6 +25,8 @@ module attributes {gpu.container_module} {
   // CHECK-SAME:    (%[[IN:.*]]: memref<1024xf32>, %[[OUT:.*]]: memref<1024xbf16>, %[[STREAM:.*]]: !llvm.ptr)
   // CHECK:         %[[PARAMS:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr>
   // CHECK:         %[[SLOT0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  // CHECK:         %[[SIZES:.*]] = llvm.alloca %{{.*}} x !llvm.array<4 x i64>
+  // CHECK:         %[[EXTRA:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr>
   // CHECK:         %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[IN]] : memref<1024xf32> to !llvm.struct
   // CHECK:         llvm.store %[[DESC]], %[[SLOT0]]
   // CHECK:         %[[ADDR0:.*]] = llvm.getelementptr %[[PARAMS]][0]
@@ -32,7 +34,13 @@ module attributes {gpu.container_module} {
   // CHECK:         %[[ON:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !gpu.async.token to !llvm.ptr
   // CHECK:         %[[F:.*]] = constant @__prec_emulated_pack_pack
   // CHECK:         %[[FP:.*]] = builtin.unrealized_conversion_cast %[[F]]
-  // CHECK:         llvm.call @mgpuLaunchKernel(%[[FP]], {{.*}}, %[[ON]], %[[PARAMS]], {{.*}})
+  // The sizes of the arguments, for the driver to copy them at the launch.
+  // CHECK:         llvm.mlir.constant(40 : i64)
+  // CHECK:         llvm.mlir.constant(40 : i64)
+  // CHECK:         llvm.mlir.constant(8 : i64)
+  // CHECK:         %[[KEY:.*]] = llvm.mlir.constant(1347568963 : i64)
+  // CHECK:         llvm.inttoptr %[[KEY]]
+  // CHECK:         llvm.call @mgpuLaunchKernel(%[[FP]], {{.*}}, %[[ON]], %[[PARAMS]], %[[EXTRA]], {{.*}})
   // CHECK-NOT:     gpu.launch_func
   func.func @step(%in: memref<1024xf32>, %out: memref<1024xbf16>, %stream: !llvm.ptr) {
     %token = builtin.unrealized_conversion_cast %stream : !llvm.ptr to !gpu.async.token
