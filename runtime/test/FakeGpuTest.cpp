@@ -271,6 +271,22 @@ TEST(FakeNccl, Fp8ReductionsNeedComputeCapability9) {
   });
 }
 
+// NCCL works on device memory: the test NCCL refuses a host buffer, as a
+// GPU would fault on it.
+TEST(FakeNccl, HostBuffersAreRefused) {
+  expectInFreshProcess([] {
+    std::vector<precrt_status_t> statuses(2, PRECRT_SUCCESS);
+    runNccl(2, [&](precrt_comm_t world, int rank) {
+      std::vector<float> host(8, 1.0f);
+      statuses[rank] = precrtAllReduce(world, host.data(), host.data(), 8,
+                                       PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
+    });
+    std::fprintf(stderr, "statuses %d %d\n", int(statuses[0]),
+                 int(statuses[1]));
+    return statuses[0] != PRECRT_SUCCESS && statuses[1] != PRECRT_SUCCESS;
+  });
+}
+
 // A failed ncclGroupStart fails the all-to-all with NCCL's reason.
 TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
   expectInFreshProcess([] {

@@ -593,6 +593,12 @@ CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
   });
   return kSuccess;
 }
+/// Whether `bytes` at `pointer` lie in one live device allocation (the test
+/// NCCL refuses other buffers, as NCCL faults on them).
+int fakeCudaIsDeviceMemory(const void *pointer, size_t bytes) {
+  return bytes == 0 || isDeviceMemory(reinterpret_cast<uintptr_t>(pointer),
+                                      bytes);
+}
 /// Runs the work issued on `stream` so far (the test NCCL, which reads its
 /// buffers when it is called, takes the stream this way first).
 void fakeCudaDrainStream(void *stream) {

@@ -136,6 +136,23 @@ void takeStream(void *stream) {
     current(stream);
 }
 
+/// NCCL reads and writes device memory only: a host buffer (a pointer the
+/// test driver did not allocate) fails the call.
+bool onDevice(const char *call, const void *buffer, size_t bytes) {
+  static std::atomic<int (*)(const void *, size_t)> check{nullptr};
+  if (!check.load())
+    check = reinterpret_cast<int (*)(const void *, size_t)>(
+        findDriverSymbol("fakeCudaIsDeviceMemory"));
+  int (*current)(const void *, size_t) = check.load();
+  if (!current || current(buffer, bytes))
+    return true;
+  std::fprintf(stderr,
+               "fake NCCL: %s given %zu bytes at %p, which are not device "
+               "memory\n",
+               call, bytes, buffer);
+  return false;
+}
+
 /// NCCL works in the calling thread's current CUDA context: a call without
 /// one is counted (fakeNcclCallsWithoutContext) and fails. Without the test
 /// driver loaded there is nothing to check.
@@ -425,6 +442,10 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
     return kInvalidArgument;
   lastStream = stream;
   takeStream(stream);
+  size_t width = count * elementSize(type);
+  if (!onDevice("ncclAllGather", send, width) ||
+      !onDevice("ncclAllGather", recv, width * unwrap(comm)->clique->size))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   size_t bytes = count * elementSize(type);
@@ -444,6 +465,10 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
     return kInvalidArgument;
   lastStream = stream;
   takeStream(stream);
+  if (!onDevice("ncclBroadcast", recv, count * elementSize(type)) ||
+      (unwrap(comm)->rank == root &&
+       !onDevice("ncclBroadcast", send, count * elementSize(type))))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -459,6 +484,9 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
   lastDataType = type;
   lastStream = stream;
   takeStream(stream);
+  if (!onDevice("ncclAllReduce", send, count * elementSize(type)) ||
+      !onDevice("ncclAllReduce", recv, count * elementSize(type)))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -478,6 +506,10 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
   lastDataType = type;
   lastStream = stream;
   takeStream(stream);
+  if (!onDevice("ncclReduceScatter", send,
+                count * elementSize(type) * unwrap(comm)->clique->size) ||
+      !onDevice("ncclReduceScatter", recv, count * elementSize(type)))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -511,6 +543,8 @@ ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
     return kInvalidArgument;
   lastStream = stream;
   takeStream(stream);
+  if (!onDevice("ncclSend", data, count * elementSize(type)))
+    return kInvalidArgument;
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
@@ -523,6 +557,8 @@ ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
     return kInvalidArgument;
   lastStream = stream;
   takeStream(stream);
+  if (!onDevice("ncclRecv", data, count * elementSize(type)))
+    return kInvalidArgument;
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
