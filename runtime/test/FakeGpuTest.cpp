@@ -287,6 +287,26 @@ TEST(FakeNccl, HostBuffersAreRefused) {
   });
 }
 
+// A peer that never joins the NCCL communicator: creating it is a timeout
+// with the reason, not a hang in NCCL's blocking initialization.
+TEST(FakeNccl, CommunicatorThatNeverCompletesTimesOut) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_INIT_NEVER_COMPLETES", "1", 1);
+    auto started = std::chrono::steady_clock::now();
+    precrt_status_t status =
+        runNccl(2, [](precrt_comm_t, int) {}, /*timeoutMs=*/300);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    std::string error = lastError();
+    std::fprintf(stderr, "status %d after %.1f s: '%s'\n", int(status),
+                 seconds, error.c_str());
+    return status != PRECRT_SUCCESS && seconds < 10 &&
+           error.find("ncclCommInitRank did not complete within 300 ms") !=
+               std::string::npos;
+  });
+}
+
 // A failed ncclGroupStart fails the all-to-all with NCCL's reason.
 TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
   expectInFreshProcess([] {

@@ -13,7 +13,9 @@
 //
 // Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9);
 // FAKE_NCCL_GROUP_START_FAILS=1 makes ncclGroupStart fail,
-// FAKE_NCCL_UNIQUE_ID_FAILS=1 ncclGetUniqueId.
+// FAKE_NCCL_UNIQUE_ID_FAILS=1 ncclGetUniqueId;
+// FAKE_NCCL_INIT_NEVER_COMPLETES=1 keeps every communicator from becoming
+// ready, as a peer that never joins would.
 // fakeNcclLastStream() tells tests which stream work was issued on.
 //
 //===----------------------------------------------------------------------===//
@@ -46,6 +48,7 @@ struct UniqueId {
 constexpr ncclResult_t kSuccess = 0;
 constexpr ncclResult_t kInvalidArgument = 4;
 constexpr ncclResult_t kInvalidUsage = 5;
+constexpr ncclResult_t kInProgress = 7;
 
 struct Clique;
 
@@ -73,6 +76,9 @@ struct Clique {
   int size;
   std::mutex mutex;
   std::condition_variable changed;
+  /// Ranks that called ncclCommInitRank*: the communicator is ready, as
+  /// NCCL's, once all have.
+  int joined = 0;
   uint64_t generation = 0;
   int arrived = 0;
   uint64_t splits = 0;
@@ -373,17 +379,57 @@ ncclResult_t ncclGetUniqueId(void *id) {
   std::memcpy(id, &value, sizeof(value));
   return kSuccess;
 }
-ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+/// FAKE_NCCL_INIT_NEVER_COMPLETES=1: communicators never become ready, as
+/// when a peer never calls ncclCommInitRank.
+bool initNeverCompletes() {
+  const char *value = std::getenv("FAKE_NCCL_INIT_NEVER_COMPLETES");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+/// The layout of ncclConfig_t's first fields.
+struct ConfigHead {
+  size_t size;
+  unsigned magic;
+  unsigned version;
+  int blocking;
+};
+
+/// Joins the clique of `id`. Blocking (NCCL's default), it returns when
+/// every rank has joined, without a deadline; nonblocking, it returns
+/// ncclInProgress and ncclCommGetAsyncError says when the communicator is
+/// ready.
+ncclResult_t ncclCommInitRankConfig(void **comm, int size, UniqueId id,
+                                    int rank, const ConfigHead *config) {
   if (!hasContext("ncclCommInitRank"))
     return kInvalidUsage;
+  if (config && config->magic != 0xcafebeef)
+    return kInvalidArgument;
+  // NCCL_CONFIG_UNDEF_INT and 1 block.
+  bool blocking = !config || config->blocking != 0;
   uint64_t key;
   std::memcpy(&key, id.internal, sizeof(key));
-  std::lock_guard<std::mutex> lock(registryMutex);
-  std::shared_ptr<Clique> &clique = cliquesById[key];
-  if (!clique)
-    clique = std::make_shared<Clique>(size);
+  std::shared_ptr<Clique> clique;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    std::shared_ptr<Clique> &registered = cliquesById[key];
+    if (!registered)
+      registered = std::make_shared<Clique>(size);
+    clique = registered;
+  }
   *comm = new FakeComm{clique, rank};
+  std::unique_lock<std::mutex> lock(clique->mutex);
+  ++clique->joined;
+  clique->changed.notify_all();
+  if (!blocking)
+    return clique->joined == size && !initNeverCompletes() ? kSuccess
+                                                           : kInProgress;
+  clique->changed.wait(lock, [&] {
+    return clique->joined == size && !initNeverCompletes();
+  });
   return kSuccess;
+}
+ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+  return ncclCommInitRankConfig(comm, size, id, rank, nullptr);
 }
 ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
                            void *) {
@@ -409,6 +455,8 @@ ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
     if (!child)
       child = std::make_shared<Clique>(int(members.size()));
     *newComm = new FakeComm{child, newRank};
+    std::lock_guard<std::mutex> childLock(child->mutex);
+    ++child->joined;
   }
   clique.barrier();
   if (parent.rank == 0)
@@ -429,8 +477,11 @@ ncclResult_t ncclCommAbort(void *comm) {
   delete unwrap(comm);
   return kSuccess;
 }
-ncclResult_t ncclCommGetAsyncError(void *, ncclResult_t *error) {
-  *error = kSuccess;
+ncclResult_t ncclCommGetAsyncError(void *comm, ncclResult_t *error) {
+  Clique &clique = *unwrap(comm)->clique;
+  std::lock_guard<std::mutex> lock(clique.mutex);
+  *error = clique.joined == clique.size && !initNeverCompletes() ? kSuccess
+                                                                 : kInProgress;
   return kSuccess;
 }
 

@@ -107,6 +107,53 @@ private:
   cuda::CUstream stream_;
 };
 
+/// A nonblocking communicator: NCCL returns from creating it at once and
+/// the caller polls, so that a peer that never joins is a timeout with a
+/// reason, not a hang in NCCL's default blocking initialization.
+ncclConfig nonblockingConfig() {
+  ncclConfig config{};
+  config.size = sizeof(config);
+  config.magic = ncclConfigMagic;
+  config.version = kMinimumVersion;
+  config.blocking = 0;
+  config.cgaClusterSize = ncclConfigUndefined;
+  config.minCTAs = ncclConfigUndefined;
+  config.maxCTAs = ncclConfigUndefined;
+  config.netName = nullptr;
+  config.splitShare = ncclConfigUndefined;
+  return config;
+}
+
+/// Polls `comm`, being created by `what`, until it is ready, fails, or the
+/// deadline passes; a communicator that is not ready is aborted.
+precrt_status_t waitUntilReady(const NcclApi &api, ncclComm_t comm,
+                               Clock::time_point deadline, int64_t timeoutMs,
+                               const char *what) {
+  for (int polls = 0;; ++polls) {
+    ncclResult_t state = ncclSuccess;
+    if (ncclResult_t result = api.ncclCommGetAsyncError(comm, &state))
+      state = result;
+    if (state == ncclSuccess)
+      return PRECRT_SUCCESS;
+    if (state != ncclInProgress) {
+      api.ncclCommAbort(comm);
+      return fail(PRECRT_ERROR_BACKEND, "%s failed: %s", what,
+                  api.ncclGetErrorString(state));
+    }
+    if (Clock::now() >= deadline) {
+      api.ncclCommAbort(comm);
+      return fail(PRECRT_ERROR_TIMEOUT,
+                  "%s did not complete within %lld ms (a peer did not "
+                  "join); the communicator was aborted",
+                  what, static_cast<long long>(timeoutMs));
+    }
+    if (polls > 1024)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    else
+      sched_yield();
+  }
+}
+
 precrt_status_t dtypeForNccl(const NcclApi &api, precrt_dtype_t dtype,
                              ncclDataType_t *type) {
   switch (dtype) {
@@ -281,7 +328,9 @@ precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
   default:
     return PRECRT_SUCCESS;
   }
-  if (result != ncclSuccess)
+  // A nonblocking communicator may still be enqueueing: waitForStream
+  // polls its asynchronous state.
+  if (result != ncclSuccess && result != ncclInProgress)
     return ncclFailure(result, what);
   return PRECRT_SUCCESS;
 }
@@ -339,7 +388,7 @@ NcclCommunicator::runPointToPoint(const PointToPointCall &call,
   ncclResult_t ended = api_.ncclGroupEnd();
   if (result == ncclSuccess)
     result = ended;
-  if (result != ncclSuccess)
+  if (result != ncclSuccess && result != ncclInProgress)
     return ncclFailure(result, "ncclSend/ncclRecv");
   return waitForStream(scope, deadline, "send/recv");
 }
@@ -360,10 +409,16 @@ NcclCommunicator::createGroup(const GridGroup &membership,
   // All ranks agreed on the split just before, so ncclCommSplit (collective
   // over this communicator) has every rank coming.
   ncclComm_t split = nullptr;
+  ncclConfig config = nonblockingConfig();
+  auto deadline = this->deadline();
   ncclResult_t ncclStatus = api_.ncclCommSplit(
-      comm_, int(membership.color), membership.rankInGroup, &split, nullptr);
-  if (ncclStatus != ncclSuccess)
+      comm_, int(membership.color), membership.rankInGroup, &split, &config);
+  if (ncclStatus != ncclSuccess && ncclStatus != ncclInProgress)
     return ncclFailure(ncclStatus, "ncclCommSplit");
+  if (split)
+    if (precrt_status_t status = waitUntilReady(api_, split, deadline,
+                                                timeoutMs(), "ncclCommSplit"))
+      return status;
   cuda::CUstream stream = nullptr;
   if (cuda::CUresult created =
           scope.api().cuStreamCreate(&stream, cuda::CU_STREAM_NON_BLOCKING))
@@ -409,10 +464,16 @@ precrt_status_t createNcclWorld(const NcclApi &api, Communicator *control,
   if (precrt_status_t status = scope.enter())
     return status;
   ncclComm_t comm = nullptr;
-  if (ncclResult_t result =
-          api.ncclCommInitRank(&comm, control->size(), id, control->rank()))
+  ncclConfig config = nonblockingConfig();
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  ncclResult_t result = api.ncclCommInitRankConfig(&comm, control->size(), id,
+                                                   control->rank(), &config);
+  if (result != ncclSuccess && result != ncclInProgress)
     return fail(PRECRT_ERROR_BACKEND, "ncclCommInitRank failed: %s",
                 api.ncclGetErrorString(result));
+  if (precrt_status_t status = waitUntilReady(api, comm, deadline, timeoutMs,
+                                              "ncclCommInitRank"))
+    return status;
   cuda::CUstream stream = nullptr;
   if (cuda::CUresult created =
           scope.api().cuStreamCreate(&stream, cuda::CU_STREAM_NON_BLOCKING)) {
