@@ -75,6 +75,21 @@ TEST(FakeGpu, MemoryStreamsEventsThroughMgpu) {
   EXPECT_EQ(contextDepth(), 0) << "every pushed context is popped";
 }
 
+// A copy that runs past the end of its device allocation is refused, as
+// CUDA refuses it, instead of writing the host memory behind it.
+TEST(FakeGpu, CopiesStayInsideTheirAllocation) {
+  void *device = nullptr;
+  ASSERT_EQ(precrtGpuMalloc(&device, 16), PRECRT_SUCCESS);
+  std::vector<uint8_t> host(32, 7);
+  EXPECT_NE(precrtGpuMemcpyAsync(device, host.data(), 32, nullptr),
+            PRECRT_SUCCESS);
+  EXPECT_NE(precrtGpuMemcpyAsync(host.data(), device, 32, nullptr),
+            PRECRT_SUCCESS);
+  EXPECT_EQ(precrtGpuMemcpyAsync(device, host.data(), 16, nullptr),
+            PRECRT_SUCCESS);
+  precrtGpuFree(device);
+}
+
 TEST(FakeGpu, ModulesAndKernelLaunches) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(mgpuModuleLoad(const_cast<char *>("garbage"), 8), nullptr);

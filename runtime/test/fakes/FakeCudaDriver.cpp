@@ -160,6 +160,16 @@ bool isDeviceMemory(uintptr_t start, size_t bytes) {
          bytes <= allocation->second - (start - allocation->first);
 }
 
+/// Whether the byte at `start` lies in a live device allocation.
+bool startsInDeviceMemory(uintptr_t start) {
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  auto next = allocations.upper_bound(start);
+  if (next == allocations.begin())
+    return false;
+  auto allocation = std::prev(next);
+  return start - allocation->first < allocation->second;
+}
+
 /// Appends "name a b" to the thread's log, the operands as addresses.
 void logCall(const char *name, const void *first, const void *second) {
   char line[128];
@@ -556,6 +566,15 @@ CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
   REQUIRE_CONTEXT("cuMemcpyAsync");
   void *to = reinterpret_cast<void *>(uintptr_t(dst));
   const void *from = reinterpret_cast<const void *>(uintptr_t(src));
+  // A copy that starts in a device allocation and runs past its end.
+  for (uintptr_t end : {uintptr_t(dst), uintptr_t(src)})
+    if (startsInDeviceMemory(end) && !isDeviceMemory(end, bytes)) {
+      std::fprintf(stderr,
+                   "fake CUDA driver: cuMemcpyAsync of %zu bytes at %p runs "
+                   "past the end of its device allocation\n",
+                   bytes, reinterpret_cast<void *>(end));
+      return kInvalidValue;
+    }
   if (!isDeviceMemory(uintptr_t(dst), bytes)) {
     if (stream)
       drain(static_cast<FakeStream *>(stream));
