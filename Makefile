@@ -1,6 +1,7 @@
 # prec quick start:
 #   make demo    install what is missing, build, run the example FSDP step
 #   make check   install what is missing, build, run every test suite
+#   make check-gpu   the tests that need a GPU (none run without one)
 # Both are idempotent: a second run only rebuilds what changed.
 
 BUILD_DIR ?= build
@@ -13,7 +14,7 @@ PREC_RUN := $(BUILD_DIR)/bin/prec-run
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
 DEMO_ARGS ?= --steps 8 --scalar 4=0.02
 
-.PHONY: all deps configure build demo check clean
+.PHONY: all deps configure build demo check check-gpu clean
 
 all: build
 
@@ -38,6 +39,10 @@ demo: build
 
 check: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target check-prec
+
+# Every test that needs a GPU, in one call; says so and succeeds without one.
+check-gpu: build
+	scripts/check-gpu.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -54,7 +54,8 @@ if shutil.which("ptxas") or any(
     config.available_features.add("ptxas")
 
 # The runtime's doubles of libcuda.so.1 and libnccl.so.2 (built with its unit
-# tests): they count devices and fail like the real ones, but run no kernels.
+# tests): they count devices and fail like the real ones, and run the kernels
+# of prec-lower-to-cuda-emulation on the host (test/Integration/GPUEmulation).
 fakes_dir = os.path.join(config.prec_obj_root, "runtime", "test")
 fake_cuda = os.path.join(fakes_dir, "libprecrt_fake_cuda_driver.so")
 fake_nccl = os.path.join(fakes_dir, "libprecrt_fake_nccl.so")

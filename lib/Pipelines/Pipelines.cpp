@@ -95,8 +95,12 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::prec::buildPrecLowerToCUDAPipeline(
-    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+/// prec on tensors to outlined kernels (gpu.func) and host code that
+/// launches them and runs collectives on the rank's stream: everything prec
+/// writes for the GPU, shared by the CUDA pipeline and its emulation.
+static void
+buildPrecToGPUKernelsPipeline(OpPassManager &pm,
+                              const PrecLowerToCUDAOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
@@ -119,6 +123,11 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::prec::buildPrecLowerToCUDAPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+  buildPrecToGPUKernelsPipeline(pm, options);
 
   // Kernels to NVVM. The math prec's kernels use goes to LLVM intrinsics
   // first: NVPTX then emits the correctly rounded instructions
@@ -146,6 +155,27 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+  buildPrecToGPUKernelsPipeline(pm, options);
+
+  // The kernels become host functions that the same launches call through
+  // the driver; then everything is host code, lowered as on the CPU.
+  pm.addPass(createPrecEmulateGPUKernels());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createSCFToControlFlowPass());
+  if (options.cInterface)
+    pm.nest<func::FuncOp>().addPass(createPrecRequestCInterfaces());
+  pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
@@ -184,4 +214,10 @@ void mlir::prec::registerPrecPipelines() {
       [](function_ref<void(const detail::PassOptions &)> printOptions) {
         printOptions(PrecLowerToCUDAOptions());
       });
+  PassPipelineRegistration<PrecLowerToCUDAOptions>(
+      "prec-lower-to-cuda-emulation",
+      "for tests only: prec-lower-to-cuda with the kernels run on the host "
+      "(loops over blocks and threads) through the launches of the test "
+      "driver in runtime/test/fakes, instead of compiled through NVVM",
+      buildPrecLowerToCUDAEmulationPipeline);
 }

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <functional>
 
@@ -74,6 +75,21 @@ TEST(FakeGpu, MemoryStreamsEventsThroughMgpu) {
   EXPECT_EQ(contextDepth(), 0) << "every pushed context is popped";
 }
 
+// A copy that runs past the end of its device allocation is refused, as
+// CUDA refuses it, instead of writing the host memory behind it.
+TEST(FakeGpu, CopiesStayInsideTheirAllocation) {
+  void *device = nullptr;
+  ASSERT_EQ(precrtGpuMalloc(&device, 16), PRECRT_SUCCESS);
+  std::vector<uint8_t> host(32, 7);
+  EXPECT_NE(precrtGpuMemcpyAsync(device, host.data(), 32, nullptr),
+            PRECRT_SUCCESS);
+  EXPECT_NE(precrtGpuMemcpyAsync(host.data(), device, 32, nullptr),
+            PRECRT_SUCCESS);
+  EXPECT_EQ(precrtGpuMemcpyAsync(device, host.data(), 16, nullptr),
+            PRECRT_SUCCESS);
+  precrtGpuFree(device);
+}
+
 TEST(FakeGpu, ModulesAndKernelLaunches) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(mgpuModuleLoad(const_cast<char *>("garbage"), 8), nullptr);
@@ -89,7 +105,9 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
       << lastError();
   module = mgpuModuleLoadJIT(const_cast<char *>("FAKEPTX"), 2, 8);
   ASSERT_NE(module, nullptr);
-  mgpuModuleUnload(module);
+  // Unloading needs a current context, as loading does (the driver fails
+  // the call without one).
+  EXPECT_EQ(precrtGpuModuleUnload(module), PRECRT_SUCCESS) << lastError();
 
   module = mgpuModuleLoad(const_cast<char *>("FAKECUBIN"), 10);
   ASSERT_NE(module, nullptr);
@@ -111,6 +129,23 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
                                   params, nullptr),
             PRECRT_ERROR_INVALID_ARGUMENT)
       << "more shared memory than the device allows";
+  // The driver's own limits, as CUDA's.
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 65536, 1, 1, 1, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 65535 blocks along y";
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 1, 65536, 1, 1, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 65535 blocks along z";
+  EXPECT_NE(precrtGpuLaunchKernel(kernel, 1, 1, 1, 512, 4, 1, 0, nullptr,
+                                  params, nullptr),
+            PRECRT_SUCCESS)
+      << "at most 1024 threads a block";
+  EXPECT_EQ(precrtGpuLaunchKernel(kernel, 2147483647u, 65535, 1, 1, 1, 1, 0,
+                                  nullptr, params, nullptr),
+            PRECRT_SUCCESS)
+      << "the largest grid";
   target = 0;
   value = 7;
   mgpuLaunchClusterKernel(kernel, 2, 2, 1, 4, 2, 1, 128, 1, 1, 0, nullptr,
@@ -125,6 +160,12 @@ TEST(FakeGpu, ModulesAndKernelLaunches) {
             PRECRT_ERROR_INVALID_ARGUMENT);
   mgpuModuleUnload(module);
   EXPECT_EQ(contextDepth(), 0);
+}
+
+/// The NCCL data type of the calling thread's last collective.
+int lastDataType() {
+  auto last = fakeSymbol<int (*)()>(PRECRT_FAKE_NCCL, "fakeNcclLastDataType");
+  return last ? last() : -1;
 }
 
 TEST(FakeNccl, CollectivesOnFourRanks) {
@@ -159,7 +200,10 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
 
                 recv = toDevice(std::vector<uint8_t>(count * width * n));
                 EXPECT_EQ(precrtAllGather(world, send, recv, count, dtype),
-                          PRECRT_SUCCESS);
+                          PRECRT_SUCCESS)
+                    << lastError();
+                if (width == 1)
+                  EXPECT_EQ(lastDataType(), 1) << "fp8 moves as ncclUint8";
                 gathered[rank] = toHost(recv, count * width * n);
 
                 recv = toDevice(std::vector<uint8_t>(count * width * n));
@@ -203,6 +247,146 @@ TEST(FakeNccl, CollectivesOnFourRanks) {
       EXPECT_EQ(fromLeft[rank], inputs[(rank + n - 1) % n]);
     }
   }
+  // Every NCCL call, the communicators' destruction included, ran in the
+  // rank's CUDA context.
+  auto withoutContext = fakeSymbol<int (*)()>(PRECRT_FAKE_NCCL,
+                                              "fakeNcclCallsWithoutContext");
+  ASSERT_NE(withoutContext, nullptr);
+  EXPECT_EQ(withoutContext(), 0);
+}
+
+// NCCL reduces fp8 only on compute capability 9.0 and newer: below, an fp8
+// reduction fails with a clear reason before reaching NCCL, while fp8 that
+// only moves (as bytes) works on any device.
+TEST(FakeNccl, Fp8ReductionsNeedComputeCapability9) {
+  expectInFreshProcess([] {
+    setenv("FAKE_CUDA_COMPUTE_CAPABILITY", "8.0", 1);
+    std::string reduceError;
+    bool gathered = true;
+    precrt_status_t status = runNccl(2, [&](precrt_comm_t world, int rank) {
+      const size_t count = 5;
+      void *send = toDevice(std::vector<uint8_t>(count, 0x38));
+      void *recv = toDevice(std::vector<uint8_t>(count * 2));
+      if (precrtAllGather(world, send, recv, count, PRECRT_DTYPE_F8E4M3FN) !=
+          PRECRT_SUCCESS)
+        gathered = false;
+      if (precrtAllReduce(world, send, recv, count, PRECRT_DTYPE_F8E5M2,
+                          PRECRT_REDUCTION_SUM) != PRECRT_SUCCESS &&
+          rank == 0)
+        reduceError = lastError();
+      precrtGpuFree(send);
+      precrtGpuFree(recv);
+    });
+    std::fprintf(stderr, "status %d, gathered %d, reduce error '%s'\n",
+                 int(status), int(gathered), reduceError.c_str());
+    return gathered &&
+           reduceError.find("NCCL reduces f8E5M2 only on devices of compute "
+                            "capability 9.0 or newer; device 0 (Fake H100 "
+                            "#0) is 8.0") != std::string::npos;
+  });
+}
+
+// NCCL works on device memory: the test NCCL refuses a host buffer, as a
+// GPU would fault on it.
+TEST(FakeNccl, HostBuffersAreRefused) {
+  expectInFreshProcess([] {
+    std::vector<precrt_status_t> statuses(2, PRECRT_SUCCESS);
+    runNccl(2, [&](precrt_comm_t world, int rank) {
+      std::vector<float> host(8, 1.0f);
+      statuses[rank] = precrtAllReduce(world, host.data(), host.data(), 8,
+                                       PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
+    });
+    std::fprintf(stderr, "statuses %d %d\n", int(statuses[0]),
+                 int(statuses[1]));
+    return statuses[0] != PRECRT_SUCCESS && statuses[1] != PRECRT_SUCCESS;
+  });
+}
+
+// A peer that never joins the NCCL communicator: creating it is a timeout
+// with the reason, not a hang in NCCL's blocking initialization.
+TEST(FakeNccl, CommunicatorThatNeverCompletesTimesOut) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_INIT_NEVER_COMPLETES", "1", 1);
+    auto started = std::chrono::steady_clock::now();
+    precrt_status_t status =
+        runNccl(2, [](precrt_comm_t, int) {}, /*timeoutMs=*/300);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    std::string error = lastError();
+    std::fprintf(stderr, "status %d after %.1f s: '%s'\n", int(status),
+                 seconds, error.c_str());
+    return status != PRECRT_SUCCESS && seconds < 10 &&
+           error.find("ncclCommInitRank did not complete within 300 ms") !=
+               std::string::npos;
+  });
+}
+
+// A failed ncclGroupStart fails the all-to-all with NCCL's reason.
+TEST(FakeNccl, GroupStartFailureFailsAllToAll) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_GROUP_START_FAILS", "1", 1);
+    std::string error;
+    runNccl(2, [&](precrt_comm_t world, int rank) {
+      const size_t count = 4;
+      void *send = toDevice(std::vector<uint8_t>(count * 4 * 2));
+      void *recv = toDevice(std::vector<uint8_t>(count * 4 * 2));
+      if (precrtAllToAll(world, send, recv, count, PRECRT_DTYPE_F32) !=
+              PRECRT_SUCCESS &&
+          rank == 0)
+        error = lastError();
+      precrtGpuFree(send);
+      precrtGpuFree(recv);
+    });
+    std::fprintf(stderr, "all_to_all error '%s'\n", error.c_str());
+    return error.find("ncclGroupStart") != std::string::npos;
+  });
+}
+
+// ncclAvg on floating types multiplies every input by 1/N and sums (NCCL's
+// PreMulSum): four f16 inputs of 65504 average to 65504, where a sum
+// divided afterwards would overflow to infinity.
+TEST(FakeNccl, AvgPremultipliesAsNcclDoes) {
+  const int n = 4;
+  std::vector<uint16_t> averaged(n);
+  ASSERT_EQ(runNccl(n, [&](precrt_comm_t world, int rank) {
+              uint16_t largest = 0x7BFF; // 65504 in f16
+              void *send = toDevice(std::vector<uint8_t>(
+                  reinterpret_cast<uint8_t *>(&largest),
+                  reinterpret_cast<uint8_t *>(&largest) + 2));
+              void *recv = toDevice(std::vector<uint8_t>(2));
+              EXPECT_EQ(precrtAllReduce(world, send, recv, 1, PRECRT_DTYPE_F16,
+                                        PRECRT_REDUCTION_AVG),
+                        PRECRT_SUCCESS)
+                  << lastError();
+              std::vector<uint8_t> result = toHost(recv, 2);
+              std::memcpy(&averaged[rank], result.data(), 2);
+              precrtGpuFree(send);
+            }),
+            PRECRT_SUCCESS)
+      << lastError();
+  for (int rank = 0; rank < n; ++rank)
+    EXPECT_EQ(averaged[rank], 0x7BFF) << "rank " << rank;
+}
+
+// Without a unique id, rank 0 still broadcasts: every rank fails at once
+// with rank 0's reason, none waits in the broadcast for an id (the control
+// plane would notice rank 0 leaving, but not say why).
+TEST(FakeNccl, UniqueIdFailureFailsEveryRankAtOnce) {
+  expectInFreshProcess([] {
+    setenv("FAKE_NCCL_UNIQUE_ID_FAILS", "1", 1);
+    auto started = std::chrono::steady_clock::now();
+    precrt_status_t status =
+        runNccl(2, [](precrt_comm_t, int) {}, /*timeoutMs=*/10000);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    std::string error = lastError();
+    std::fprintf(stderr, "status %d after %.1f s: '%s'\n", int(status),
+                 seconds, error.c_str());
+    return status != PRECRT_SUCCESS && seconds < 5 &&
+           error.find("ncclGetUniqueId failed on rank 0") != std::string::npos;
+  });
 }
 
 TEST(FakeNccl, GridGroupsSplitTheCommunicator) {

@@ -108,6 +108,15 @@ static cl::opt<std::string>
                        "(PTX compiled by the driver at load time, default), "
                        "bin or fatbin (ptxas from the CUDA toolkit)"),
               cl::init("isa"), cl::cat(runCategory));
+// For tests only, never a backend: see docs/GPU.md, "Running the GPU code
+// without a GPU".
+static cl::opt<bool> gpuEmulation(
+    "gpu-emulation",
+    cl::desc("for tests of the nccl backend without a GPU: lower with "
+             "prec-lower-to-cuda-emulation, whose kernels run on the host "
+             "through the test driver of runtime/test/fakes "
+             "(PRECRT_CUDA_DRIVER_LIBRARY), never a real one"),
+    cl::init(false), cl::Hidden, cl::cat(runCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("function to run (default: the only public "
@@ -398,7 +407,7 @@ struct Program {
   void (*entry)(void **) = nullptr;
   /// nccl backend: every rank compiles the lowered module on its own thread,
   /// where the engine's constructors load the kernels into the context of
-  /// the rank's GPU.
+  /// the rank's GPU (with --gpu-emulation, `engine` serves every rank).
   bool onGpu = false;
   ModuleOp lowered;
   std::string entryName;
@@ -678,7 +687,10 @@ LogicalResult compileForHost(ModuleOp module, StringRef entry,
   }
   // The options hold a reference to the transformer, which must outlive
   // ExecutionEngine::create.
-  auto optimize = makeOptimizingTransformer(3, 0, hostMachine->get());
+  // Emulated kernels run tests on small buffers: compiling them fast
+  // matters more than running them fast.
+  auto optimize =
+      makeOptimizingTransformer(gpuEmulation ? 1 : 3, 0, hostMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> created = [&] {
@@ -725,7 +737,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   std::unique_ptr<ExecutionEngine> rankEngine;
   void (*entry)(void **) = program.entry;
   void *stream = nullptr;
-  if (program.onGpu) {
+  if (program.onGpu && !program.engine) {
     auto started = std::chrono::steady_clock::now();
     std::string error;
     if (failed(compileForHost(program.lowered, program.entryName, rankEngine,
@@ -741,6 +753,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
                               std::chrono::steady_clock::now() - started)
                               .count())
                           .str();
+  }
+  if (program.onGpu) {
     stream = precrtCompiledGpuStream();
     if (!stream)
       return fail(std::string("no compute stream: ") +
@@ -1055,6 +1069,30 @@ bool isLowered(ModuleOp module) {
       lowered = false;
   });
   return lowered;
+}
+
+/// --gpu-emulation passes host functions as kernels: only the test driver
+/// runs them, a real one would jump to a host address on the GPU.
+LogicalResult checkEmulationDriver() {
+  if (backendName != "nccl") {
+    llvm::errs() << "prec-run: error: --gpu-emulation runs the GPU code of "
+                    "--backend nccl, got --backend "
+                 << backendName << "\n";
+    return failure();
+  }
+  const char *driver = std::getenv("PRECRT_CUDA_DRIVER_LIBRARY");
+  void *handle = driver ? dlopen(driver, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  bool emulates = handle && dlsym(handle, "fakeCudaRunsEmulatedKernels");
+  if (handle)
+    dlclose(handle);
+  if (!emulates) {
+    llvm::errs() << "prec-run: error: --gpu-emulation runs kernels on the "
+                    "host and needs the test CUDA driver of "
+                    "runtime/test/fakes in PRECRT_CUDA_DRIVER_LIBRARY ("
+                 << (driver ? driver : "unset") << ")\n";
+    return failure();
+  }
+  return success();
 }
 
 /// Launched by mpirun (Open MPI, or an MPICH-style process manager): one
@@ -1424,6 +1462,8 @@ int main(int argc, char **argv) {
                  << gpuFormat << "'\n";
     return 1;
   }
+  if (gpuEmulation && failed(checkEmulationDriver()))
+    return 1;
   Program program;
   // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
   // starts; lowering alone (--dump-lowered) needs none of it.
@@ -1510,7 +1550,10 @@ int main(int argc, char **argv) {
       prec::PrecLowerToCUDAOptions gpuOptions;
       gpuOptions.chip = gpuChip;
       gpuOptions.format = gpuFormat;
-      prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
+      if (gpuEmulation)
+        prec::buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
+      else
+        prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
     } else {
       prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
     }
@@ -1556,10 +1599,12 @@ int main(int argc, char **argv) {
   }
   options.timeout_ms = timeoutMs;
 
-  if (program.onGpu) {
+  if (program.onGpu && !gpuEmulation) {
     // Every rank compiles on its own thread (runRank).
     program.lowered = *module;
   } else {
+    // Emulated kernels are host code that loads into no GPU context: one
+    // engine serves every rank, as on CPUs.
     std::string error;
     if (failed(compileForHost(*module, entry, program.engine, program.entry,
                               error))) {

@@ -69,7 +69,16 @@ struct PrecLowerToCUDAOptions
 void buildPrecLowerToCUDAPipeline(OpPassManager &pm,
                                   const PrecLowerToCUDAOptions &options);
 
-/// Registers `prec-lower-to-cpu` and `prec-lower-to-cuda` with the global pass
+/// For tests: buildPrecLowerToCUDAPipeline up to the outlined kernels, whose
+/// bodies then run on the host in loops over blocks and threads, launched
+/// through the same driver calls on the same stream (prec-emulate-gpu-kernels,
+/// docs/GPU.md). Runs only against the test driver of runtime/test/fakes;
+/// `chip`, `features`, `format` and `opt-level` are ignored.
+void buildPrecLowerToCUDAEmulationPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options);
+
+/// Registers `prec-lower-to-cpu`, `prec-lower-to-cuda` and
+/// `prec-lower-to-cuda-emulation` with the global pass
 /// pipeline registry.
 void registerPrecPipelines();
 

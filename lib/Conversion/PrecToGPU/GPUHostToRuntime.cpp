@@ -16,7 +16,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -284,20 +287,67 @@ private:
     });
   }
 
+  /// CUDA launches at most 65535 blocks along y and z. Upstream's mapping
+  /// of contractions puts tile counts there, which grow with the tensor: a
+  /// launch whose y or z size may exceed the limit gets the limit (or its
+  /// size, if smaller), and its body loops over the block ids it stands
+  /// for, `id, id + limit, ...`, seeing the full size as the grid's.
+  LogicalResult fitGridLimits(gpu::LaunchOp launch) {
+    constexpr int64_t kMaxGridYZ = 65535;
+    Block &body = launch.getBody().front();
+    if (!launch.getBody().hasOneBlock())
+      return success();
+    for (int dim = 1; dim < 3; ++dim) {
+      OpOperand &sizeOperand = dim == 1 ? launch.getGridSizeYMutable()
+                                        : launch.getGridSizeZMutable();
+      Value size = sizeOperand.get();
+      std::optional<int64_t> known = getConstantIntValue(size);
+      if (known && *known <= kMaxGridYZ)
+        continue;
+      Location loc = launch.getLoc();
+      builder.setInsertionPoint(launch);
+      Value limit = arith::ConstantIndexOp::create(builder, loc, kMaxGridYZ);
+      Value launched = arith::MinUIOp::create(builder, loc, size, limit);
+      sizeOperand.set(launched);
+
+      Value id = dim == 1 ? launch.getBlockIds().y : launch.getBlockIds().z;
+      Value gridSize =
+          dim == 1 ? launch.getGridSize().y : launch.getGridSize().z;
+      OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&body);
+      auto loop = scf::ForOp::create(bodyBuilder, loc, id, size, launched);
+      Block *loopBody = loop.getBody();
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::make_range(std::next(Block::iterator(loop)),
+                                Block::iterator(body.getTerminator()))))
+        op.moveBefore(loopBody->getTerminator());
+      id.replaceUsesWithIf(loop.getInductionVar(), [&](OpOperand &use) {
+        return loop->isProperAncestor(use.getOwner());
+      });
+      gridSize.replaceAllUsesWith(size);
+    }
+    return success();
+  }
+
   /// The launch, async on the stream, reading device copies of the globals
-  /// it uses.
+  /// it uses, directly or through views (the elementwise mapping captures a
+  /// collapsed or expanded view of a multi-dimensional or rank-0 global).
   LogicalResult rewriteLaunch(gpu::LaunchOp launch) {
+    if (failed(fitGridLimits(launch)))
+      return failure();
+    builder.setInsertionPoint(launch);
     Location loc = launch.getLoc();
     SetVector<Value> captured;
     getUsedValuesDefinedAbove(launch.getBody(), captured);
     SmallVector<Value> deviceCopies;
+    DenseMap<Value, Value> deviceCopyOf;
     for (Value value : captured) {
       if (value.getDefiningOp<memref::AllocaOp>())
         return launch.emitOpError()
                << "reads a host stack buffer; buffers of GPU code are "
                   "allocated with memref.alloc";
-      auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
-      if (!getGlobal)
+      Value root = getRootBuffer(value);
+      auto getGlobal = root.getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal || !isa<BaseMemRefType>(value.getType()))
         continue;
       // The kernel gets a device copy: what it wrote would be lost.
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
@@ -308,13 +358,27 @@ private:
                << "writes the mutable global " << getGlobal.getNameAttr()
                << "; GPU code works on device copies of globals, so it "
                   "may only read them";
-      auto type = cast<MemRefType>(value.getType());
-      auto copy = gpu::AllocOp::create(builder, loc, type, token.getType(),
-                                       token, {}, {}, /*hostShared=*/false);
-      gpu::MemcpyOp::create(builder, loc, token.getType(), token,
-                            copy.getMemref(), value);
-      replaceAllUsesInRegionWith(value, copy.getMemref(), launch.getBody());
-      deviceCopies.push_back(copy.getMemref());
+      Value &copy = deviceCopyOf[root];
+      if (!copy) {
+        auto type = cast<MemRefType>(root.getType());
+        copy = gpu::AllocOp::create(builder, loc, type, token.getType(), token,
+                                    {}, {}, /*hostShared=*/false)
+                   .getMemref();
+        gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy, root);
+        deviceCopies.push_back(copy);
+      }
+      // The same views, of the copy.
+      SmallVector<Operation *> views;
+      for (Value view = value; view != root;
+           view =
+               cast<ViewLikeOpInterface>(view.getDefiningOp()).getViewSource())
+        views.push_back(view.getDefiningOp());
+      IRMapping mapping;
+      mapping.map(root, copy);
+      for (Operation *view : llvm::reverse(views))
+        builder.clone(*view, mapping);
+      replaceAllUsesInRegionWith(value, mapping.lookup(value),
+                                 launch.getBody());
     }
 
     if (launch.getAsyncToken()) {

@@ -420,13 +420,13 @@ precrt_status_t precrtGpuModuleUnload(void *module) {
   // kernels unload it all the same (at exit, where no driver may be loaded).
   if (!module)
     return PRECRT_SUCCESS;
-  const DriverApi *api = driver();
-  if (!api)
-    return PRECRT_ERROR_UNAVAILABLE;
-  CUresult result = api->cuModuleUnload(static_cast<CUmodule>(module));
+  // Like every driver call, it needs the context the module was loaded in:
+  // the thread's device's, as when the embedded kernels loaded.
+  PRECRT_ENTER_CONTEXT(scope);
+  CUresult result = scope.api().cuModuleUnload(static_cast<CUmodule>(module));
   // At process exit the primary context may already be gone; nothing leaks.
   if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED)
-    return driverFailure(*api, result, "cuModuleUnload");
+    return driverFailure(scope.api(), result, "cuModuleUnload");
   return PRECRT_SUCCESS;
 }
 

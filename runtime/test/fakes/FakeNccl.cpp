@@ -5,9 +5,17 @@
 // are host memory (see FakeCudaDriver.cpp), and every operation completes
 // before it returns: collectives meet at a barrier of their clique and read
 // each other's buffers. Reductions sum in rank order, rounding to the dtype
-// at every step (with precrt's reference numerics); avg divides the sum once.
+// at every step (with precrt's reference numerics); avg multiplies every
+// input by 1/N first, as NCCL's PreMulSum does.
 //
-// Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9).
+// Strict where NCCL is: every call needs a current CUDA context (checked
+// with the test driver), and fp8 types are refused where data only moves.
+//
+// Environment: FAKE_NCCL_VERSION (default 22809, i.e. 2.28.9);
+// FAKE_NCCL_GROUP_START_FAILS=1 makes ncclGroupStart fail,
+// FAKE_NCCL_UNIQUE_ID_FAILS=1 ncclGetUniqueId;
+// FAKE_NCCL_INIT_NEVER_COMPLETES=1 keeps every communicator from becoming
+// ready, as a peer that never joins would.
 // fakeNcclLastStream() tells tests which stream work was issued on.
 //
 //===----------------------------------------------------------------------===//
@@ -18,9 +26,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <dlfcn.h>
+#include <link.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +47,8 @@ struct UniqueId {
 };
 constexpr ncclResult_t kSuccess = 0;
 constexpr ncclResult_t kInvalidArgument = 4;
+constexpr ncclResult_t kInvalidUsage = 5;
+constexpr ncclResult_t kInProgress = 7;
 
 struct Clique;
 
@@ -63,6 +76,9 @@ struct Clique {
   int size;
   std::mutex mutex;
   std::condition_variable changed;
+  /// Ranks that called ncclCommInitRank*: the communicator is ready, as
+  /// NCCL's, once all have.
+  int joined = 0;
   uint64_t generation = 0;
   int arrived = 0;
   uint64_t splits = 0;
@@ -88,6 +104,76 @@ std::map<std::tuple<const Clique *, uint64_t, int>, std::shared_ptr<Clique>>
     cliquesBySplit;
 std::atomic<uint64_t> nextId{1};
 std::atomic<int> aborts{0};
+std::atomic<int> callsWithoutContext{0};
+
+/// A function of the test CUDA driver, from whichever loaded library
+/// exports it (precrt loads the driver privately), or nullptr.
+void *findDriverSymbol(const char *name) {
+  struct Search {
+    const char *name;
+    void *found;
+  } search{name, nullptr};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        auto *search = static_cast<Search *>(data);
+        if (!info->dlpi_name || !*info->dlpi_name)
+          return 0;
+        void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!handle)
+          return 0;
+        search->found = dlsym(handle, search->name);
+        dlclose(handle);
+        return search->found ? 1 : 0;
+      },
+      &search);
+  return search.found;
+}
+
+/// NCCL reads its buffers in stream order: the test NCCL, which reads them
+/// when called, first runs the work the stream holds (the test driver
+/// defers it), so that a stream that does not wait for the kernel writing
+/// a buffer reads it unwritten, as it would on a GPU.
+void takeStream(void *stream) {
+  static std::atomic<void (*)(void *)> drain{nullptr};
+  if (!drain.load())
+    drain = reinterpret_cast<void (*)(void *)>(
+        findDriverSymbol("fakeCudaDrainStream"));
+  if (void (*current)(void *) = drain.load())
+    current(stream);
+}
+
+/// NCCL reads and writes device memory only: a host buffer (a pointer the
+/// test driver did not allocate) fails the call.
+bool onDevice(const char *call, const void *buffer, size_t bytes) {
+  static std::atomic<int (*)(const void *, size_t)> check{nullptr};
+  if (!check.load())
+    check = reinterpret_cast<int (*)(const void *, size_t)>(
+        findDriverSymbol("fakeCudaIsDeviceMemory"));
+  int (*current)(const void *, size_t) = check.load();
+  if (!current || current(buffer, bytes))
+    return true;
+  std::fprintf(stderr,
+               "fake NCCL: %s given %zu bytes at %p, which are not device "
+               "memory\n",
+               call, bytes, buffer);
+  return false;
+}
+
+/// NCCL works in the calling thread's current CUDA context: a call without
+/// one is counted (fakeNcclCallsWithoutContext) and fails. Without the test
+/// driver loaded there is nothing to check.
+bool hasContext(const char *call) {
+  static std::atomic<int (*)()> depth{nullptr};
+  if (!depth.load())
+    depth = reinterpret_cast<int (*)()>(
+        findDriverSymbol("fakeCudaThreadContextDepth"));
+  int (*current)() = depth.load();
+  if (!current || current() > 0)
+    return true;
+  ++callsWithoutContext;
+  std::fprintf(stderr, "fake NCCL: %s with no current CUDA context\n", call);
+  return false;
+}
 
 size_t elementSize(int type) {
   switch (type) {
@@ -170,9 +256,16 @@ double reduceElement(Clique &clique, int type, int op, size_t index) {
     store(buffer, type, 0, value);
     return load(buffer, type, 0);
   };
-  double acc = load(clique.slots[0].send, type, index);
-  for (int rank = 1; rank < clique.size; ++rank) {
+  // ncclAvg on floating types is NCCL's PreMulSum: every input multiplied
+  // by 1/N (rounded to the dtype), then summed; nothing is divided after.
+  double scale = op == 4 ? rounded(1.0 / clique.size) : 1.0;
+  auto input = [&](int rank) {
     double v = load(clique.slots[rank].send, type, index);
+    return op == 4 ? rounded(v * scale) : v;
+  };
+  double acc = input(0);
+  for (int rank = 1; rank < clique.size; ++rank) {
+    double v = input(rank);
     if (op == 2)
       acc = std::max(acc, v);
     else if (op == 3)
@@ -180,8 +273,6 @@ double reduceElement(Clique &clique, int type, int op, size_t index) {
     else
       acc = rounded(acc + v);
   }
-  if (op == 4)
-    acc = rounded(acc / clique.size);
   return acc;
 }
 
@@ -197,6 +288,21 @@ struct PendingOp {
 };
 thread_local int groupDepth = 0;
 thread_local void *lastStream = nullptr;
+thread_local int lastDataType = -1;
+
+/// Some NCCL versions refuse fp8 types in collectives that only move data
+/// (ncclAllGather); this one refuses them in all of those, so a backend
+/// must move fp8 as bytes.
+bool refusesFp8Move(int type, const char *call) {
+  lastDataType = type;
+  if (type != 10 && type != 11) // ncclFloat8e4m3, ncclFloat8e5m2
+    return false;
+  std::fprintf(stderr,
+               "fake NCCL: %s of an fp8 type, which NCCL may refuse; move "
+               "fp8 data as bytes\n",
+               call);
+  return true;
+}
 thread_local std::vector<PendingOp> pending;
 
 ncclResult_t runPending() {
@@ -247,8 +353,12 @@ ncclResult_t runPending() {
 extern "C" {
 
 int fakeNcclAbortCount() { return aborts.load(); }
+/// Calls made with no current CUDA context, for the tests.
+int fakeNcclCallsWithoutContext() { return callsWithoutContext.load(); }
 /// The stream of the calling thread's last collective or send/recv.
 void *fakeNcclLastStream() { return lastStream; }
+/// The NCCL data type of the calling thread's last collective.
+int fakeNcclLastDataType() { return lastDataType; }
 
 ncclResult_t ncclGetVersion(int *version) {
   const char *value = std::getenv("FAKE_NCCL_VERSION");
@@ -260,23 +370,71 @@ const char *ncclGetErrorString(ncclResult_t result) {
 }
 const char *ncclGetLastError(void *) { return "fake NCCL"; }
 ncclResult_t ncclGetUniqueId(void *id) {
+  // FAKE_NCCL_UNIQUE_ID_FAILS=1: no id (as when NCCL finds no network).
+  const char *fails = std::getenv("FAKE_NCCL_UNIQUE_ID_FAILS");
+  if (fails && std::strcmp(fails, "1") == 0)
+    return kInvalidUsage;
   std::memset(id, 0, 128);
   uint64_t value = nextId++;
   std::memcpy(id, &value, sizeof(value));
   return kSuccess;
 }
-ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+/// FAKE_NCCL_INIT_NEVER_COMPLETES=1: communicators never become ready, as
+/// when a peer never calls ncclCommInitRank.
+bool initNeverCompletes() {
+  const char *value = std::getenv("FAKE_NCCL_INIT_NEVER_COMPLETES");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+/// The layout of ncclConfig_t's first fields.
+struct ConfigHead {
+  size_t size;
+  unsigned magic;
+  unsigned version;
+  int blocking;
+};
+
+/// Joins the clique of `id`. Blocking (NCCL's default), it returns when
+/// every rank has joined, without a deadline; nonblocking, it returns
+/// ncclInProgress and ncclCommGetAsyncError says when the communicator is
+/// ready.
+ncclResult_t ncclCommInitRankConfig(void **comm, int size, UniqueId id,
+                                    int rank, const ConfigHead *config) {
+  if (!hasContext("ncclCommInitRank"))
+    return kInvalidUsage;
+  if (config && config->magic != 0xcafebeef)
+    return kInvalidArgument;
+  // NCCL_CONFIG_UNDEF_INT and 1 block.
+  bool blocking = !config || config->blocking != 0;
   uint64_t key;
   std::memcpy(&key, id.internal, sizeof(key));
-  std::lock_guard<std::mutex> lock(registryMutex);
-  std::shared_ptr<Clique> &clique = cliquesById[key];
-  if (!clique)
-    clique = std::make_shared<Clique>(size);
+  std::shared_ptr<Clique> clique;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    std::shared_ptr<Clique> &registered = cliquesById[key];
+    if (!registered)
+      registered = std::make_shared<Clique>(size);
+    clique = registered;
+  }
   *comm = new FakeComm{clique, rank};
+  std::unique_lock<std::mutex> lock(clique->mutex);
+  ++clique->joined;
+  clique->changed.notify_all();
+  if (!blocking)
+    return clique->joined == size && !initNeverCompletes() ? kSuccess
+                                                           : kInProgress;
+  clique->changed.wait(lock, [&] {
+    return clique->joined == size && !initNeverCompletes();
+  });
   return kSuccess;
+}
+ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
+  return ncclCommInitRankConfig(comm, size, id, rank, nullptr);
 }
 ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
                            void *) {
+  if (!hasContext("ncclCommSplit"))
+    return kInvalidUsage;
   FakeComm &parent = *unwrap(comm);
   Clique &clique = *parent.clique;
   clique.slots[parent.rank].color = color;
@@ -297,6 +455,8 @@ ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
     if (!child)
       child = std::make_shared<Clique>(int(members.size()));
     *newComm = new FakeComm{child, newRank};
+    std::lock_guard<std::mutex> childLock(child->mutex);
+    ++child->joined;
   }
   clique.barrier();
   if (parent.rank == 0)
@@ -305,22 +465,38 @@ ncclResult_t ncclCommSplit(void *comm, int color, int key, void **newComm,
   return kSuccess;
 }
 ncclResult_t ncclCommDestroy(void *comm) {
+  if (!hasContext("ncclCommDestroy"))
+    return kInvalidUsage;
   delete unwrap(comm);
   return kSuccess;
 }
 ncclResult_t ncclCommAbort(void *comm) {
+  if (!hasContext("ncclCommAbort"))
+    return kInvalidUsage;
   ++aborts;
   delete unwrap(comm);
   return kSuccess;
 }
-ncclResult_t ncclCommGetAsyncError(void *, ncclResult_t *error) {
-  *error = kSuccess;
+ncclResult_t ncclCommGetAsyncError(void *comm, ncclResult_t *error) {
+  Clique &clique = *unwrap(comm)->clique;
+  std::lock_guard<std::mutex> lock(clique.mutex);
+  *error = clique.joined == clique.size && !initNeverCompletes() ? kSuccess
+                                                                 : kInProgress;
   return kSuccess;
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
                            void *comm, void *stream) {
+  if (!hasContext("ncclAllGather"))
+    return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclAllGather"))
+    return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
+  size_t width = count * elementSize(type);
+  if (!onDevice("ncclAllGather", send, width) ||
+      !onDevice("ncclAllGather", recv, width * unwrap(comm)->clique->size))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   size_t bytes = count * elementSize(type);
@@ -334,7 +510,16 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
                            int root, void *comm, void *stream) {
+  if (!hasContext("ncclBroadcast"))
+    return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclBroadcast"))
+    return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
+  if (!onDevice("ncclBroadcast", recv, count * elementSize(type)) ||
+      (unwrap(comm)->rank == root &&
+       !onDevice("ncclBroadcast", send, count * elementSize(type))))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -345,7 +530,14 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
                            int op, void *comm, void *stream) {
+  if (!hasContext("ncclAllReduce"))
+    return kInvalidUsage;
+  lastDataType = type;
   lastStream = stream;
+  takeStream(stream);
+  if (!onDevice("ncclAllReduce", send, count * elementSize(type)) ||
+      !onDevice("ncclAllReduce", recv, count * elementSize(type)))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -360,7 +552,15 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, int type,
 }
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                int type, int op, void *comm, void *stream) {
+  if (!hasContext("ncclReduceScatter"))
+    return kInvalidUsage;
+  lastDataType = type;
   lastStream = stream;
+  takeStream(stream);
+  if (!onDevice("ncclReduceScatter", send,
+                count * elementSize(type) * unwrap(comm)->clique->size) ||
+      !onDevice("ncclReduceScatter", recv, count * elementSize(type)))
+    return kInvalidArgument;
   FakeComm &me = *unwrap(comm);
   Clique &clique = *me.clique;
   clique.slots[me.rank].send = send;
@@ -374,6 +574,10 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
   return kSuccess;
 }
 ncclResult_t ncclGroupStart() {
+  // FAKE_NCCL_GROUP_START_FAILS=1: every group start fails.
+  const char *fails = std::getenv("FAKE_NCCL_GROUP_START_FAILS");
+  if (fails && std::strcmp(fails, "1") == 0)
+    return kInvalidUsage;
   ++groupDepth;
   return kSuccess;
 }
@@ -384,14 +588,28 @@ ncclResult_t ncclGroupEnd() {
 }
 ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
                       void *comm, void *stream) {
+  if (!hasContext("ncclSend"))
+    return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclSend"))
+    return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
+  if (!onDevice("ncclSend", data, count * elementSize(type)))
+    return kInvalidArgument;
   pending.push_back({true, data, nullptr, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
 }
 ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
                       void *stream) {
+  if (!hasContext("ncclRecv"))
+    return kInvalidUsage;
+  if (refusesFp8Move(type, "ncclRecv"))
+    return kInvalidArgument;
   lastStream = stream;
+  takeStream(stream);
+  if (!onDevice("ncclRecv", data, count * elementSize(type)))
+    return kInvalidArgument;
   pending.push_back({false, nullptr, data, count * elementSize(type), peer,
                      unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();

@@ -266,3 +266,75 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// prec-map-elementwise-to-gpu gives its kernels collapsed (multi-dimensional)
+// and expanded (rank-0) views: a kernel that reads a constant global through
+// a view gets the same view of a device copy, never the host's global.
+
+memref.global "private" constant @__constant_8x64xf32 : memref<8x64xf32> = dense<1.0>
+memref.global "private" constant @__constant_xf32 : memref<f32> = dense<2.0>
+
+// CHECK-LABEL: func.func @views_of_globals
+func.func @views_of_globals(%out: memref<512xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast
+  // CHECK:       %[[MATRIX:.*]] = memref.get_global @__constant_8x64xf32
+  // CHECK:       %[[SCALAR:.*]] = memref.get_global @__constant_xf32
+  // CHECK:       %[[MATRIX_DEVICE:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<8x64xf32>
+  // CHECK:       gpu.memcpy async [%[[TOKEN]]] %[[MATRIX_DEVICE]], %[[MATRIX]]
+  // CHECK:       %[[FLAT:.*]] = memref.collapse_shape %[[MATRIX_DEVICE]] {{\[\[}}0, 1]]
+  // CHECK:       %[[SCALAR_DEVICE:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<f32>
+  // CHECK:       gpu.memcpy async [%[[TOKEN]]] %[[SCALAR_DEVICE]], %[[SCALAR]]
+  // CHECK:       %[[ONE:.*]] = memref.expand_shape %[[SCALAR_DEVICE]] []
+  // CHECK:       gpu.launch async [%[[TOKEN]]]
+  // CHECK:         memref.load %[[FLAT]]
+  // CHECK:         memref.load %[[ONE]]
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[MATRIX_DEVICE]]
+  // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[SCALAR_DEVICE]]
+  %m = memref.get_global @__constant_8x64xf32 : memref<8x64xf32>
+  %flat = memref.collapse_shape %m [[0, 1]] : memref<8x64xf32> into memref<512xf32>
+  %s = memref.get_global @__constant_xf32 : memref<f32>
+  %one = memref.expand_shape %s [] output_shape [1] : memref<f32> into memref<1xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %flat[%tx] : memref<512xf32>
+    %b = memref.load %one[%c0] : memref<1xf32>
+    %c = arith.addf %a, %b : f32
+    memref.store %c, %out[%tx] : memref<512xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// CUDA launches at most 65535 blocks along y and z: a larger grid launches
+// the limit and loops over the block ids it stands for; x is left alone.
+
+// CHECK-LABEL: func.func @tall_grid
+func.func @tall_grid(%out: memref<70000x4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c70000 = arith.constant 70000 : index
+  %c100000 = arith.constant 100000 : index
+  // CHECK-DAG:   %[[FULL:.*]] = arith.constant 70000 : index
+  // CHECK-DAG:   %[[WIDE:.*]] = arith.constant 100000 : index
+  // CHECK:       %[[LIMIT:.*]] = arith.constant 65535 : index
+  // CHECK:       %[[LAUNCHED:.*]] = arith.minui %[[FULL]], %[[LIMIT]] : index
+  // CHECK:       gpu.launch async [%{{.*}}] blocks(%{{.*}}, %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[WIDE]], %{{.*}} = %[[LAUNCHED]], %{{.*}} = %{{.*}})
+  // CHECK:         scf.for %[[ROW:.*]] = %[[BY]] to %[[FULL]] step %[[LAUNCHED]] {
+  // CHECK:           memref.store %{{.*}}, %{{.*}}[%[[ROW]], %{{.*}}]
+  // CHECK:         }
+  // CHECK:         gpu.terminator
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c100000, %gy = %c70000, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %rows = arith.index_cast %gy : index to i64
+    %value = arith.uitofp %rows : i64 to f32
+    memref.store %value, %out[%by, %tx] : memref<70000x4xf32>
+    gpu.terminator
+  }
+  return
+}

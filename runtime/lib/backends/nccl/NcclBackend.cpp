@@ -19,7 +19,9 @@
 #include "core/CurrentWorld.h"
 #include "core/Error.h"
 #include "gpu/GpuContext.h"
+#include "precrt/gpu.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
@@ -54,14 +56,15 @@ public:
         stream_(stream) {}
 
   ~NcclCommunicator() override {
+    // NCCL, like the driver, works in the thread's current context.
     cuda::setCurrentDevice(device_);
+    cuda::ScopedContext scope;
+    if (scope.enter() != PRECRT_SUCCESS)
+      return;
     if (comm_)
       api_.ncclCommDestroy(comm_);
-    if (ownStream_) {
-      cuda::ScopedContext scope;
-      if (scope.enter() == PRECRT_SUCCESS)
-        scope.api().cuStreamDestroy(ownStream_);
-    }
+    if (ownStream_)
+      scope.api().cuStreamDestroy(ownStream_);
   }
 
   precrt_status_t setStream(void *stream) override {
@@ -103,6 +106,53 @@ private:
   cuda::CUstream ownStream_;
   cuda::CUstream stream_;
 };
+
+/// A nonblocking communicator: NCCL returns from creating it at once and
+/// the caller polls, so that a peer that never joins is a timeout with a
+/// reason, not a hang in NCCL's default blocking initialization.
+ncclConfig nonblockingConfig() {
+  ncclConfig config{};
+  config.size = sizeof(config);
+  config.magic = ncclConfigMagic;
+  config.version = kMinimumVersion;
+  config.blocking = 0;
+  config.cgaClusterSize = ncclConfigUndefined;
+  config.minCTAs = ncclConfigUndefined;
+  config.maxCTAs = ncclConfigUndefined;
+  config.netName = nullptr;
+  config.splitShare = ncclConfigUndefined;
+  return config;
+}
+
+/// Polls `comm`, being created by `what`, until it is ready, fails, or the
+/// deadline passes; a communicator that is not ready is aborted.
+precrt_status_t waitUntilReady(const NcclApi &api, ncclComm_t comm,
+                               Clock::time_point deadline, int64_t timeoutMs,
+                               const char *what) {
+  for (int polls = 0;; ++polls) {
+    ncclResult_t state = ncclSuccess;
+    if (ncclResult_t result = api.ncclCommGetAsyncError(comm, &state))
+      state = result;
+    if (state == ncclSuccess)
+      return PRECRT_SUCCESS;
+    if (state != ncclInProgress) {
+      api.ncclCommAbort(comm);
+      return fail(PRECRT_ERROR_BACKEND, "%s failed: %s", what,
+                  api.ncclGetErrorString(state));
+    }
+    if (Clock::now() >= deadline) {
+      api.ncclCommAbort(comm);
+      return fail(PRECRT_ERROR_TIMEOUT,
+                  "%s did not complete within %lld ms (a peer did not "
+                  "join); the communicator was aborted",
+                  what, static_cast<long long>(timeoutMs));
+    }
+    if (polls > 1024)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    else
+      sched_yield();
+  }
+}
 
 precrt_status_t dtypeForNccl(const NcclApi &api, precrt_dtype_t dtype,
                              ncclDataType_t *type) {
@@ -187,9 +237,48 @@ precrt_status_t NcclCommunicator::waitForStream(cuda::ScopedContext &scope,
   }
 }
 
+/// The type data that NCCL only moves travels as: fp8 as bytes.
+precrt_status_t moveTypeForNccl(const NcclApi &api, precrt_dtype_t dtype,
+                                ncclDataType_t *type) {
+  if (dtype == PRECRT_DTYPE_F8E4M3FN || dtype == PRECRT_DTYPE_F8E5M2) {
+    *type = ncclUint8;
+    return PRECRT_SUCCESS;
+  }
+  return dtypeForNccl(api, dtype, type);
+}
+
+/// fp8 goes to NCCL's fp8 types only where NCCL reduces it: those need
+/// NCCL 2.24 and a device of compute capability 9.0 or newer, below which
+/// NCCL refuses fp8 reductions (and some versions fp8 gathers too). Data
+/// that is only moved travels as bytes on every device and version.
+precrt_status_t wireTypeForNccl(const NcclApi &api, const CollectiveCall &call,
+                                int device, ncclDataType_t *type) {
+  bool fp8 = call.dtype() == PRECRT_DTYPE_F8E4M3FN ||
+             call.dtype() == PRECRT_DTYPE_F8E5M2;
+  bool reduces = call.op() == CollectiveOp::ReduceScatter ||
+                 call.op() == CollectiveOp::AllReduce;
+  if (!reduces)
+    return moveTypeForNccl(api, call.dtype(), type);
+  if (fp8) {
+    precrt_gpu_device_properties properties;
+    if (precrt_status_t status =
+            precrtGpuGetDeviceProperties(device, &properties))
+      return status;
+    if (properties.compute_capability_major < 9)
+      return fail(PRECRT_ERROR_UNAVAILABLE,
+                  "NCCL reduces %s only on devices of compute capability 9.0 "
+                  "or newer; device %d (%s) is %d.%d: reduce in a wider "
+                  "acc_dtype",
+                  precrtDtypeName(call.dtype()), device, properties.name,
+                  properties.compute_capability_major,
+                  properties.compute_capability_minor);
+  }
+  return dtypeForNccl(api, call.dtype(), type);
+}
+
 precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
   ncclDataType_t type;
-  if (precrt_status_t status = dtypeForNccl(api_, call.dtype(), &type))
+  if (precrt_status_t status = wireTypeForNccl(api_, call, device_, &type))
     return status;
   const size_t count = call.count();
   const size_t bytes = byteSize(call.dtype(), count);
@@ -219,7 +308,11 @@ precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
     break;
   case CollectiveOp::AllToAll: {
     what = "all_to_all (grouped ncclSend/ncclRecv)";
-    api_.ncclGroupStart();
+    result = api_.ncclGroupStart();
+    if (result != ncclSuccess) {
+      what = "ncclGroupStart";
+      break;
+    }
     for (int peer = 0; peer < size() && result == ncclSuccess; ++peer) {
       result = api_.ncclSend(static_cast<const char *>(call.send) + peer * bytes,
                              count, type, peer, comm_, stream_);
@@ -235,7 +328,9 @@ precrt_status_t NcclCommunicator::enqueue(const CollectiveCall &call) {
   default:
     return PRECRT_SUCCESS;
   }
-  if (result != ncclSuccess)
+  // A nonblocking communicator may still be enqueueing: waitForStream
+  // polls its asynchronous state.
+  if (result != ncclSuccess && result != ncclInProgress)
     return ncclFailure(result, what);
   return PRECRT_SUCCESS;
 }
@@ -276,7 +371,7 @@ NcclCommunicator::runPointToPoint(const PointToPointCall &call,
   if (!comm_)
     return fail(PRECRT_ERROR_PEER_FAILED, "the NCCL communicator was aborted");
   ncclDataType_t type;
-  if (precrt_status_t status = dtypeForNccl(api_, call.dtype, &type))
+  if (precrt_status_t status = moveTypeForNccl(api_, call.dtype, &type))
     return status;
   auto deadline = this->deadline();
   cuda::setCurrentDevice(device_);
@@ -293,7 +388,7 @@ NcclCommunicator::runPointToPoint(const PointToPointCall &call,
   ncclResult_t ended = api_.ncclGroupEnd();
   if (result == ncclSuccess)
     result = ended;
-  if (result != ncclSuccess)
+  if (result != ncclSuccess && result != ncclInProgress)
     return ncclFailure(result, "ncclSend/ncclRecv");
   return waitForStream(scope, deadline, "send/recv");
 }
@@ -314,10 +409,16 @@ NcclCommunicator::createGroup(const GridGroup &membership,
   // All ranks agreed on the split just before, so ncclCommSplit (collective
   // over this communicator) has every rank coming.
   ncclComm_t split = nullptr;
+  ncclConfig config = nonblockingConfig();
+  auto deadline = this->deadline();
   ncclResult_t ncclStatus = api_.ncclCommSplit(
-      comm_, int(membership.color), membership.rankInGroup, &split, nullptr);
-  if (ncclStatus != ncclSuccess)
+      comm_, int(membership.color), membership.rankInGroup, &split, &config);
+  if (ncclStatus != ncclSuccess && ncclStatus != ncclInProgress)
     return ncclFailure(ncclStatus, "ncclCommSplit");
+  if (split)
+    if (precrt_status_t status = waitUntilReady(api_, split, deadline,
+                                                timeoutMs(), "ncclCommSplit"))
+      return status;
   cuda::CUstream stream = nullptr;
   if (cuda::CUresult created =
           scope.api().cuStreamCreate(&stream, cuda::CU_STREAM_NON_BLOCKING))
@@ -334,30 +435,45 @@ precrt_status_t createNcclWorld(const NcclApi &api, Communicator *control,
                                 std::unique_ptr<Communicator> ownedControl,
                                 int device, int64_t timeoutMs,
                                 std::unique_ptr<Communicator> *world) {
-  ncclUniqueId id{};
+  // Rank 0 broadcasts the id or why it has none: its peers wait in the
+  // broadcast, and must fail with it rather than at their timeout.
+  struct {
+    ncclUniqueId id;
+    char failure[256];
+  } bootstrap{};
   if (control->rank() == 0) {
-    if (ncclResult_t result = api.ncclGetUniqueId(&id))
-      return fail(PRECRT_ERROR_BACKEND, "ncclGetUniqueId failed: %s",
-                  api.ncclGetErrorString(result));
+    if (ncclResult_t result = api.ncclGetUniqueId(&bootstrap.id))
+      std::snprintf(bootstrap.failure, sizeof(bootstrap.failure),
+                    "ncclGetUniqueId failed on rank 0: %s",
+                    api.ncclGetErrorString(result));
   }
   CollectiveCall broadcast;
   broadcast.descriptor.op = uint32_t(CollectiveOp::Broadcast);
   broadcast.descriptor.dtype = PRECRT_DTYPE_BYTES;
-  broadcast.descriptor.count = sizeof(id);
-  broadcast.send = &id;
-  broadcast.recv = &id;
+  broadcast.descriptor.count = sizeof(bootstrap);
+  broadcast.send = &bootstrap;
+  broadcast.recv = &bootstrap;
   if (precrt_status_t status = control->collective(broadcast))
     return status;
+  if (bootstrap.failure[0])
+    return fail(PRECRT_ERROR_BACKEND, "%s", bootstrap.failure);
+  const ncclUniqueId &id = bootstrap.id;
 
   cuda::setCurrentDevice(device);
   cuda::ScopedContext scope;
   if (precrt_status_t status = scope.enter())
     return status;
   ncclComm_t comm = nullptr;
-  if (ncclResult_t result =
-          api.ncclCommInitRank(&comm, control->size(), id, control->rank()))
+  ncclConfig config = nonblockingConfig();
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  ncclResult_t result = api.ncclCommInitRankConfig(&comm, control->size(), id,
+                                                   control->rank(), &config);
+  if (result != ncclSuccess && result != ncclInProgress)
     return fail(PRECRT_ERROR_BACKEND, "ncclCommInitRank failed: %s",
                 api.ncclGetErrorString(result));
+  if (precrt_status_t status = waitUntilReady(api, comm, deadline, timeoutMs,
+                                              "ncclCommInitRank"))
+    return status;
   cuda::CUstream stream = nullptr;
   if (cuda::CUresult created =
           scope.api().cuStreamCreate(&stream, cuda::CU_STREAM_NON_BLOCKING)) {

@@ -48,6 +48,7 @@ LoadResult load() {
       library.resolve("ncclGetLastError", &api.ncclGetLastError) &&
       library.resolve("ncclGetUniqueId", &api.ncclGetUniqueId) &&
       library.resolve("ncclCommInitRank", &api.ncclCommInitRank) &&
+      library.resolve("ncclCommInitRankConfig", &api.ncclCommInitRankConfig) &&
       library.resolve("ncclCommSplit", &api.ncclCommSplit) &&
       library.resolve("ncclCommDestroy", &api.ncclCommDestroy) &&
       library.resolve("ncclCommAbort", &api.ncclCommAbort) &&

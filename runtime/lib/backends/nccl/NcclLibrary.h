@@ -44,6 +44,23 @@ constexpr ncclRedOp_t ncclMax = 2;
 constexpr ncclRedOp_t ncclMin = 3;
 constexpr ncclRedOp_t ncclAvg = 4;
 
+/// ncclConfig_t as of NCCL 2.18. NCCL reads `size` and `version` first and
+/// accepts the layouts of older versions.
+struct ncclConfig {
+  size_t size;
+  unsigned magic;
+  unsigned version;
+  int blocking;
+  int cgaClusterSize;
+  int minCTAs;
+  int maxCTAs;
+  const char *netName;
+  int splitShare;
+};
+constexpr unsigned ncclConfigMagic = 0xcafebeef;
+/// NCCL_CONFIG_UNDEF_INT: NCCL's default for the field.
+constexpr int ncclConfigUndefined = -2147483647 - 1;
+
 /// ncclCommSplit arrived in NCCL 2.18; fp8 types in 2.24.
 constexpr int kMinimumVersion = 21800;
 constexpr int kFloat8Version = 22400;
@@ -54,7 +71,10 @@ struct NcclApi {
   const char *(*ncclGetLastError)(ncclComm_t);
   ncclResult_t (*ncclGetUniqueId)(ncclUniqueId *);
   ncclResult_t (*ncclCommInitRank)(ncclComm_t *, int, ncclUniqueId, int);
-  ncclResult_t (*ncclCommSplit)(ncclComm_t, int, int, ncclComm_t *, void *);
+  ncclResult_t (*ncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int,
+                                         ncclConfig *);
+  ncclResult_t (*ncclCommSplit)(ncclComm_t, int, int, ncclComm_t *,
+                                ncclConfig *);
   ncclResult_t (*ncclCommDestroy)(ncclComm_t);
   ncclResult_t (*ncclCommAbort)(ncclComm_t);
   ncclResult_t (*ncclCommGetAsyncError)(ncclComm_t, ncclResult_t *);
