@@ -4,6 +4,8 @@
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
+#include "precrt/numerics.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -91,38 +93,25 @@ Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
 
 namespace {
 
-/// The layout of a narrow float format and its special values, as the
-/// runtime's precrt::numerics::NarrowFormat.
-struct NarrowFormat {
-  int mantissaBits;
-  int exponentBits;
-  int exponentBias;
-  /// Whether an all-ones exponent encodes infinities and NaNs (IEEE style);
-  /// in f8E4M3FN only S.1111.111 is NaN.
-  bool ieeeSpecials;
-  /// Whether overflow gives the largest finite value (fp8) or infinity.
-  bool saturates;
-  uint32_t maxFiniteBits;
-  uint32_t canonicalNaNBits;
-  uint32_t infinityBits;
+using precrt::numerics::NarrowFormat;
 
-  int minNormalExponent() const { return 1 - exponentBias; }
-  int width() const { return 1 + exponentBits + mantissaBits; }
-  uint32_t overflowBits() const {
-    return saturates ? maxFiniteBits : infinityBits;
-  }
-};
-
-std::optional<NarrowFormat> getNarrowFormat(Type type) {
+/// The runtime's description of a narrow format (precrt/numerics.h), so
+/// that the kernels and the runtime's references share one table.
+const NarrowFormat *getNarrowFormat(Type type) {
   if (isa<Float8E4M3FNType>(type))
-    return NarrowFormat{3, 4, 7, false, true, 0x7E, 0x7F, 0x7F};
+    return &precrt::numerics::kF8E4M3FN;
   if (isa<Float8E5M2Type>(type))
-    return NarrowFormat{2, 5, 15, true, true, 0x7B, 0x7E, 0x7C};
+    return &precrt::numerics::kF8E5M2;
   if (isa<BFloat16Type>(type))
-    return NarrowFormat{7, 8, 127, true, false, 0x7F7F, 0x7FC0, 0x7F80};
+    return &precrt::numerics::kBF16;
   if (isa<Float16Type>(type))
-    return NarrowFormat{10, 5, 15, true, false, 0x7BFF, 0x7E00, 0x7C00};
-  return std::nullopt;
+    return &precrt::numerics::kF16;
+  return nullptr;
+}
+
+/// Bits of a narrow format, sign included.
+int getWidth(const NarrowFormat &format) {
+  return 1 + format.exponentBits + format.mantissaBits;
 }
 
 /// Integer arithmetic on scalars of one width, short enough that the bit
@@ -220,7 +209,7 @@ static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
       i32.select(i32.cmp(P::ugt, absBits, i32.c(0x7F800000)),
                  i32.c(format.canonicalNaNBits), i32.bitOr(sign, magnitude));
   Value narrow = arith::TruncIOp::create(
-      b, loc, b.getIntegerType(format.width()), encoded);
+      b, loc, b.getIntegerType(getWidth(format)), encoded);
   return arith::BitcastOp::create(b, loc, to, narrow);
 }
 
@@ -234,7 +223,7 @@ Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
                                           Value value, FloatType to,
                                           Value random) {
   using P = arith::CmpIPredicate;
-  NarrowFormat format = *getNarrowFormat(to);
+  const NarrowFormat &format = *getNarrowFormat(to);
   if (!random && format.saturates)
     return encodeNearestEvenBranchFree(b, loc, value, to, format);
   IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
@@ -302,7 +291,7 @@ Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
       i32.select(isNaN, i32.c(format.canonicalNaNBits),
                  i32.select(isInfinite, infinite, finite));
   Value narrow = arith::TruncIOp::create(
-      b, loc, b.getIntegerType(format.width()), encoded);
+      b, loc, b.getIntegerType(getWidth(format)), encoded);
   return arith::BitcastOp::create(b, loc, to, narrow);
 }
 
@@ -312,7 +301,7 @@ Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
 Value mlir::prec::decodeLowPrecisionFloat(OpBuilder &b, Location loc,
                                           Value value) {
   using P = arith::CmpIPredicate;
-  NarrowFormat format = *getNarrowFormat(value.getType());
+  const NarrowFormat &format = *getNarrowFormat(value.getType());
   IntegerOps i32{b, loc, b.getI32Type()};
   const int m = format.mantissaBits;
   const int64_t mantissaMask = (int64_t(1) << m) - 1;
