@@ -282,6 +282,24 @@ SmallVector<int64_t> callWithMemRefs(PackedFunction function,
   return result;
 }
 
+/// Prints each candidate's best time and bandwidth and its ratio to memcpy
+/// (candidate 0): of the best times, and the median of the ratios of the
+/// repetitions, which ran the candidates side by side.
+void printAgainstMemcpy(ArrayRef<const char *> names,
+                        const std::vector<double> *times, size_t copyBytes) {
+  const std::vector<double> &memcpyTimes = times[0];
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::vector<double> ratios;
+    for (size_t rep = 0; rep < memcpyTimes.size(); ++rep)
+      ratios.push_back(memcpyTimes[rep] / times[c][rep]);
+    llvm::outs() << llvm::formatv(
+        "  {0,-36} best {1,7:f2} ms  {2,5:f1} GB/s  vs memcpy: best {3:f2}, "
+        "median {4:f2}\n",
+        names[c], best(times[c]) * 1e3, copyBytes / best(times[c]) / 1e9,
+        best(memcpyTimes) / best(times[c]), median(ratios));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // (a') The fp8 quantization kernel against memcpy
 //===----------------------------------------------------------------------===//
@@ -408,19 +426,9 @@ void benchmarkFp8Pack(Compiler &compiler) {
     llvm::outs() << llvm::formatv(
         "{0} elements ({1} MiB f32 in, {2} MiB fp8 out), {3} reps:\n", n, mib,
         mib / 4, packReps.getValue());
-    const char *names[NumCandidates] = {
-        "memcpy of 5N bytes", "generated quantize kernel",
-        "divide, then runtime precrtConvert"};
-    for (int c = 0; c < NumCandidates; ++c) {
-      std::vector<double> ratios;
-      for (int rep = 0; rep < packReps; ++rep)
-        ratios.push_back(times[Memcpy][rep] / times[c][rep]);
-      llvm::outs() << llvm::formatv(
-          "  {0,-36} best {1,7:f2} ms  {2,5:f1} GB/s  vs memcpy: best {3:f2}, "
-          "median {4:f2}\n",
-          names[c], best(times[c]) * 1e3, copyBytes / best(times[c]) / 1e9,
-          best(times[Memcpy]) / best(times[c]), median(ratios));
-    }
+    printAgainstMemcpy({"memcpy of 5N bytes", "generated quantize kernel",
+                        "divide, then runtime precrtConvert"},
+                       times, copyBytes);
     std::free(input);
     std::free(output);
     std::free(copySource);
@@ -596,19 +604,10 @@ void benchmarkPack(Compiler &compiler) {
     llvm::outs() << llvm::formatv(
         "{0} elements ({1} MiB f32 in, {2} MiB bf16 out), {3} reps:\n", n, mib,
         mib / 2, packReps.getValue());
-    const char *names[NumCandidates] = {
-        "memcpy of 3N bytes", "generated kernel, cast",
-        "generated kernel, x / 4 then cast", "runtime precrtConvert (cast)"};
-    for (int c = 0; c < NumCandidates; ++c) {
-      std::vector<double> ratios;
-      for (int rep = 0; rep < packReps; ++rep)
-        ratios.push_back(times[Memcpy][rep] / times[c][rep]);
-      llvm::outs() << llvm::formatv(
-          "  {0,-34} best {1,7:f2} ms  {2,5:f1} GB/s  vs memcpy: best {3:f2}, "
-          "median {4:f2}\n",
-          names[c], best(times[c]) * 1e3, copyBytes / best(times[c]) / 1e9,
-          best(times[Memcpy]) / best(times[c]), median(ratios));
-    }
+    printAgainstMemcpy({"memcpy of 3N bytes", "generated kernel, cast",
+                        "generated kernel, x / 4 then cast",
+                        "runtime precrtConvert (cast)"},
+                       times, copyBytes);
     std::free(input);
     std::free(output);
     std::free(copySource);
