@@ -49,16 +49,21 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
 }
 
 def ConvertPrecToLinalg : Pass<"convert-prec-to-linalg", "mlir::func::FuncOp"> {
-  let summary = "lower prec's local ops (cast, reduce, sgd, adamw) to linalg";
+  let summary = "lower prec's local ops (cast, reduce, quantization, sgd, adamw) to linalg";
   let description = [{
     The ops that do not communicate become `linalg.generic` kernels on
-    tensors: `prec.cast` an elementwise conversion (round-to-nearest-even),
-    `prec.reduce` a reduction in its `acc_dtype` followed by the conversion
-    to the result type, and `prec.sgd` / `prec.adamw` one fused kernel each
-    that reads the gradient, updates the master (and state) and writes the
-    optional low-precision shard in the same loop.
+    tensors: `prec.cast` an elementwise conversion (round-to-nearest-even,
+    or stochastic from its seed's Philox stream), `prec.reduce` a reduction
+    in its `acc_dtype` followed by the conversion to the result type,
+    `prec.amax` a reduction over the tensor or each block,
+    `prec.scale_from_amax`, `prec.quantize` and `prec.dequantize`
+    elementwise kernels that read each element's scale, and `prec.sgd` /
+    `prec.adamw` one fused kernel each that reads the gradient, updates the
+    master (and state) and writes the optional low-precision shard in the
+    same loop. fp8 conversions are integer arithmetic (docs/Prec.md).
 
-    Stochastic rounding and fp8 conversions are rejected naming the op.
+    fp8 formats other than f8E4M3FN and f8E5M2, tf32 and dynamic shapes are
+    rejected naming the op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

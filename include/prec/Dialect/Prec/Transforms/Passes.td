@@ -570,8 +570,12 @@ def PrecDecomposeCollectives
 
     `avg` reductions not yet made explicit by `prec-divide-factors` divide by
     the group size once, in the unpack kernel; `pre_divisor` and
-    `post_divisor` are applied in the pack and unpack kernels. Static shapes,
-    static group sizes, round-to-nearest-even and non-fp8 wires are
+    `post_divisor` are applied in the pack and unpack kernels. With
+    `rounding = <stochastic>` the pack kernel rounds element i of the input
+    (row-major) with word i of the Philox stream keyed by the seed and this
+    rank (docs/Prec.md). fp8 data moves unconverted (block scales as bytes);
+    a conversion to a scaled fp8 wire must have been made explicit by
+    `prec-materialize-scales`. Static shapes and static group sizes are
     required; anything else is rejected naming the op.
 
     Before:
