@@ -304,6 +304,29 @@ void printAgainstMemcpy(ArrayRef<const char *> names,
 // (a') The fp8 quantization kernel against memcpy
 //===----------------------------------------------------------------------===//
 
+/// Makes `kernel` (a linalg.generic in `func`'s one block) write in place
+/// into a new memref argument of `func` that the function then returns
+/// nothing but, so that a timed call allocates nothing.
+void writeIntoNewArgument(func::FuncOp func, linalg::GenericOp kernel) {
+  Block &body = func.getBody().front();
+  auto type = cast<RankedTensorType>(kernel.getResult(0).getType());
+  BlockArgument out = body.addArgument(
+      MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
+  OpBuilder builder(kernel);
+  Value init = bufferization::ToTensorOp::create(
+      builder, kernel.getLoc(), type, out, /*restrict=*/true,
+      /*writable=*/true);
+  kernel.getDpsInitsMutable()[0].assign(init);
+  Operation *terminator = body.getTerminator();
+  builder.setInsertionPoint(terminator);
+  auto materialize = bufferization::MaterializeInDestinationOp::create(
+      builder, terminator->getLoc(), kernel.getResult(0), out);
+  materialize.setRestrict(true);
+  materialize.setWritable(true);
+  func::ReturnOp::create(builder, terminator->getLoc());
+  terminator->erase();
+}
+
 /// The quantization of an f32 tensor to f8E4M3FN with a dynamic (per-tensor)
 /// scale, as prec-materialize-scales leaves it for the pack of a scaled
 /// gather (the amax and scale are separate, small kernels).
@@ -328,25 +351,11 @@ void extractQuantizeKernel(ModuleOp module) {
     fatal("lowering prec.quantize failed");
   auto func = *module.getOps<func::FuncOp>().begin();
   Block &body = func.getBody().front();
-  Operation *terminator = body.getTerminator();
-  auto kernel = terminator->getOperand(0).getDefiningOp<linalg::GenericOp>();
+  auto kernel =
+      body.getTerminator()->getOperand(0).getDefiningOp<linalg::GenericOp>();
   if (!kernel)
     fatal("prec.quantize did not become one kernel");
-  auto type = cast<RankedTensorType>(kernel.getResult(0).getType());
-  BlockArgument out = body.addArgument(
-      MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
-  OpBuilder builder(kernel);
-  Value init = bufferization::ToTensorOp::create(
-      builder, kernel.getLoc(), type, out, /*restrict=*/true,
-      /*writable=*/true);
-  kernel.getDpsInitsMutable()[0].assign(init);
-  builder.setInsertionPoint(terminator);
-  auto materialize = bufferization::MaterializeInDestinationOp::create(
-      builder, terminator->getLoc(), kernel.getResult(0), out);
-  materialize.setRestrict(true);
-  materialize.setWritable(true);
-  func::ReturnOp::create(builder, terminator->getLoc());
-  terminator->erase();
+  writeIntoNewArgument(func, kernel);
   func.setFunctionType(
       FunctionType::get(module.getContext(), body.getArgumentTypes(), {}));
 }
@@ -492,22 +501,7 @@ SmallVector<int64_t> extractPackKernel(ModuleOp module) {
 
   Block &body = func.getBody().front();
   auto packedType = cast<RankedTensorType>(kernel.getResult(0).getType());
-  auto bufferType =
-      MemRefType::get(packedType.getShape(), packedType.getElementType());
-  BlockArgument out = body.addArgument(bufferType, func.getLoc());
-  OpBuilder builder(kernel);
-  Value init = bufferization::ToTensorOp::create(
-      builder, kernel.getLoc(), packedType, out, /*restrict=*/true,
-      /*writable=*/true);
-  kernel.getDpsInitsMutable()[0].assign(init);
-  Operation *terminator = body.getTerminator();
-  builder.setInsertionPoint(terminator);
-  auto materialize = bufferization::MaterializeInDestinationOp::create(
-      builder, terminator->getLoc(), kernel.getResult(0), out);
-  materialize.setRestrict(true);
-  materialize.setWritable(true);
-  func::ReturnOp::create(builder, terminator->getLoc());
-  terminator->erase();
+  writeIntoNewArgument(func, kernel);
   // Everything but the kernel and what it reads is now dead.
   for (bool erased = true; erased;) {
     erased = false;
