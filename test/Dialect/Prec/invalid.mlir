@@ -446,6 +446,46 @@ func.func @adamw_beta_nan(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step
 
 // -----
 
+func.func @adamw_negative_eps(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{expected a finite non-negative eps, got -1.000000e-08}}
+  %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step eps = -1.0e-8 : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @adamw_negative_weight_decay(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{expected a finite non-negative weight_decay, got -1.000000e-02}}
+  %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step weight_decay = -0.01 : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @adamw_eps_below_master(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32, %step: f32) {
+  // expected-error @+1 {{expected eps 0 or a normal value of the master dtype 'f32', got 1.000000e-50}}
+  %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step eps = 1.0e-50 : tensor<8xf32>, tensor<8xbf16>
+  return
+}
+
+// -----
+
+func.func @sgd_infinite_weight_decay(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a finite non-negative weight_decay, got INF}}
+  %0 = prec.sgd %p, %g, %lr weight_decay = 0x7FF0000000000000 : tensor<8xf32>, tensor<8xbf16>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sgd_weight_decay_beyond_master(%p: tensor<8xf32>, %g: tensor<8xbf16>, %lr: f32) -> tensor<8xf32> {
+  // expected-error @+1 {{expected weight_decay 0 or a normal value of the master dtype 'f32', got 1.000000e+40}}
+  %0 = prec.sgd %p, %g, %lr weight_decay = 1.0e40 : tensor<8xf32>, tensor<8xbf16>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // expected-note @+1 {{prior use here}}
 func.func @adamw_state_type(%p: tensor<8xf32>, %g: tensor<8xbf16>, %m: tensor<8xbf16>, %lr: f32, %step: f32) {
   // expected-error @+1 {{use of value '%m' expects different type than prior uses: 'tensor<8xf32>' vs 'tensor<8xbf16>'}}
@@ -898,4 +938,77 @@ func.func @f64_scale(%x: tensor<4xf32>, %s: tensor<f64>) -> tensor<4xf8E4M3FN> {
   %q = prec.quantize %x scale %s scaling = <dynamic>
          : tensor<4xf32>, tensor<f64> -> tensor<4xf8E4M3FN>
   return %q : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @bytes_overflow(%x: tensor<2305843009213693952xf32>) -> tensor<0xf32> {
+  // expected-error @+1 {{expected operand #0 to fit in 9223372036854775807 bytes (sizes computed from it would overflow int64), got 'tensor<2305843009213693952xf32>'}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<2305843009213693952xf32> -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// -----
+
+func.func @bytes_overflow_result(%x: tensor<4x4xf32>) -> tensor<4611686018427387904x2xbf16> {
+  // expected-error @+1 {{expected result #0 to fit in 9223372036854775807 bytes}}
+  %0 = prec.cast %x : tensor<4x4xf32> to tensor<4611686018427387904x2xbf16>
+  return %0 : tensor<4611686018427387904x2xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @gathered_extent_overflow(%x: tensor<1152921504606846976xf8E4M3FN>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{expected result dimension 0 to be 1152921504606846976 x group size 8, which overflows int64}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 : tensor<1152921504606846976xf8E4M3FN> -> tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @all_to_all_bytes_overflow(%x: tensor<8x1152921504606846976xf8E4M3FN>) -> tensor<1x8xf8E4M3FN> {
+  // An all_to_all's concat dimension times the group size overflows only
+  // where its input already does.
+  // expected-error @+1 {{expected operand #0 to fit in 9223372036854775807 bytes}}
+  %0 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 1 : tensor<8x1152921504606846976xf8E4M3FN> -> tensor<1x8xf8E4M3FN>
+  return %0 : tensor<1x8xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @transport_extent_overflow(%x: tensor<1152921504606846976xf8E4M3FN>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{expected 1152921504606846976 x group size 8 result elements, which overflows int64}}
+  %0 = prec.transport <all_gather> %x on @dp : tensor<1152921504606846976xf8E4M3FN> -> tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @pre_divisor_beyond_acc(%x: tensor<8xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expected a pre_divisor in the normal range of acc_dtype 'f32' [1.17549435E-38, 3.40282347E+38], got 1.000000e+39}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 forward_dtype = bf16 pre_divisor = 1.0e39 : tensor<8xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @post_divisor_below_acc(%x: tensor<8xf16>) -> tensor<8xf16> {
+  // expected-error @+1 {{expected a post_divisor in the normal range of acc_dtype 'f16' [6.1035E-5, 65504], got 1.000000e-300}}
+  %0 = prec.all_reduce %x on @dp acc_dtype = f16 post_divisor = 1.0e-300 : tensor<8xf16> -> tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @f16_divisor_beyond_acc(%x: tensor<8xf16>) -> tensor<8xf16> {
+  // expected-error @+1 {{expected a pre_divisor in the normal range of acc_dtype 'f16' [6.1035E-5, 65504], got 1.000000e+05}}
+  %0 = prec.all_reduce %x on @dp acc_dtype = f16 pre_divisor = 1.0e5 : tensor<8xf16> -> tensor<8xf16>
+  return %0 : tensor<8xf16>
 }

@@ -6,17 +6,66 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::prec;
 
 #include "prec/Dialect/Prec/IR/PrecInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// AddressableShapes
+//===----------------------------------------------------------------------===//
+
+/// The bytes of the static part of `type`, or nullopt when they overflow
+/// int64. Elements narrower than a byte are counted as packed.
+static std::optional<int64_t> getStaticByteSize(ShapedType type) {
+  int64_t elements = 1;
+  for (int64_t extent : type.getShape())
+    if (!ShapedType::isDynamic(extent) &&
+        llvm::MulOverflow(elements, extent, elements))
+      return std::nullopt;
+  Type element = type.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
+  int64_t totalBits;
+  if (llvm::MulOverflow(elements, bits, totalBits)) {
+    // Whole bytes per element: the bit count overflows before the byte count.
+    int64_t bytes;
+    if (bits % 8 != 0 || llvm::MulOverflow(elements, bits / 8, bytes))
+      return std::nullopt;
+    return bytes;
+  }
+  return llvm::divideCeil(totalBits, 8);
+}
+
+LogicalResult
+mlir::OpTrait::prec::impl::verifyAddressableShapes(Operation *op) {
+  auto check = [&](StringRef kind, unsigned index,
+                   Type type) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank() || getStaticByteSize(shaped))
+      return success();
+    return op->emitOpError("expected ")
+           << kind << " #" << index << " to fit in "
+           << std::numeric_limits<int64_t>::max()
+           << " bytes (sizes computed from it would overflow int64), got "
+           << type;
+  };
+  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check("operand", index, type)))
+      return failure();
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check("result", index, type)))
+      return failure();
+  return success();
+}
 
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
@@ -457,12 +506,18 @@ static LogicalResult verifyScaledExtent(CollectiveOpInterface op,
                                         int64_t small, int64_t large,
                                         int64_t groupSize) {
   if (ShapedType::isDynamic(small) || ShapedType::isDynamic(large) ||
-      ShapedType::isDynamic(groupSize) || large == small * groupSize)
+      ShapedType::isDynamic(groupSize))
+    return success();
+  int64_t expected;
+  if (llvm::MulOverflow(small, groupSize, expected))
+    return op->emitOpError("expected ")
+           << which << " dimension " << dim << " to be " << small
+           << " x group size " << groupSize << ", which overflows int64";
+  if (large == expected)
     return success();
   return op->emitOpError("expected ")
-         << which << " dimension " << dim << " to be " << small * groupSize
-         << " (" << small << " x group size " << groupSize << "), got "
-         << large;
+         << which << " dimension " << dim << " to be " << expected << " ("
+         << small << " x group size " << groupSize << "), got " << large;
 }
 
 /// The group size of a collective whose grid use was verified.
@@ -524,6 +579,23 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
     if (!std::isfinite(value) || value <= 0.0)
       return op.emitOpError("expected a positive finite ")
              << name << ", got " << value;
+    // The quotient lives in acc_dtype: a divisor outside its normal range
+    // sends every value of the type to 0 or to infinity (x / 1e39 in f32).
+    auto acc = cast<FloatType>(
+        getEffectiveAccDtype(cast<CollectiveOpInterface>(*op)));
+    const llvm::fltSemantics &semantics = acc.getFloatSemantics();
+    llvm::APFloat converted(value);
+    bool losesInfo = false;
+    converted.convert(semantics, llvm::APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+    if (!converted.isFiniteNonZero() || converted.isDenormal()) {
+      SmallString<16> smallest, largest;
+      llvm::APFloat::getSmallestNormalized(semantics).toString(smallest);
+      llvm::APFloat::getLargest(semantics).toString(largest);
+      return op.emitOpError("expected a ")
+             << name << " in the normal range of acc_dtype " << acc << " ["
+             << smallest << ", " << largest << "], got " << value;
+    }
     if (op.getReduction() != ReductionKind::Sum)
       return op.emitOpError("expected reduction = <sum> with ")
              << name << ", got <" << stringifyReductionKind(op.getReduction())
@@ -752,11 +824,38 @@ static LogicalResult verifyOptimizer(Operation *op, RankedTensorType param,
   return success();
 }
 
+/// Checks a hyperparameter that the update uses as a constant of the master
+/// dtype: finite and non-negative (as torch.optim requires), and when not 0
+/// a normal value of the master dtype, which it would otherwise become 0,
+/// a subnormal or infinity in.
+static LogicalResult verifyHyperparameter(Operation *op, StringRef name,
+                                          const llvm::APFloat &value,
+                                          RankedTensorType param) {
+  // Written so that NaN fails too.
+  if (!(value.convertToDouble() >= 0.0) || value.isInfinity())
+    return op->emitOpError("expected a finite non-negative ")
+           << name << ", got " << value.convertToDouble();
+  if (value.isZero())
+    return success();
+  auto master = cast<FloatType>(param.getElementType());
+  llvm::APFloat converted = value;
+  bool losesInfo = false;
+  converted.convert(master.getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  if (converted.isFiniteNonZero() && !converted.isDenormal())
+    return success();
+  return op->emitOpError("expected ")
+         << name << " 0 or a normal value of the master dtype " << master
+         << ", got " << value.convertToDouble();
+}
+
 LogicalResult SGDOp::verify() {
-  if (failed(verifySeed(*this, getRounding(), getSeed())))
+  if (failed(verifySeed(*this, getRounding(), getSeed())) ||
+      failed(verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
+                             getShard())))
     return failure();
-  return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
-                         getShard());
+  return verifyHyperparameter(*this, "weight_decay", getWeightDecay(),
+                              getParam().getType());
 }
 
 LogicalResult AdamWOp::verify() {
@@ -771,8 +870,13 @@ LogicalResult AdamWOp::verify() {
     return emitOpError("expected beta1 and beta2 in [0, 1), got ")
            << getBeta1().convertToDouble() << " and "
            << getBeta2().convertToDouble();
-  return verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
-                         getShard());
+  if (failed(verifyOptimizer(*this, getParam().getType(), getGrad().getType(),
+                             getShard())) ||
+      failed(verifyHyperparameter(*this, "eps", getEps(),
+                                  getParam().getType())))
+    return failure();
+  return verifyHyperparameter(*this, "weight_decay", getWeightDecay(),
+                              getParam().getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -816,7 +920,10 @@ TransportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   int64_t expected = in;
   switch (getKind()) {
   case TransportKind::AllGather:
-    expected = in * groupSize;
+    if (llvm::MulOverflow(in, groupSize, expected))
+      return emitOpError("expected ")
+             << in << " x group size " << groupSize
+             << " result elements, which overflows int64";
     break;
   case TransportKind::ReduceScatter:
     if (in % groupSize != 0)

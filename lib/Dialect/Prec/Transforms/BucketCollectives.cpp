@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <tuple>
 
@@ -470,8 +471,13 @@ struct BucketCollectivesPass
         return b.key == key && b.groupSize == groupSize;
       });
       if (bucket != open.end()) {
+        // The merged buffer, and a gather's result of group size times it,
+        // must stay addressable however large the members are.
+        int64_t mergedBytes, gatheredBytes;
         bool fits =
-            maxBucketBytes <= 0 || bucket->wireBytes + bytes <= maxBucketBytes;
+            !llvm::AddOverflow(bucket->wireBytes, bytes, mergedBytes) &&
+            !llvm::MulOverflow(mergedBytes, groupSize, gatheredBytes) &&
+            (maxBucketBytes <= 0 || mergedBytes <= maxBucketBytes);
         if (fits && tryJoin(*bucket, collective)) {
           bucket->members.push_back(collective);
           bucket->wireBytes += bytes;

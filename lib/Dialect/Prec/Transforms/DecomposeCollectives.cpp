@@ -47,14 +47,20 @@ static FloatType getComputeType(FloatType type) {
   return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
 
-/// `value / divisor` computed in `value`'s type (no-op for a divisor of 1).
+/// `value / divisor` rounded once to `value`'s type (no-op for a divisor of
+/// 1). The division happens in the narrowest type that holds the divisor
+/// exactly, so that a divisor beyond the range or precision of `value`'s type
+/// (1e39 or 0.1 in f32) is not rounded to inf, 0 or a neighbour first.
 static Value divideBy(OpBuilder &b, Location loc, Value value, double divisor) {
   if (divisor == 1.0)
     return value;
   auto type = cast<FloatType>(value.getType());
-  Value constant =
-      arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, divisor));
-  return arith::DivFOp::create(b, loc, value, constant);
+  FloatType divisionType = getExactDivisionType(type, divisor);
+  Value constant = arith::ConstantOp::create(
+      b, loc, divisionType, b.getFloatAttr(divisionType, divisor));
+  Value quotient = arith::DivFOp::create(
+      b, loc, convertFloat(b, loc, value, divisionType), constant);
+  return convertFloat(b, loc, quotient, type);
 }
 
 namespace {

@@ -124,7 +124,12 @@ def Prec_FloatTypeAttr : TypeAttrOf<AnyFloat>;
 def Prec_GridAxesAttr : DenseArrayAttrBase<"DenseI16ArrayAttr", "int16_t", "i16">;
 def Prec_DimListAttr : DenseArrayAttrBase<"DenseI64ArrayAttr", "int64_t", "i64">;
 
+// Every prec op checks that the byte sizes of its static shapes fit int64.
+def Prec_AddressableShapes : NativeOpTrait<"AddressableShapes"> {
+  let cppNamespace = "::mlir::OpTrait::prec";
+}
+
 class Prec_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Prec_Dialect, mnemonic, traits>;
+    : Op<Prec_Dialect, mnemonic, !listconcat(traits, [Prec_AddressableShapes])>;
 
 #endif // PREC_DIALECT_PREC_IR_PRECBASE_TD

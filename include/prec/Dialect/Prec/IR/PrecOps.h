@@ -18,6 +18,23 @@
 
 #include "prec/Dialect/Prec/IR/PrecInterfaces.h.inc"
 
+namespace mlir::OpTrait::prec {
+namespace impl {
+LogicalResult verifyAddressableShapes(Operation *op);
+} // namespace impl
+
+/// Every statically shaped operand and result of the op fits an int64 byte
+/// count, so that the sizes lowering and the runtime compute from its shapes
+/// cannot wrap around.
+template <typename ConcreteType>
+class AddressableShapes : public TraitBase<ConcreteType, AddressableShapes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return impl::verifyAddressableShapes(op);
+  }
+};
+} // namespace mlir::OpTrait::prec
+
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.h.inc"
 
