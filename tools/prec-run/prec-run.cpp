@@ -70,6 +70,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -160,6 +161,12 @@ static cl::opt<bool> cacheBuffers(
              "allocator, which keeps freed buffers for the next step "
              "(default; =false: plain malloc and free)"),
     cl::init(true), cl::cat(runCategory));
+static cl::opt<std::string> maxMemory(
+    "max-memory",
+    cl::desc("largest total size of the arguments and results of the ranks "
+             "of this process, as bytes with an optional K, M, G or T "
+             "(binary) suffix (default: the machine's physical memory)"),
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false), cl::cat(runCategory));
@@ -202,6 +209,8 @@ struct ValueSpec {
   ScalarKind element = ScalarKind::F32;
   SmallVector<int64_t> shape; // buffers only
   std::string typeName;
+  /// An index scalar: a size or a position, never negative.
+  bool isIndex = false;
 
   int64_t numElements() const {
     int64_t n = 1;
@@ -282,6 +291,7 @@ FailureOr<ValueSpec> getValueSpec(Type type, std::string &problem) {
   if (failed(kind))
     return failure();
   spec.element = *kind;
+  spec.isIndex = type.isIndex();
   if (llvm::is_contained(spec.shape, 0))
     return spec;
   int64_t bytes = static_cast<int64_t>(spec.elementBytes());
@@ -1211,6 +1221,17 @@ int getDefaultRanks(ModuleOp module) {
   return static_cast<int>(size);
 }
 
+/// Whether the decimal `text` has a non-zero digit before its exponent, i.e.
+/// names a non-zero number (hexadecimal floats are not looked into).
+bool hasNonZeroSignificand(StringRef text) {
+  if (text.contains_insensitive("0x"))
+    return false;
+  StringRef significand = text.take_until([](char c) {
+    return c == 'e' || c == 'E';
+  });
+  return llvm::any_of(significand, [](char c) { return c >= '1' && c <= '9'; });
+}
+
 /// Parses `text` as the value of scalar argument `spec` into the 8 bytes it
 /// is passed in: integers exactly and in range, floats as numbers.
 LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
@@ -1224,6 +1245,11 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
       digits = digits.drop_front();
     if (digits.getAsInteger(10, value)) {
       problem = "expected an integer";
+      return failure();
+    }
+    if (spec.isIndex && value < 0) {
+      problem = "expected a non-negative integer (an index is a size or a "
+                "position)";
       return failure();
     }
     if (spec.element == ScalarKind::I64) {
@@ -1266,8 +1292,20 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
                                     llvm::APFloat::rmNearestTiesToEven,
                                     &losesInfo)
                 : llvm::APFloat::opOK;
-  if (std::isfinite(value) && (status & llvm::APFloat::opOverflow)) {
+  // The decimal itself may lie beyond f64 (1e400 parses as infinity, 1e-400
+  // as 0); only the spellings of infinity and NaN mean those values.
+  std::string lower = text.lower();
+  bool spellsNonFinite = StringRef(lower).contains("inf") ||
+                         StringRef(lower).contains("nan");
+  if ((std::isfinite(value) && (status & llvm::APFloat::opOverflow)) ||
+      (!std::isfinite(value) && !spellsNonFinite)) {
     problem = "expected a number in the range of " + spec.typeName;
+    return failure();
+  }
+  if (hasNonZeroSignificand(text) &&
+      (value == 0.0 || (semantics && converted.isZero()))) {
+    problem = "expected a number in the range of " + spec.typeName +
+              " (it rounds to 0)";
     return failure();
   }
   // 16-bit floats straight from the decimal's double, rounded once (through
@@ -1281,6 +1319,74 @@ LogicalResult parseScalar(const ValueSpec &spec, StringRef text,
   // fp8 scalars convert as prec.cast does: saturating, through f32.
   writeElement(spec, &storage, 0, value);
   return success();
+}
+
+/// Parses --max-memory: bytes with an optional binary K, M, G or T suffix.
+std::optional<uint64_t> parseByteSize(StringRef text) {
+  unsigned shift = 0;
+  if (!text.empty()) {
+    switch (llvm::toUpper(text.back())) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    }
+  }
+  if (shift)
+    text = text.drop_back();
+  uint64_t value;
+  if (text.getAsInteger(10, value) || value > (UINT64_MAX >> shift))
+    return std::nullopt;
+  return value << shift;
+}
+
+/// Checks, before anything is allocated, that the arguments and results of
+/// the ranks of this process fit in --max-memory (the machine's memory by
+/// default): the kernel would otherwise kill the process without a word
+/// once the buffers are touched. Intermediate buffers come on top.
+LogicalResult checkMemory(const Program &program, int64_t ranksInProcess) {
+  uint64_t limit;
+  std::string limitName;
+  if (!maxMemory.empty()) {
+    std::optional<uint64_t> parsed = parseByteSize(maxMemory);
+    if (!parsed) {
+      llvm::errs() << "prec-run: error: expected --max-memory as bytes with "
+                      "an optional K, M, G or T suffix, got '"
+                   << maxMemory << "'\n";
+      return failure();
+    }
+    limit = *parsed;
+    limitName = "--max-memory " + maxMemory;
+  } else {
+    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0)
+      return success(); // Unknown: nothing to compare with.
+    limit = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+    limitName = "the machine's memory; --max-memory changes the limit";
+  }
+  // Each spec is at most 2^48 bytes and there are at most a few thousand of
+  // them per rank, so the sum cannot overflow; the product is checked.
+  uint64_t perRank = 0;
+  for (const ValueSpec &spec : program.args)
+    perRank += spec.isBuffer ? spec.bytes() : 8;
+  for (const ValueSpec &spec : program.results)
+    perRank += spec.isBuffer ? spec.bytes() : 8;
+  auto ranks = static_cast<uint64_t>(ranksInProcess);
+  if (ranks == 0 || perRank <= limit / ranks)
+    return success();
+  llvm::errs() << "prec-run: error: the arguments and results of "
+               << ranksInProcess << " rank(s) in this process take "
+               << perRank << " bytes each, more than " << limit << " bytes ("
+               << limitName << ")\n";
+  return failure();
 }
 
 /// Reads --scalar, --arg and --replicate against the entry function's
@@ -1544,6 +1650,8 @@ int main(int argc, char **argv) {
                               "one process: start it under mpirun")))
           return 1;
       } // else a launcher that does not say the size: the runtime checks.
+      if (failed(checkMemory(program, program.ranksAreThreads ? numRanks : 1)))
+        return 1;
     }
     PassManager pm(&context);
     if (program.onGpu) {

@@ -80,6 +80,16 @@
 // LAYOUT: error: cannot run @strided: argument 0 has type 'memref<4xf32, strided<[2], offset: 2>>'; expected an identity layout: prec-run passes contiguous buffers
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry huge 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: error: cannot run @huge: argument 0 has type 'tensor<1152921504606846976xf32>'; expected at most 281474976710656 bytes (256 TiB)
+// Within the 256 TiB cap but beyond the machine (4 TiB in, 4 TiB out), or
+// beyond --max-memory: refused before anything is allocated.
+// RUN: not prec-run %S/Inputs/unrunnable.mlir --entry large --ranks 1 2>&1 | FileCheck %s --check-prefix=LARGE
+// LARGE: prec-run: error: the arguments and results of 1 rank(s) in this process take 8796093022208 bytes each, more than {{[0-9]+}} bytes (the machine's memory; --max-memory changes the limit)
+// RUN: not prec-run %s --scalar 1=2 --max-memory 511 2>&1 | FileCheck %s --check-prefix=CAP
+// CAP: prec-run: error: the arguments and results of 4 rank(s) in this process take 168 bytes each, more than 511 bytes (--max-memory 511)
+// RUN: not prec-run %s --scalar 1=2 --max-memory 1Q 2>&1 | FileCheck %s --check-prefix=CAPSYNTAX
+// CAPSYNTAX: prec-run: error: expected --max-memory as bytes with an optional K, M, G or T suffix, got '1Q'
+// RUN: prec-run %s --scalar 1=2 --max-memory 1K | FileCheck %s --check-prefix=CAPOK
+// CAPOK: rank 3: result 0: tensor<32xf32>
 // RUN: not prec-run %S/Inputs/unrunnable.mlir --entry declared 2>&1 | FileCheck %s --check-prefix=DECLARED
 // DECLARED: prec-run: error: @declared is a declaration: it has no body to run
 // RUN: echo "" > %t.empty.mlir
