@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -152,18 +153,26 @@ TEST(Timeout, StalledRankMakesOthersFailWithinTheTimeout) {
   const int64_t timeoutMs = 200;
   std::vector<precrt_status_t> statuses(n);
   std::vector<double> elapsed(n);
+  // Rank 3 stalls until the others have given up on it, however long the
+  // machine takes to start them (a fixed sleep races a loaded machine).
+  std::atomic<int> gaveUp{0};
   ASSERT_EQ(
       runLocal(n,
                [&](precrt_comm_t world, int rank) {
                  precrtCommSetTimeoutMs(world, timeoutMs);
                  std::vector<float> data(8, 1.0f), out(8);
-                 if (rank == 3)
-                   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                 if (rank == 3) {
+                   auto stalled = Clock::now();
+                   while (gaveUp.load() < n - 1 && secondsSince(stalled) < 60.0)
+                     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                 }
                  auto start = Clock::now();
                  statuses[rank] =
                      precrtAllReduce(world, data.data(), out.data(), 8,
                                      PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM);
                  elapsed[rank] = secondsSince(start);
+                 if (rank != 3)
+                   gaveUp.fetch_add(1);
                  if (rank != 3) {
                    EXPECT_TRUE(messageContains("timed out waiting for rank 3"))
                        << precrtGetLastErrorMessage();
