@@ -2,6 +2,7 @@
 #   make demo    install what is missing, build, run the example FSDP step
 #   make check   install what is missing, build, run every test suite
 #   make check-gpu   the tests that need a GPU (none run without one)
+#   make check-sanitize  the whole suite under ASan and UBSan
 # Both are idempotent: a second run only rebuilds what changed.
 
 BUILD_DIR ?= build
@@ -14,7 +15,7 @@ PREC_RUN := $(BUILD_DIR)/bin/prec-run
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
 DEMO_ARGS ?= --steps 8 --scalar 4=0.02
 
-.PHONY: all deps configure build demo check check-gpu clean
+.PHONY: all deps configure build demo check check-gpu check-sanitize clean
 
 all: build
 
@@ -43,6 +44,12 @@ check: build
 # Every test that needs a GPU, in one call; says so and succeeds without one.
 check-gpu: build
 	scripts/check-gpu.sh $(BUILD_DIR)
+
+# The whole suite (lit, gtest, the mpirun tests) built with AddressSanitizer
+# and UndefinedBehaviorSanitizer in a build directory of its own.
+SANITIZE_BUILD_DIR ?= build-sanitize
+check-sanitize: deps
+	scripts/check-sanitize.sh $(SANITIZE_BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)
