@@ -118,7 +118,9 @@ TEST(LocalScale, RankDyingInACollectiveOf64FailsEverySurvivor) {
 // others' timeout: each survivor returns PRECRT_ERROR_TIMEOUT with a message,
 // the late rank fails too when it arrives, and no thread is left.
 TEST(LocalScale, StalledRankOf64TimesOutEverySurvivor) {
-  constexpr int64_t timeoutMs = 300;
+  // Long enough that 64 threads on a loaded machine all arrive in time at
+  // the calls before the stall.
+  constexpr int64_t timeoutMs = 1000;
   int threadsBefore = countThreads();
   ASSERT_GT(threadsBefore, 0);
   std::vector<RankOutcome> outcomes(kScaleRanks);
@@ -130,7 +132,7 @@ TEST(LocalScale, StalledRankOf64TimesOutEverySurvivor) {
                        for (int step = 0; step < 3; ++step) {
                          if (rank == kFailingRank && step == 2)
                            std::this_thread::sleep_for(
-                               std::chrono::milliseconds(4 * timeoutMs));
+                               std::chrono::milliseconds(5 * timeoutMs / 2));
                          precrt_status_t status = precrtReduceScatter(
                              world, send.data(), recv.data(), recv.size(),
                              PRECRT_DTYPE_F64, PRECRT_REDUCTION_SUM);

@@ -112,7 +112,6 @@ def main():
     def times(a, c):
         return [[c * v for v in row] for row in a]
 
-    zero_w1 = [[0.0] * HIDDEN for _ in range(HIDDEN)]
     losses, loss_errors, dw1, dw2, dw1_err, dw2_err = [], [], [], [], [], []
     scale = 2.0 / (BATCH * OUT)  # d mean(err^2) / d err
     for a in args:
