@@ -52,16 +52,27 @@ def round_to(value, dtype):
 
 
 class Checker:
-    """Collects element comparisons against a reference with tolerances."""
+    """Collects element comparisons against a reference with tolerances.
 
-    def __init__(self, name):
+    A check must be able to fail: a comparison whose tolerance covers the
+    whole expected value (|want| <= tolerance) would accept 0, so finish()
+    fails unless at least `min_nontrivial` of the comparisons (default: one
+    in ten, and at least one) are nontrivial, i.e. |want| > tolerance. A
+    result of all zeros, or a reference that is 0 everywhere, then fails.
+    """
+
+    def __init__(self, name, min_nontrivial=0.1):
         self.name = name
         self.failures = 0
         self.compared = 0
+        self.nontrivial = 0  # comparisons that a result of 0 would fail
+        self.min_nontrivial = min_nontrivial
         self.worst = 0.0  # largest |error| / tolerance seen
 
     def close(self, what, got, want, tolerance):
         self.compared += 1
+        if abs(want) > tolerance:
+            self.nontrivial += 1
         error = abs(got - want)
         if tolerance > 0:
             self.worst = max(self.worst, error / tolerance)
@@ -72,9 +83,14 @@ class Checker:
                       % (self.name, what, got, want, error, tolerance))
 
     def finish(self):
-        print("%s: %d values compared, %d outside tolerance, worst error/tolerance %.3f"
-              % (self.name, self.compared, self.failures, self.worst))
-        return 1 if self.failures or not self.compared else 0
+        print("%s: %d values compared (%d that 0 would fail), %d outside tolerance, "
+              "worst error/tolerance %.3f"
+              % (self.name, self.compared, self.nontrivial, self.failures, self.worst))
+        trivial = self.nontrivial < max(1, self.min_nontrivial * self.compared)
+        if trivial:
+            print("%s: too few comparisons tell the result from 0 (%d of %d, need %g%%)"
+                  % (self.name, self.nontrivial, self.compared, 100 * self.min_nontrivial))
+        return 1 if self.failures or not self.compared or trivial else 0
 
 
 def rank_file(directory, rank, kind, index):
