@@ -160,6 +160,12 @@ static cl::opt<bool> cacheBuffers(
              "allocator, which keeps freed buffers for the next step "
              "(default; =false: plain malloc and free)"),
     cl::init(true), cl::cat(runCategory));
+static cl::opt<bool> fuseKernels(
+    "fuse-kernels",
+    cl::desc("fold casts into collectives and, on the CPU, fuse each "
+             "elementwise kernel into its only consumer (default; =false: "
+             "one kernel per op, the same values)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false), cl::cat(runCategory));
@@ -1550,12 +1556,15 @@ int main(int argc, char **argv) {
       prec::PrecLowerToCUDAOptions gpuOptions;
       gpuOptions.chip = gpuChip;
       gpuOptions.format = gpuFormat;
+      gpuOptions.foldCasts = fuseKernels;
       if (gpuEmulation)
         prec::buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
       else
         prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
     } else {
-      prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+      prec::PrecLowerToCPUOptions cpuOptions;
+      cpuOptions.fuseKernels = fuseKernels;
+      prec::buildPrecLowerToCPUPipeline(pm, cpuOptions);
     }
     if (failed(pm.run(*module)))
       return 1;

@@ -738,6 +738,40 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
   ];
 }
 
+def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
+  let summary = "fuse each elementwise kernel into its only consumer";
+  let description = [{
+    Runs upstream's elementwise producer-consumer fusion of `linalg.generic`
+    kernels on tensors (`linalg::populateElementwiseOpsFusionPatterns`),
+    limited to producers whose result has one use, so that no computation
+    is duplicated: the consumer reads the producer's inputs and computes the
+    producer's body in registers, and the intermediate tensor, a pass over
+    memory to write it and one to read it back, disappear.
+
+    The fused body is the producer's body followed by the consumer's, with
+    the same operations in the same order: results are bit for bit those of
+    the unfused kernels. What this fuses in a training step:
+
+    - the unpack kernel of a reduce-scatter (sum the wire chunks in
+      `acc_dtype`, divide, cast) into the `prec.sgd` / `prec.adamw` kernel
+      that reads the gradient, which then also updates master weights and
+      state and writes the next step's low-precision shard: the optimizer
+      runs in the reduce-scatter's last kernel;
+    - a `prec.cast` kernel into the pack kernel of the collective it feeds,
+      or an unpack kernel into the cast of its result.
+
+    Before:
+    ```mlir
+    %g = linalg.generic {...} ins(%c0, %c1 : tensor<8xbf16>, tensor<8xbf16>)
+           outs(%e : tensor<8xf32>) { ...sum in f32, divide... }
+    %w:2 = linalg.generic {...} ins(%master, %g : tensor<8xf32>, tensor<8xf32>)
+           outs(...) { ...sgd... }
+    ```
+    After: one `linalg.generic` reading `%c0`, `%c1` and `%master`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let summary = "move each kernel on buffers into a private function of its own";
   let description = [{
