@@ -25,6 +25,13 @@
 //                   generated code's buffers from malloc, once from a
 //                   caching allocator (precrtCompiledAlloc, as prec-run uses).
 //
+//   all-reduce      prec.all_reduce (sum) of f32 values with a bf16 wire
+//                   and f32 accumulation (a direct reduce-scatter, then an
+//                   all-gather of the reduced bf16 slices) against the
+//                   runtime's precrtAllReduce in f32, on the generated
+//                   code's caching allocator; time per call and the wire
+//                   bytes each rank receives, from the transports.
+//
 // The reduce-scatters run on the local backend (ranks are threads) or, with
 // --backend mpi, one process per rank under mpirun. docs/performance.md
 // records results.
@@ -75,9 +82,10 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    mode("mode", cl::desc("pack, fp8-pack, reduce-scatter or all (default)"),
-         cl::init("all"));
+static cl::opt<std::string> mode(
+    "mode",
+    cl::desc("pack, fp8-pack, reduce-scatter, all-reduce or all (default)"),
+    cl::init("all"));
 static cl::list<int64_t> packElements(
     "pack-elements",
     cl::desc("element counts of the pack kernel (default 16Mi and 64Mi: "
@@ -829,6 +837,139 @@ void benchmarkReduceScatter(Compiler &compiler) {
       reportReduceScatter(state);
 }
 
+//===----------------------------------------------------------------------===//
+// (c) All-reduce with a bf16 wire and f32 accumulation
+//===----------------------------------------------------------------------===//
+
+struct AllReduceState {
+  PackedFunction function = nullptr;
+  int64_t elements = 0;
+  // Rank 0: seconds per call of the backend's f32 all-reduce and of prec's.
+  std::vector<double> backendSeconds, precSeconds;
+  double maxError = 0;
+};
+
+int allReduceRank(precrt_comm_t world, void *userData) {
+  auto *state = static_cast<AllReduceState *>(userData);
+  int32_t rank = 0, size = 0;
+  precrtCommRank(world, &rank);
+  precrtCommSize(world, &size);
+  int64_t n = state->elements;
+  auto *input = static_cast<float *>(allocate(n * 4));
+  auto *backendResult = static_cast<float *>(allocate(n * 4));
+  for (int64_t i = 0; i < n; ++i)
+    input[i] = gradient(rank, i);
+  auto check = [&](precrt_status_t status) {
+    if (status != PRECRT_SUCCESS)
+      fatal(llvm::formatv("rank {0}: {1}: {2}", rank, precrtStatusName(status),
+                          precrtGetLastErrorMessage()));
+  };
+  std::vector<float> kept(n);
+  for (int rep = 0; rep < reduceReps; ++rep) {
+    check(precrtBarrier(world));
+    auto start = Clock::now();
+    check(precrtAllReduce(world, input, backendResult, n, PRECRT_DTYPE_F32,
+                          PRECRT_REDUCTION_SUM));
+    check(precrtBarrier(world));
+    if (rank == 0)
+      state->backendSeconds.push_back(secondsSince(start));
+
+    check(precrtBarrier(world));
+    start = Clock::now();
+    SmallVector<SmallVector<int64_t>> args{describe(input, {n})};
+    SmallVector<int64_t> descriptor = callWithMemRefs(state->function, args, 1);
+    if (const char *error = precrtCompiledGetError())
+      fatal(llvm::formatv("rank {0}: {1}", rank, error));
+    check(precrtBarrier(world));
+    if (rank == 0)
+      state->precSeconds.push_back(secondsSince(start));
+    auto *result =
+        reinterpret_cast<const float *>(descriptor[1]) + descriptor[2];
+    if (rep + 1 == reduceReps)
+      std::memcpy(kept.data(), result, n * 4);
+    precrtCompiledFree(reinterpret_cast<void *>(descriptor[0]));
+  }
+  // Error of the first elements against the backend's f32 sum, relative to
+  // the sum of magnitudes: a check that the numbers are the sum's.
+  double maxError = 0;
+  for (int64_t i = 0; i < std::min<int64_t>(n, 1 << 16); ++i) {
+    double magnitude = 0;
+    for (int32_t q = 0; q < size; ++q)
+      magnitude += std::fabs(gradient(q, i));
+    maxError = std::max(maxError,
+                        std::fabs(double(kept[i]) - backendResult[i]) /
+                            magnitude);
+  }
+  if (rank == 0)
+    state->maxError = maxError;
+  std::free(input);
+  std::free(backendResult);
+  return 0;
+}
+
+void benchmarkAllReduce(Compiler &compiler) {
+  precrt_init_options options{};
+  int64_t ranks = numRanks;
+  if (backendName == "local") {
+    options.backend = PRECRT_BACKEND_LOCAL;
+    options.num_local_ranks = numRanks;
+  } else {
+    options.backend = PRECRT_BACKEND_MPI;
+    const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
+    if (!worldSize)
+      fatal("--backend mpi runs under mpirun (OMPI_COMM_WORLD_SIZE unset)");
+    ranks = std::atoi(worldSize);
+  }
+  int64_t n = reduceElements;
+  std::string source = llvm::formatv(R"mlir(
+shard.grid @dp(shape = {0})
+func.func @ar(%x: tensor<{1}xf32>) -> tensor<{1}xf32> {{
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32
+         : tensor<{1}xf32> -> tensor<{1}xf32>
+  return %0 : tensor<{1}xf32>
+}
+)mlir",
+                                     ranks, n)
+                           .str();
+  OwningOpRef<ModuleOp> module = compiler.parse(source);
+  lowerToCPU(*module);
+  std::unique_ptr<ExecutionEngine> engine =
+      jitCompile(*module, "", /*cachingAllocator=*/true);
+  AllReduceState state;
+  state.elements = n;
+  state.function = lookup(*engine, "ar");
+  precrt_status_t status = precrtRun(&options, allReduceRank, &state);
+  if (status != PRECRT_SUCCESS)
+    fatal(llvm::formatv("{0}: {1}", precrtStatusName(status),
+                        precrtGetLastErrorMessage()));
+  if (state.precSeconds.empty())
+    return;
+  // What the transports move: an all-to-all of N slices of ceil(n / N) bf16
+  // and an all-gather of one slice; each rank receives N - 1 slices in each.
+  int64_t slice = (n + ranks - 1) / ranks;
+  double received = 2.0 * (ranks - 1) * slice * 2;
+  double floor = 2.0 * (ranks - 1) / ranks * n * 2;
+  llvm::outs() << llvm::formatv(
+      "== all_reduce sum of {0} f32 ({1} MiB) per rank on {2} ranks ({3}), "
+      "ms per call over {4} reps ==\n",
+      n, n * 4 / (1 << 20), ranks, backendName.getValue(),
+      reduceReps.getValue());
+  llvm::outs() << llvm::formatv(
+      "  runtime precrtAllReduce f32 (backend)  best {0,8:f2}  median "
+      "{1,8:f2}\n",
+      best(state.backendSeconds) * 1e3, median(state.backendSeconds) * 1e3);
+  llvm::outs() << llvm::formatv(
+      "  prec bf16 wire, f32 acc (direct RS+AG) best {0,8:f2}  median "
+      "{1,8:f2}  vs backend: best {2:f2}, median {3:f2}\n",
+      best(state.precSeconds) * 1e3, median(state.precSeconds) * 1e3,
+      best(state.precSeconds) / best(state.backendSeconds),
+      median(state.precSeconds) / median(state.backendSeconds));
+  llvm::outs() << llvm::formatv(
+      "  wire bytes received per rank: {0:f0} = {1:f3} x 2(N-1)/N x count x "
+      "2 bytes; max |prec - backend f32| / sum|x|: {2:e2}\n",
+      received, received / floor, state.maxError);
+}
+
 void reportReduceScatter(const ReduceScatterState &state) {
   llvm::outs() << llvm::formatv(
       "== reduce_scatter avg of {0} f32 ({1} MiB, {6}) per rank on {2} "
@@ -881,8 +1022,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "prec_bench_e2e: generated CPU kernels and collectives\n");
   if (mode != "all" && mode != "pack" && mode != "fp8-pack" &&
-      mode != "reduce-scatter")
-    fatal("--mode must be pack, fp8-pack, reduce-scatter or all");
+      mode != "reduce-scatter" && mode != "all-reduce")
+    fatal("--mode must be pack, fp8-pack, reduce-scatter, all-reduce or all");
   Compiler compiler;
   if ((mode == "all" || mode == "pack") && backendName == "local")
     benchmarkPack(compiler);
@@ -890,5 +1031,7 @@ int main(int argc, char **argv) {
     benchmarkFp8Pack(compiler);
   if (mode == "all" || mode == "reduce-scatter")
     benchmarkReduceScatter(compiler);
+  if (mode == "all" || mode == "all-reduce")
+    benchmarkAllReduce(compiler);
   return 0;
 }

@@ -27,8 +27,13 @@ using namespace mlir::prec;
 /// yield a fresh buffer (a collective's result) to its next iteration, which
 /// upstream's deallocation then frees; prec-gpu-host-to-runtime does not yet
 /// place such buffers on the device, so the GPU pipeline leaves it off.
+/// `foldCasts` merges casts into collectives, `fuseKernels` fuses
+/// elementwise kernels into their consumers; neither changes a value.
+/// prec-gpu-host-to-runtime does not yet place the operands of fused
+/// kernels on the device, so the GPU pipeline folds casts but does not fuse.
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
-                                       bool loopsCarryFreshBuffers) {
+                                       bool loopsCarryFreshBuffers,
+                                       bool foldCasts, bool fuseKernels) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -40,6 +45,10 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // prec-divide-factors would divide each collective as if it ran alone.
   funcs.addPass(createPrecAccumulateMicrobatches());
   funcs.addPass(createPrecInferPrecision());
+  // Casts next to collectives become the collectives' own dtypes, the
+  // generated backward functions' included.
+  if (foldCasts)
+    funcs.addPass(createPrecFoldCasts());
   funcs.addPass(createPrecDivideFactors());
   // fp8 wires: explicit scales, so that the quantized gathers left behind
   // are bucketed like any other.
@@ -48,6 +57,10 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
+  // A kernel that only feeds another runs inside it: a reduce-scatter's
+  // unpack inside the optimizer step, a cast inside a pack kernel.
+  if (fuseKernels)
+    funcs.addPass(createPrecFuseKernels());
   pm.addPass(createConvertPrecToRuntime());
   // No CSE before bufferization: it would merge the `tensor.empty` and
   // `linalg.fill` destinations of all layers into one value with thousands of
@@ -75,7 +88,8 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
 
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true);
+  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
+                             options.fuseKernels, options.fuseKernels);
 
   // Buffers to loops to LLVM, each kernel in a function of its own so that
   // lowering its loops does not split the step's one long block.
@@ -101,7 +115,8 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
 static void
 buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                               const PrecLowerToCUDAOptions &options) {
-  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false);
+  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
+                             options.foldCasts, /*fuseKernels=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

@@ -167,6 +167,12 @@ static cl::opt<std::string> maxMemory(
              "of this process, as bytes with an optional K, M, G or T "
              "(binary) suffix (default: the machine's physical memory)"),
     cl::init(""), cl::cat(runCategory));
+static cl::opt<bool> fuseKernels(
+    "fuse-kernels",
+    cl::desc("fold casts into collectives and, on the CPU, fuse each "
+             "elementwise kernel into its only consumer (default; =false: "
+             "one kernel per op, the same values)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false), cl::cat(runCategory));
@@ -1658,12 +1664,15 @@ int main(int argc, char **argv) {
       prec::PrecLowerToCUDAOptions gpuOptions;
       gpuOptions.chip = gpuChip;
       gpuOptions.format = gpuFormat;
+      gpuOptions.foldCasts = fuseKernels;
       if (gpuEmulation)
         prec::buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
       else
         prec::buildPrecLowerToCUDAPipeline(pm, gpuOptions);
     } else {
-      prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+      prec::PrecLowerToCPUOptions cpuOptions;
+      cpuOptions.fuseKernels = fuseKernels;
+      prec::buildPrecLowerToCPUPipeline(pm, cpuOptions);
     }
     if (failed(pm.run(*module)))
       return 1;

@@ -22,6 +22,13 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("lower bf16 conversions with integer arithmetic "
                      "(portable, bit-exact round-to-nearest-even)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseKernels{
+      *this, "fuse-kernels",
+      llvm::cl::desc("fold casts into collectives (prec-fold-casts) and fuse "
+                     "each elementwise kernel into its only consumer "
+                     "(prec-fuse-kernels); the values are the same either "
+                     "way"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:
@@ -58,6 +65,11 @@ struct PrecLowerToCUDAOptions
       llvm::cl::desc("give every public function a `_mlir_ciface_<name>` "
                      "wrapper that takes memrefs as pointers to descriptors, "
                      "the entry point ahead-of-time programs call from C"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> foldCasts{
+      *this, "fold-casts",
+      llvm::cl::desc("fold casts into collectives (prec-fold-casts); the "
+                     "values are the same either way"),
       llvm::cl::init(true)};
 };
 

@@ -90,13 +90,19 @@ func.func @gather(%w: tensor<2x4xf32>) -> tensor<8x4xbf16> {
   return %0 : tensor<8x4xbf16>
 }
 
-// all_reduce with f32 accumulation of bf16 values: gather the wire values,
-// sum them in f32.
+// all_reduce with f32 accumulation of bf16 values: a direct reduce-scatter
+// (all-to-all of the wire chunks, each slice summed in f32 and rounded once
+// to bf16), then an all-gather of the slices; no whole buffer is gathered.
 // CHECK-LABEL: func @direct_all_reduce
-// CHECK: prec.transport <all_gather> %{{.*}} : tensor<8xbf16> -> tensor<32xbf16>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>) outs(%{{.*}} : tensor<8xbf16>)
+// CHECK-SAME: (%[[X:.*]]: tensor<8xbf16>)
+// CHECK: %[[EX:.*]] = prec.transport <all_to_all> %[[X]] on @dp : tensor<8xbf16> -> tensor<8xbf16>
+// CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[EX]] {{\[}}[0, 1]] output_shape [4, 2]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2xbf16>, tensor<2xbf16>, tensor<2xbf16>, tensor<2xbf16>) outs(%{{.*}} : tensor<2xbf16>)
 // CHECK-COUNT-4: arith.addf
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[ALL:.*]] = prec.transport <all_gather> %[[SUM]] on @dp : tensor<2xbf16> -> tensor<8xbf16>
+// CHECK-NOT: prec.transport
+// CHECK: return %[[ALL]]
 func.func @direct_all_reduce(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = prec.all_reduce %x on @dp : tensor<8xbf16> -> tensor<8xbf16>
   return %0 : tensor<8xbf16>

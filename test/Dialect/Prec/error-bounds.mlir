@@ -36,9 +36,21 @@ func.func @reductions(%x: tensor<96xf32>, %b: tensor<96xbf16>, %h: tensor<96xf16
   // Same as the unsplit average.
   // expected-remark @+1 {{relative error bound 2.937e-03}}
   %6 = prec.all_reduce %h on @six reduction = <avg> acc_dtype = f16 : tensor<96xf16> -> tensor<96xf16>
-  // max selects: only the wire rounds.
-  // expected-remark @+1 {{relative error bound 3.906e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, result f32}}
+  // max selects a wire value, which the bf16 slices hold exactly: only the
+  // wire rounds.
+  // expected-remark @+1 {{relative error bound 3.906e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, slices gathered in bf16, result f32}}
   %7 = prec.all_reduce %x on @dp reduction = <max> forward_dtype = bf16 : tensor<96xf32> -> tensor<96xf32>
+  // A direct all_reduce gathers its reduced slices in the wire dtype: the
+  // f32 sum is rounded once more, to bf16: 2 u(bf16) + gamma(7, u(f32)).
+  // expected-remark @+1 {{relative error bound 7.828e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, slices gathered in bf16, result f32}}
+  %9 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32 : tensor<96xf32> -> tensor<96xf32>
+  // A bf16 result: that rounding is the result's own, as when the sum was
+  // computed from gathered inputs: u(bf16) + gamma(7, u(f32)).
+  // expected-remark @+1 {{relative error bound 3.907e-03 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input bf16, wire bf16, accumulation f32, direct, slices gathered in bf16, result bf16}}
+  %10 = prec.all_reduce %b on @dp : tensor<96xbf16> -> tensor<96xbf16>
+  // f16 result of an f32 wire: the slices travel in f16, rounded once.
+  // expected-remark @+1 {{relative error bound 4.883e-04 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire f32, accumulation f64, direct, slices gathered in f16, result f16}}
+  %11 = prec.all_reduce %x on @dp acc_dtype = f64 : tensor<96xf32> -> tensor<96xf16>
   // 511 * 2^-8 >= 1: the summation bound says nothing.
   // expected-remark @+1 {{no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16)}}
   %8 = prec.all_reduce %b on @large acc_dtype = bf16 : tensor<96xbf16> -> tensor<96xbf16>
@@ -84,17 +96,22 @@ func.func @moves(%x: tensor<96xf32>, %seed: i64) {
 // JSON:     "algorithm": "direct",
 // JSON:     "bound": 0.0039066{{[0-9]*}}
 // JSON:   },
-// JSON:       "location": "{{.*}}error-bounds.mlir:44:8",
+// JSON:       "location": "{{.*}}error-bounds.mlir:46:8",
+// JSON:       "algorithm": "direct",
+// JSON-NEXT:  "gather_dtype": "bf16",
+// JSON-NEXT:  "bound": 0.00782{{[0-9]*}}
+// JSON:       "location": "{{.*}}error-bounds.mlir:56:8",
 // JSON-NEXT:  "group_size": 512,
 // JSON:       "bound": null
 // JSON:       "op": "prec.all_gather",
-// JSON-NEXT:  "location": "{{.*}}error-bounds.mlir:51:8",
+// JSON-NEXT:  "location": "{{.*}}error-bounds.mlir:63:8",
 // JSON-NEXT:  "group_size": 8,
 // JSON-NEXT:  "input_dtype": "f32",
 // JSON-NEXT:  "forward_dtype": "f32",
 // JSON-NEXT:  "acc_dtype": null,
 // JSON-NEXT:  "result_dtype": "f32",
 // JSON-NEXT:  "algorithm": null,
+// JSON-NEXT:  "gather_dtype": null,
 // JSON-NEXT:  "bound": 0
 // JSON:       "op": "prec.all_to_all",
 // JSON:       "bound": 0.0625{{[0-9]*}}
@@ -109,8 +126,8 @@ func.func @moves(%x: tensor<96xf32>, %seed: i64) {
 
 // LIMIT-NOT: error-bounds.mlir:19:8: error
 // LIMIT-DAG: error-bounds.mlir:25:8: error: relative error bound 2.811e-02 exceeds max-rel-error=1.000e-02 (N = 8, input bf16, wire bf16, accumulation bf16, ring, result bf16)
-// LIMIT-DAG: error-bounds.mlir:44:8: error: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
-// LIMIT-DAG: error-bounds.mlir:60:8: error: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:56:8: error: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:72:8: error: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
 // LIMIT-DAG: error-bounds.mlir:22:8: remark: relative error bound 3.907e-03
 
 // Scaled fp8 wires. MX power-of-two block scales divide and multiply

@@ -164,6 +164,18 @@ ReductionAlgorithm mlir::prec::getReductionAlgorithm(CollectiveOpInterface op) {
              : ReductionAlgorithm::Direct;
 }
 
+FloatType mlir::prec::getAllReduceGatherType(CollectiveOpInterface op,
+                                             int64_t groupSize) {
+  if (!isa<AllReduceOp>(op.getOperation()) || groupSize <= 1 ||
+      getReductionAlgorithm(op) != ReductionAlgorithm::Direct)
+    return {};
+  auto wire = cast<FloatType>(op.getEffectiveForwardDtype());
+  if (op->getAttr("scaling") && isScaledLowPrecisionType(wire))
+    return {};
+  auto result = cast<FloatType>(op.getResult().getType().getElementType());
+  return result.getWidth() <= wire.getWidth() ? result : wire;
+}
+
 ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
   ReductionDivisors divisors;
   if (auto pre = op->getAttrOfType<FloatAttr>("pre_divisor"))

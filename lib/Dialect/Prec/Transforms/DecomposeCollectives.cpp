@@ -12,8 +12,9 @@
 //
 // For reductions the algorithm is the one getReductionAlgorithm names, which
 // prec-error-bounds also uses: `direct` exchanges chunks with an all_to_all
-// (or an all_gather for all_reduce) and sums them in acc_dtype in the unpack
-// kernel, so partial sums are never rounded to the wire dtype; `ring` (the
+// and sums them in acc_dtype in the unpack kernel, so partial sums are never
+// rounded to the wire dtype (an all_reduce then all-gathers the reduced
+// slices, see getAllReduceGatherType); `ring` (the
 // default only when acc_dtype == forward_dtype) is the backend's own
 // reduction, which rounds at every step.
 //
@@ -317,6 +318,24 @@ Value buildGatherUnpack(OpBuilder &b, Location loc, Value flat,
       b, loc, resultType, unpacked, mergeDimReassociation(rank, concatDim));
 }
 
+/// The flat `buffer` extended with zeros to `size` elements.
+Value padWithZeros(OpBuilder &b, Location loc, Value buffer, int64_t size) {
+  auto type = cast<RankedTensorType>(buffer.getType());
+  auto element = cast<FloatType>(type.getElementType());
+  int64_t count = type.getNumElements();
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+  Value tail = tensor::EmptyOp::create(b, loc, {size - count}, element);
+  tail = linalg::FillOp::create(b, loc, zero, tail).getResult(0);
+  Value result = tensor::EmptyOp::create(b, loc, {size}, element);
+  SmallVector<OpFoldResult> stride{b.getIndexAttr(1)};
+  result = tensor::InsertSliceOp::create(
+      b, loc, tail, result, SmallVector<OpFoldResult>{b.getIndexAttr(count)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(size - count)}, stride);
+  return tensor::InsertSliceOp::create(
+      b, loc, buffer, result, SmallVector<OpFoldResult>{b.getIndexAttr(0)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(count)}, stride);
+}
+
 /// `cast(acc / postDivisor, result element type)` on one element.
 Value finishElement(OpBuilder &b, Location loc, Value accumulated,
                     const DecompositionPlan &plan, FloatType resultElement) {
@@ -503,9 +522,46 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
                       RankedTensorType::get(resultType.getShape(), plan.wire));
     return buildFinish(b, loc, shaped, plan, resultType);
   }
-  Value gathered = buildTransport(b, loc, op, TransportKind::AllGather, packed,
-                                  count * plan.groupSize, std::nullopt);
-  return buildReduceUnpack(b, loc, gathered, plan, resultType);
+  FloatType sliceType = getAllReduceGatherType(op, plan.groupSize);
+  if (!sliceType) {
+    // One rank: the gather is a copy and the sum is local.
+    Value gathered = buildTransport(b, loc, op, TransportKind::AllGather,
+                                    packed, count * plan.groupSize,
+                                    std::nullopt);
+    return buildReduceUnpack(b, loc, gathered, plan, resultType);
+  }
+
+  // A direct reduce-scatter of `slice` elements per rank, then an all-gather
+  // of the finished slices: each rank receives 2 (N - 1) slices instead of
+  // the N - 1 whole buffers an all-gather of the inputs would move. A count
+  // that does not divide by N is padded with zeros to N slices; the padding
+  // is reduced like the rest and dropped after the gather.
+  int64_t slice = llvm::divideCeil(count, plan.groupSize);
+  int64_t padded = slice * plan.groupSize;
+  if (padded != count)
+    packed = padWithZeros(b, loc, packed, padded);
+  Value exchanged = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
+                                   padded, std::nullopt);
+  Value reduced = buildReduceUnpack(b, loc, exchanged, plan,
+                                    RankedTensorType::get({slice}, sliceType));
+  Value gathered = buildTransport(b, loc, op, TransportKind::AllGather,
+                                  reduced, padded, std::nullopt);
+  if (padded != count)
+    gathered = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({count}, sliceType), gathered,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  auto shapedType = RankedTensorType::get(resultType.getShape(), sliceType);
+  Value shaped = reshapeTensor(b, loc, gathered, shapedType);
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  if (sliceType == resultElement)
+    return shaped;
+  return buildElementwise(b, loc, shaped,
+                          b.getMultiDimIdentityMap(resultType.getRank()),
+                          resultType, [&](OpBuilder &nb, Location nl, Value v) {
+                            return convertFloat(nb, nl, v, resultElement);
+                          });
 }
 
 struct DecomposeCollectivesPass

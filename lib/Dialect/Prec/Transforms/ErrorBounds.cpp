@@ -72,6 +72,8 @@ struct CollectiveBound {
   std::optional<ReductionAlgorithm> algorithm;
   std::optional<ReductionKind> reduction;
   double preDivisor = 1.0, postDivisor = 1.0;
+  /// The dtype a direct all_reduce gathers its reduced slices in.
+  Type gather;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
 };
@@ -190,6 +192,19 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   auto [quantizeError, dequantizeError] = getScalingErrors(
       op, info.input, op.isReduction() ? info.acc : info.result);
   product *= (1.0 + quantizeError) * (1.0 + dequantizeError);
+  info.gather = getAllReduceGatherType(op, info.groupSize);
+  if (info.gather) {
+    // The reduced slices are rounded to the gathered dtype, then converted
+    // to the result type. max and min (undivided) select a wire value,
+    // which the wire dtype holds exactly.
+    bool selectsWireValue =
+        (*info.reduction == ReductionKind::Max ||
+         *info.reduction == ReductionKind::Min) &&
+        info.postDivisor == 1.0 && info.gather == info.forward;
+    if (!selectsWireValue)
+      product *= 1.0 + rounding * getConversionError(received, info.gather);
+    received = info.gather;
+  }
   product *= 1.0 + rounding * getConversionError(received, info.result);
   info.bound = product - 1.0;
   return info;
@@ -203,6 +218,8 @@ std::string describe(const CollectiveBound &info) {
   if (info.acc)
     os << ", accumulation " << info.acc << ", "
        << stringifyReductionAlgorithm(*info.algorithm);
+  if (info.gather)
+    os << ", slices gathered in " << info.gather;
   os << ", result " << info.result;
   return text;
 }
@@ -230,6 +247,9 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
                            ? llvm::json::Value(
                                  stringifyReductionAlgorithm(*info.algorithm))
                            : llvm::json::Value(nullptr));
+        json.attribute("gather_dtype",
+                       info.gather ? llvm::json::Value(printType(info.gather))
+                                   : llvm::json::Value(nullptr));
         json.attribute("bound", info.bound ? llvm::json::Value(*info.bound)
                                            : llvm::json::Value(nullptr));
       });

@@ -80,6 +80,17 @@ FailureOr<int64_t> getStaticCollectiveGroupSize(CollectiveOpInterface op,
 /// (partial sums rounded to the wire dtype at every hop) otherwise.
 ReductionAlgorithm getReductionAlgorithm(CollectiveOpInterface op);
 
+/// The dtype in which a `direct` all_reduce over more than one rank gathers
+/// its reduced slices: it is lowered as a direct reduce-scatter (wire chunks
+/// summed in acc_dtype) followed by an all-gather of each slice, finished
+/// and rounded once, in this dtype. That is the result type when it is no
+/// wider than the wire (nothing rounds more than with a gathered sum), else
+/// the wire dtype (one more rounding, to the wire, then an exact or rounded
+/// conversion to the result type). Null when the all_reduce is a ring, has a
+/// group of one (nothing moves: the sum is local), or has a scaled wire
+/// (prec-materialize-scales lowers those).
+FloatType getAllReduceGatherType(CollectiveOpInterface op, int64_t groupSize);
+
 /// The divisors of a reducing collective: `pre` divides each input before
 /// the wire cast, `post` the accumulated sum.
 struct ReductionDivisors {

@@ -292,7 +292,12 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     `backward_dtype` on the wire. `pre_divisor`, `post_divisor` and
     `algorithm` mean what they mean for `prec.reduce_scatter`; a ring
     all-reduce is a ring reduce-scatter followed by an all-gather of the
-    reduced slices, which rounds nothing more.
+    reduced slices, which rounds nothing more. A direct all-reduce over more
+    than one rank is a direct reduce-scatter (slices of `ceil(count / N)`
+    elements, the last padded) followed by an all-gather of the reduced
+    slices, each rounded once to the result type when it is no wider than
+    `forward_dtype`, else to `forward_dtype` (`getAllReduceGatherType`): a
+    bf16-wire all-reduce into f32 rounds its sum to bf16 once more.
 
     ```mlir
     shard.grid @hsdp(shape = 4x8)

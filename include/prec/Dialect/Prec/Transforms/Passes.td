@@ -353,7 +353,7 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     `gamma(k, u) = k u / (1 - k u)`:
 
     ```
-    reductions:  (1 + e_pre)(1 + e_wire)(1 + gamma(N - 1, u_sum))(1 + e_post)(1 + e_out) - 1
+    reductions:  (1 + e_pre)(1 + e_wire)(1 + gamma(N - 1, u_sum))(1 + e_post)(1 + e_gather)(1 + e_out) - 1
     moves:       (1 + e_wire)(1 + e_out) - 1
     ```
 
@@ -362,7 +362,12 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     is cast from, `e_pre` / `e_post` are `u(input)` / `u(acc_dtype)` for
     divisors that are not powers of two, and `u_sum` is `u(acc_dtype)` for
     `direct` and `u(forward_dtype)` for `ring` (partial sums re-rounded at
-    each of `N - 1` hops). The bound of a sum is relative to
+    each of `N - 1` hops). `e_gather` is a direct all_reduce's: its
+    reduced slices are rounded to the dtype they are gathered in
+    (`getAllReduceGatherType`: the result type when no wider than the wire,
+    else the wire), `u` of that dtype unless it holds `acc_dtype` (or the
+    undivided max / min of wire values it gathers); `e_out` is then counted
+    from that dtype. The bound of a sum is relative to
     `sum_i |x_i| / divisor`: relative to `|sum_i x_i|` no bound exists once
     terms cancel. Bounds assume no overflow and no underflow (for fp8
     wires: values within the scaled normal range). See docs/Prec.md.
@@ -556,10 +561,14 @@ def PrecDecomposeCollectives
     The algorithm honours the precision contract and is visible in the IR:
 
     - `acc_dtype` wider than the wire dtype (the *direct* algorithm): a
-      reduce_scatter exchanges wire chunks with `prec.transport <all_to_all>`
-      and an all_reduce gathers them with `<all_gather>`; the unpack kernel
-      sums the N chunks in `acc_dtype`, in source-rank order. Every input is
-      rounded to the wire once, partial sums never are. For groups of up to
+      reduce_scatter exchanges wire chunks with `prec.transport <all_to_all>`;
+      the unpack kernel sums the N chunks in `acc_dtype`, in source-rank
+      order. Every input is rounded to the wire once, partial sums never
+      are. An all_reduce over N > 1 ranks is such a reduce-scatter of
+      `ceil(count / N)`-element slices (zero padded), whose unpack kernel
+      rounds each slice once to the gathered dtype, then an `<all_gather>`
+      of the slices: about 2 (N - 1) / N x count elements received per
+      rank, not (N - 1) x count. For groups of up to
       16 ranks the unpack kernel is one elementwise `linalg.generic` with an
       operand per chunk that sums, divides and casts in registers (one pass
       over the result, no accumulator buffer); larger groups sum in a
@@ -727,6 +736,40 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
+  let summary = "fuse each elementwise kernel into its only consumer";
+  let description = [{
+    Runs upstream's elementwise producer-consumer fusion of `linalg.generic`
+    kernels on tensors (`linalg::populateElementwiseOpsFusionPatterns`),
+    limited to producers whose result has one use, so that no computation
+    is duplicated: the consumer reads the producer's inputs and computes the
+    producer's body in registers, and the intermediate tensor, a pass over
+    memory to write it and one to read it back, disappear.
+
+    The fused body is the producer's body followed by the consumer's, with
+    the same operations in the same order: results are bit for bit those of
+    the unfused kernels. What this fuses in a training step:
+
+    - the unpack kernel of a reduce-scatter (sum the wire chunks in
+      `acc_dtype`, divide, cast) into the `prec.sgd` / `prec.adamw` kernel
+      that reads the gradient, which then also updates master weights and
+      state and writes the next step's low-precision shard: the optimizer
+      runs in the reduce-scatter's last kernel;
+    - a `prec.cast` kernel into the pack kernel of the collective it feeds,
+      or an unpack kernel into the cast of its result.
+
+    Before:
+    ```mlir
+    %g = linalg.generic {...} ins(%c0, %c1 : tensor<8xbf16>, tensor<8xbf16>)
+           outs(%e : tensor<8xf32>) { ...sum in f32, divide... }
+    %w:2 = linalg.generic {...} ins(%master, %g : tensor<8xf32>, tensor<8xf32>)
+           outs(...) { ...sgd... }
+    ```
+    After: one `linalg.generic` reading `%c0`, `%c1` and `%master`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
