@@ -77,6 +77,10 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true);
 
+  // Contractions (and the transposes that only feed them) to a tuned gemm
+  // in the runtime; what it cannot honour stays for the loops below.
+  if (options.gemmContractions)
+    pm.addPass(createConvertContractionsToRuntime());
   // Buffers to loops to LLVM, each kernel in a function of its own so that
   // lowering its loops does not split the step's one long block.
   pm.addPass(createPrecOutlineKernels());

@@ -603,6 +603,7 @@ void forEachRuntimeSymbol(
     bind("free", &precrtCompiledFree);
   }
   bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
+  bind(PRECRT_COMPILED_MATMUL_SYMBOL, &precrtCompiledMatmul);
   bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
        &precrtCompiledCollectiveOnStream);
   bind(PRECRT_COMPILED_GPU_STREAM_SYMBOL, &precrtCompiledGpuStream);

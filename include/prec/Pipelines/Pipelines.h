@@ -22,6 +22,12 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("lower bf16 conversions with integer arithmetic "
                      "(portable, bit-exact round-to-nearest-even)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemmContractions{
+      *this, "gemm-contractions",
+      llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
+                     "(OpenBLAS's sgemm where installed) rather than "
+                     "upstream's loops (convert-contractions-to-runtime)"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

@@ -32,6 +32,7 @@ extern "C" {
 #define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"
 #define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
+#define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -58,6 +59,39 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
  * random stream of a collective's stochastic rounding on each rank. 0 for
  * generated code run without a world (one rank). */
 PRECRT_EXPORT int64_t precrtCompiledWorldRank(void);
+
+/*===--- Contractions of CPU code ----------------------------------------===*/
+
+/* C[b] += A[b] x B[b] for b in [0, batch): the matmuls (transposed forms and
+ * batch matmuls included) that convert-contractions-to-runtime takes out of
+ * CPU code. Element (b, i, p) of A is at `a + b * a_batch_stride +
+ * i * a_row_stride + p * a_col_stride` (strides in elements, 0 for a
+ * broadcast batch), and likewise B (k x n) and C (m x n); a transposed
+ * operand is one with swapped strides.
+ *
+ * The precision contract (docs/Prec.md, "Contractions"): A and B, each f32,
+ * bf16, f16, f8E4M3FN or f8E5M2, are extended exactly to f32; C is f32,
+ * bf16 or f16; every product and every partial
+ * sum, the initial value of C included, is kept in f32; a bf16 or f16 C is
+ * rounded once, to nearest even, at the end. Subnormal inputs and results
+ * are kept (no flush to zero). Kernels: OpenBLAS's cblas_sgemm, loaded at
+ * run time (PRECRT_BLAS_LIBRARY, default libopenblas.so.0; `none` selects the
+ * builtin kernel) and run single-threaded on the calling thread, or a
+ * builtin kernel with the same contract where OpenBLAS is absent.
+ * Returns 0, or PRECRT_ERROR_INVALID_ARGUMENT (recorded as the thread's
+ * error) for a dtype or size it cannot take. */
+PRECRT_EXPORT int32_t precrtCompiledMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride);
+
+/* What precrtCompiledMatmul computes with: "OpenBLAS <config>" or
+ * "builtin" (with the reason OpenBLAS is not used). Loads the library on
+ * first use. */
+PRECRT_EXPORT const char *precrtCompiledMatmulKernel(void);
 
 /*===--- Host buffers of CPU code -----------------------------------------===*/
 

@@ -16,6 +16,7 @@
 #include "core/Error.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
+#include "kernels/Matmul.h"
 
 #include <algorithm>
 #include <atomic>
@@ -314,4 +315,31 @@ extern "C" int64_t precrtCompiledWorldRank(void) {
   if (world && precrtCommRank(world, &rank) != PRECRT_SUCCESS)
     rank = 0;
   return rank;
+}
+
+extern "C" int32_t precrtCompiledMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride) {
+  using precrt::kernels::MatrixOperand;
+  std::string message;
+  precrt_status_t status = precrt::kernels::matmul(
+      batch, m, n, k,
+      MatrixOperand{static_cast<precrt_dtype_t>(a_dtype), a, a_batch_stride,
+                    a_row_stride, a_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(b_dtype), b, b_batch_stride,
+                    b_row_stride, b_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(c_dtype), c, c_batch_stride,
+                    c_row_stride, c_col_stride},
+      message);
+  if (status != PRECRT_SUCCESS)
+    recordFailure(PRECRT_COMPILED_MATMUL_SYMBOL, status, std::move(message));
+  return status;
+}
+
+extern "C" const char *precrtCompiledMatmulKernel(void) {
+  return precrt::kernels::matmulKernelName();
 }
