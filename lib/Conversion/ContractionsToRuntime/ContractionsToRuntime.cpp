@@ -172,6 +172,9 @@ bool mayClobber(Operation *op, Value root) {
 struct OperandBuffer {
   Value buffer;
   SmallVector<int64_t> bufferDim;
+  /// Frees of `buffer` that must move after the contraction, which now
+  /// reads it.
+  SmallVector<Operation *> deferredFrees = {};
 };
 
 /// Input `index` of `op`, read from the source of a `linalg.transpose` that
@@ -208,17 +211,25 @@ OperandBuffer foldTranspose(linalg::LinalgOp op, unsigned index,
     return identity;
   Value source = transpose.getInput();
   Value root = rootBuffer(source);
+  // The transpose is often the source's last reader, so that its buffer is
+  // freed right after it: that free moves after the contraction.
+  SmallVector<Operation *> deferredFrees;
   for (Operation *between = transpose->getNextNode(); between != op;
-       between = between->getNextNode())
-    if (mayClobber(between, root))
+       between = between->getNextNode()) {
+    auto dealloc = dyn_cast<memref::DeallocOp>(between);
+    if (dealloc && rootBuffer(dealloc.getMemref()) == root)
+      deferredFrees.push_back(dealloc);
+    else if (mayClobber(between, root))
       return identity;
+  }
 
   erased.push_back(transpose);
   llvm::append_range(erased, deallocs);
   erased.push_back(alloc);
   // Dimension d of the transposed buffer is dimension permutation[d] of the
   // source.
-  return {source, llvm::to_vector(transpose.getPermutation())};
+  return {source, llvm::to_vector(transpose.getPermutation()),
+          std::move(deferredFrees)};
 }
 
 func::FuncOp getOrCreateMatmulDecl(ModuleOp module) {
@@ -302,7 +313,10 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
   arguments[1] = toI64(loopSizes[loops.m]);
   arguments[2] = toI64(loopSizes[loops.n]);
   arguments[3] = toI64(loopSizes[loops.k]);
-  func::CallOp::create(builder, loc, decl, arguments);
+  auto call = func::CallOp::create(builder, loc, decl, arguments);
+  for (OperandBuffer &buffer : buffers)
+    for (Operation *free : llvm::reverse(buffer.deferredFrees))
+      free->moveAfter(call);
 
   op->erase();
   for (Operation *dead : erased)

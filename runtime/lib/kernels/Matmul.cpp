@@ -179,9 +179,37 @@ void pack(const MatrixOperand &operand, int64_t index, int64_t rows,
       std::memcpy(row, source, size_t(cols) * sizeof(float));
       continue;
     }
+    if (operand.dtype == PRECRT_DTYPE_BF16 && operand.colStride == 1) {
+      // The common case of a step (bf16 weights and activations), in a loop
+      // the compiler vectorizes.
+      for (int64_t j = 0; j < cols; ++j) {
+        uint16_t bits;
+        std::memcpy(&bits, source + 2 * j, sizeof bits);
+        uint32_t wide = uint32_t(bits) << 16;
+        std::memcpy(row + j, &wide, sizeof wide);
+      }
+      continue;
+    }
     for (int64_t j = 0; j < cols; ++j)
       row[j] = load(operand.dtype, source + j * operand.colStride * bytes);
   }
+}
+
+/// `operand` (batch `index`) packed into `packed` for sgemm, along the
+/// dimension the source is contiguous in: a transposed operand (a weight
+/// in the backward) is packed as the contiguous matrix it is and handed
+/// to sgemm transposed.
+BlasMatrix packForBlas(const MatrixOperand &operand, int64_t index,
+                       int64_t rows, int64_t cols, std::vector<float> &packed) {
+  bool transposed = !(cols == 1 || operand.colStride == 1) &&
+                    (rows == 1 || operand.rowStride == 1);
+  MatrixOperand source = operand;
+  if (transposed) {
+    std::swap(source.rowStride, source.colStride);
+    std::swap(rows, cols);
+  }
+  pack(source, index, rows, cols, packed);
+  return {packed.data(), int(std::max<int64_t>(cols, 1)), transposed};
 }
 
 /// C += A x B on row-major f32 matrices of leading dimensions k, n, n: the
@@ -281,14 +309,10 @@ precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
 
     if (k > 0) {
       if (useBlas) {
-        if (!viewInPlace(a, index, m, k, aView)) {
-          pack(a, index, m, k, scratch.a);
-          aView = {scratch.a.data(), int(std::max<int64_t>(k, 1)), false};
-        }
-        if (!viewInPlace(b, index, k, n, bView)) {
-          pack(b, index, k, n, scratch.b);
-          bView = {scratch.b.data(), int(n), false};
-        }
+        if (!viewInPlace(a, index, m, k, aView))
+          aView = packForBlas(a, index, m, k, scratch.a);
+        if (!viewInPlace(b, index, k, n, bView))
+          bView = packForBlas(b, index, k, n, scratch.b);
         library.sgemm(kCblasRowMajor,
                       aView.transposed ? kCblasTrans : kCblasNoTrans,
                       bView.transposed ? kCblasTrans : kCblasNoTrans, int(m),

@@ -44,6 +44,29 @@ func.func @folded_transpose(%g: memref<8x16xf32>, %w: memref<64x16xbf16>) -> mem
 
 // -----
 
+// The transpose was the last reader of its source, which was freed after
+// it: the free moves after the call that now reads the source.
+// CHECK-LABEL: func @deferred_free
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[GATHERED:.*]] = memref.alloc() : memref<4x16xbf16>
+// CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[GATHERED]]
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c4_i64, %c16_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c3_i32, %[[WP]], %c0_i64, %c1_i64, %c16_i64,
+// CHECK-NEXT: memref.dealloc %[[GATHERED]]
+func.func @deferred_free(%g: memref<8x16xf32>) -> memref<8x4xf32> {
+  %gathered = memref.alloc() : memref<4x16xbf16>
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%gathered : memref<4x16xbf16>)
+  %wt = memref.alloc() : memref<16x4xbf16>
+  linalg.transpose ins(%gathered : memref<4x16xbf16>) outs(%wt : memref<16x4xbf16>) permutation = [1, 0]
+  memref.dealloc %gathered : memref<4x16xbf16>
+  %out = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%g, %wt : memref<8x16xf32>, memref<16x4xbf16>) outs(%out : memref<8x4xf32>)
+  memref.dealloc %wt : memref<16x4xbf16>
+  return %out : memref<8x4xf32>
+}
+
+// -----
+
 // A transposed form through indexing maps: A is k x m, read column-major.
 // CHECK-LABEL: func @transposed_a
 // CHECK: call @precrtCompiledMatmul(%c1_i64, %c5_i64, %c13_i64, %c7_i64, %c1_i32, %{{.*}}, %c0_i64, %c1_i64, %c5_i64, %c1_i32, %{{.*}}, %c0_i64, %c13_i64, %c1_i64, %c1_i32, %{{.*}}, %c0_i64, %c13_i64, %c1_i64)
