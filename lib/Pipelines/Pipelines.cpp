@@ -84,6 +84,8 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   // Buffers to loops to LLVM, each kernel in a function of its own so that
   // lowering its loops does not split the step's one long block.
   pm.addPass(createPrecOutlineKernels());
+  if (options.profile)
+    pm.addPass(createPrecProfileKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createPrecExpandFp8Arith());
   pm.addPass(memref::createExpandStridedMetadataPass());

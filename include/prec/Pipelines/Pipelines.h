@@ -28,6 +28,11 @@ struct PrecLowerToCPUOptions
                      "(OpenBLAS's sgemm where installed) rather than "
                      "upstream's loops (convert-contractions-to-runtime)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("time every kernel by kind for precrtCompiledGetProfile "
+                     "(prec-profile-kernels; prec-run --profile)"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

@@ -33,6 +33,8 @@ extern "C" {
 #define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
 #define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
+#define PRECRT_COMPILED_PROFILE_START_SYMBOL "precrtCompiledProfileStart"
+#define PRECRT_COMPILED_PROFILE_STOP_SYMBOL "precrtCompiledProfileStop"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -92,6 +94,44 @@ PRECRT_EXPORT int32_t precrtCompiledMatmul(
  * "builtin" (with the reason OpenBLAS is not used). Loads the library on
  * first use. */
 PRECRT_EXPORT const char *precrtCompiledMatmulKernel(void);
+
+/*===--- Where a step's time goes ----------------------------------------===*/
+
+/* The kinds of work a rank's time is summed by. The runtime times its own
+ * entry points always (a clock read at each end); kernels are timed where
+ * the compiler instrumented them (prec-lower-to-cpu's `profile` option,
+ * prec-run --profile). */
+typedef enum precrt_profile_kind_t {
+  /* precrtCompiledMatmul. */
+  PRECRT_PROFILE_GEMM = 0,
+  /* Kernels that neither write a collective's send buffer nor read its
+   * received buffer: the model's elementwise work, losses, optimizers. */
+  PRECRT_PROFILE_COMPUTE_KERNEL = 1,
+  /* Kernels around collectives: casts and scales into the wire buffer,
+   * reductions and unpacking out of the received one. */
+  PRECRT_PROFILE_PACK_KERNEL = 2,
+  /* precrtCompiledCollective, waiting for peers included. */
+  PRECRT_PROFILE_COLLECTIVE = 3,
+  /* The part of COLLECTIVE spent waiting for the other ranks to arrive
+   * (local backend; other backends wait inside their library, counted in
+   * COLLECTIVE only). */
+  PRECRT_PROFILE_WAIT = 4,
+} precrt_profile_kind_t;
+#define PRECRT_PROFILE_NUM_KINDS 5
+
+typedef struct precrt_profile_t {
+  double seconds[PRECRT_PROFILE_NUM_KINDS];
+  int64_t calls[PRECRT_PROFILE_NUM_KINDS];
+} precrt_profile_t;
+
+/* What instrumented kernels call around themselves: the start time, then
+ * the kind and that start time. */
+PRECRT_EXPORT int64_t precrtCompiledProfileStart(void);
+PRECRT_EXPORT void precrtCompiledProfileStop(int32_t kind, int64_t start);
+
+/* The calling thread's (rank's) sums since the last reset. */
+PRECRT_EXPORT void precrtCompiledGetProfile(precrt_profile_t *profile);
+PRECRT_EXPORT void precrtCompiledResetProfile(void);
 
 /*===--- Host buffers of CPU code -----------------------------------------===*/
 

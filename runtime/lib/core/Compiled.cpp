@@ -14,6 +14,7 @@
 #include "precrt/gpu.h"
 
 #include "core/Error.h"
+#include "core/Profile.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
 #include "kernels/Matmul.h"
@@ -229,6 +230,7 @@ extern "C" int32_t precrtCompiledCollective(
     int32_t num_axes, const int32_t *axes) {
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
   Transport call{transport, send,     recv,  send_count, dtype,
                  reduction, num_dims, shape, num_axes,   axes};
   if (driverIsWatching())
@@ -325,6 +327,7 @@ extern "C" int32_t precrtCompiledMatmul(
     int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
     int64_t c_col_stride) {
   using precrt::kernels::MatrixOperand;
+  precrt::profile::Scope timed(PRECRT_PROFILE_GEMM);
   std::string message;
   precrt_status_t status = precrt::kernels::matmul(
       batch, m, n, k,
