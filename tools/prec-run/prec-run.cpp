@@ -165,6 +165,11 @@ static cl::opt<bool> profileSteps(
     cl::desc("time every kernel, gemm and collective (CPU) and print, per "
              "rank, where a step's time goes"),
     cl::init(false), cl::cat(runCategory));
+static cl::opt<bool> gemmContractions(
+    "gemm-contractions",
+    cl::desc("run matmuls through precrt's gemm (default; =false: "
+             "upstream's loops, prec-lower-to-cpu{gemm-contractions=false})"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false), cl::cat(runCategory));
@@ -600,8 +605,8 @@ void forEachRuntimeSymbol(
   auto bind = [&](StringRef name, auto *function) {
     visit(name, llvm::orc::ExecutorAddr::fromPtr(function));
   };
-  // Lowered copies between buffers of general layout.
-  bind("memrefCopy", &memrefCopy);
+  // Lowered copies between buffers of general layout, a row at a time.
+  bind("memrefCopy", &precrtCompiledMemrefCopy);
   // Buffers the program allocates on every step: wire, received, results.
   if (cacheBuffers) {
     bind("malloc", &precrtCompiledAlloc);
@@ -1612,6 +1617,7 @@ int main(int argc, char **argv) {
     } else {
       prec::PrecLowerToCPUOptions cpuOptions;
       cpuOptions.profile = profileSteps;
+      cpuOptions.gemmContractions = gemmContractions;
       prec::buildPrecLowerToCPUPipeline(pm, cpuOptions);
     }
     if (failed(pm.run(*module)))

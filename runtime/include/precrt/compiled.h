@@ -90,7 +90,8 @@ PRECRT_EXPORT int32_t precrtCompiledMatmul(
     int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
     int64_t c_col_stride);
 
-/* What precrtCompiledMatmul computes with: "OpenBLAS <config>" or
+/* What precrtCompiledMatmul computes with: OpenBLAS's configuration
+ * ("OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen ...") or
  * "builtin" (with the reason OpenBLAS is not used). Loads the library on
  * first use. */
 PRECRT_EXPORT const char *precrtCompiledMatmulKernel(void);
@@ -155,6 +156,22 @@ PRECRT_EXPORT void precrtCompiledFree(void *data);
 /* Frees the blocks the cache keeps; blocks in use stay valid. Returns the
  * number of bytes released. */
 PRECRT_EXPORT size_t precrtCompiledReleaseCached(void);
+
+/* A memref as lowered code passes it to `memrefCopy`: its rank and a
+ * pointer to its descriptor (allocated and aligned pointers, offset, then
+ * `rank` sizes and `rank` strides, all 64-bit). */
+typedef struct precrt_unranked_memref_t {
+  int64_t rank;
+  void *descriptor;
+} precrt_unranked_memref_t;
+
+/* upstream's `memrefCopy` (mlir_c_runner_utils), which copies between
+ * buffers of general layout one element at a time, with each run that both
+ * layouts hold contiguously copied at once; a driver binds the code's
+ * `memrefCopy` to it (prec-run does). */
+PRECRT_EXPORT void precrtCompiledMemrefCopy(int64_t element_bytes,
+                                            const precrt_unranked_memref_t *src,
+                                            const precrt_unranked_memref_t *dst);
 
 /*===--- GPU code (prec-lower-to-cuda) ------------------------------------===*/
 

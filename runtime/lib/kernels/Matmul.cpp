@@ -63,10 +63,8 @@ const Blas &blas() {
             library.resolveOptional<void (*)(int)>("openblas_set_num_threads"))
       setThreads(1);
     result.sgemm = sgemm;
-    result.name = "OpenBLAS";
-    if (auto config =
-            library.resolveOptional<char *(*)()>("openblas_get_config"))
-      result.name += std::string(" ") + config();
+    auto config = library.resolveOptional<char *(*)()>("openblas_get_config");
+    result.name = config ? config() : "OpenBLAS";
     return result;
   }();
   return loaded;

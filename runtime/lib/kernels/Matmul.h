@@ -30,7 +30,8 @@ precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                        const MatrixOperand &a, const MatrixOperand &b,
                        const MatrixOperand &c, std::string &message);
 
-/// "OpenBLAS <config>", or "builtin (<why OpenBLAS is not used>)".
+/// OpenBLAS's configuration string, or "builtin (<why OpenBLAS is not
+/// used>)".
 const char *matmulKernelName();
 
 } // namespace kernels
