@@ -211,6 +211,10 @@ OperandBuffer foldTranspose(linalg::LinalgOp op, unsigned index,
     return identity;
   Value source = transpose.getInput();
   Value root = rootBuffer(source);
+  // The gemm would read the source while it writes the output.
+  Value out = rootBuffer(op.getDpsInitOperand(0)->get());
+  if (root == out || (!isFreshAllocation(root) && !isFreshAllocation(out)))
+    return identity;
   // The transpose is often the source's last reader, so that its buffer is
   // freed right after it: that free moves after the contraction.
   SmallVector<Operation *> deferredFrees;

@@ -160,7 +160,7 @@ func.func @not_gemms(%a64: memref<4x4xf64>, %a: memref<4x4xf32>, %b: memref<4x4x
 // -----
 
 // A transpose is kept when its source may change before the matmul reads it,
-// or when its result has another reader.
+// when its result has another reader, or when its source is the output.
 // CHECK-LABEL: func @kept_transposes
 // CHECK: linalg.transpose
 // CHECK: linalg.fill
@@ -168,6 +168,8 @@ func.func @not_gemms(%a64: memref<4x4xf64>, %a: memref<4x4xf32>, %b: memref<4x4x
 // CHECK: linalg.transpose
 // CHECK: call @precrtCompiledMatmul
 // CHECK: memref.copy
+// CHECK: linalg.transpose
+// CHECK: call @precrtCompiledMatmul
 func.func @kept_transposes(%w: memref<4x4xf32>, %g: memref<4x4xf32>, %o1: memref<4x4xf32>) {
   %zero = arith.constant 0.0 : f32
   %wt = memref.alloc() : memref<4x4xf32>
@@ -180,5 +182,12 @@ func.func @kept_transposes(%w: memref<4x4xf32>, %g: memref<4x4xf32>, %o1: memref
   %out2 = memref.alloc() : memref<4x4xf32>
   linalg.matmul ins(%g, %wt2 : memref<4x4xf32>, memref<4x4xf32>) outs(%out2 : memref<4x4xf32>)
   memref.copy %wt2, %o1 : memref<4x4xf32> to memref<4x4xf32>
+  // Folded, the transpose's source would be the output the gemm writes.
+  %acc = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<4x4xf32>)
+  %acct = memref.alloc() : memref<4x4xf32>
+  linalg.transpose ins(%acc : memref<4x4xf32>) outs(%acct : memref<4x4xf32>) permutation = [1, 0]
+  linalg.matmul ins(%acct, %g : memref<4x4xf32>, memref<4x4xf32>) outs(%acc : memref<4x4xf32>)
+  memref.copy %acc, %o1 : memref<4x4xf32> to memref<4x4xf32>
   return
 }
