@@ -10,6 +10,9 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # The tools' allocator (optional: without it they use the C library's)
   libjemalloc-dev
+  # The gemm of CPU contractions, loaded at run time (optional: without it
+  # precrt uses its builtin kernel)
+  libopenblas0
   # Runtime: MPI backend and its tests
   libopenmpi-dev openmpi-bin
   # Runtime tests and benchmarks

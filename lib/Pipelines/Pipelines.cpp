@@ -91,9 +91,15 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
                              options.fuseKernels, options.fuseKernels);
 
+  // Contractions (and the transposes that only feed them) to a tuned gemm
+  // in the runtime; what it cannot honour stays for the loops below.
+  if (options.gemmContractions)
+    pm.addPass(createConvertContractionsToRuntime());
   // Buffers to loops to LLVM, each kernel in a function of its own so that
   // lowering its loops does not split the step's one long block.
   pm.addPass(createPrecOutlineKernels());
+  if (options.profile)
+    pm.addPass(createPrecProfileKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createPrecExpandFp8Arith());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -173,6 +173,16 @@ static cl::opt<bool> fuseKernels(
              "elementwise kernel into its only consumer (default; =false: "
              "one kernel per op, the same values)"),
     cl::init(true), cl::cat(runCategory));
+static cl::opt<bool> profileSteps(
+    "profile",
+    cl::desc("time every kernel, gemm and collective (CPU) and print, per "
+             "rank, where a step's time goes"),
+    cl::init(false), cl::cat(runCategory));
+static cl::opt<bool> gemmContractions(
+    "gemm-contractions",
+    cl::desc("run matmuls through precrt's gemm (default; =false: "
+             "upstream's loops, prec-lower-to-cpu{gemm-contractions=false})"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("print the lowered module and exit"),
                                  cl::init(false), cl::cat(runCategory));
@@ -611,14 +621,17 @@ void forEachRuntimeSymbol(
   auto bind = [&](StringRef name, auto *function) {
     visit(name, llvm::orc::ExecutorAddr::fromPtr(function));
   };
-  // Lowered copies between buffers of general layout.
-  bind("memrefCopy", &memrefCopy);
+  // Lowered copies between buffers of general layout, a row at a time.
+  bind("memrefCopy", &precrtCompiledMemrefCopy);
   // Buffers the program allocates on every step: wire, received, results.
   if (cacheBuffers) {
     bind("malloc", &precrtCompiledAlloc);
     bind("free", &precrtCompiledFree);
   }
   bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
+  bind(PRECRT_COMPILED_MATMUL_SYMBOL, &precrtCompiledMatmul);
+  bind(PRECRT_COMPILED_PROFILE_START_SYMBOL, &precrtCompiledProfileStart);
+  bind(PRECRT_COMPILED_PROFILE_STOP_SYMBOL, &precrtCompiledProfileStop);
   bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
        &precrtCompiledCollectiveOnStream);
   bind(PRECRT_COMPILED_GPU_STREAM_SYMBOL, &precrtCompiledGpuStream);
@@ -739,6 +752,44 @@ std::string describeGpuFailure(precrt_status_t status, const Twine &what) {
 }
 
 /// Runs every step on one rank. Returns the rank's failure, if any.
+/// Where a rank's steps spent their time, per step: the calls of the step
+/// function (`stepSeconds` over `steps`) split into the runtime's gemms and
+/// collectives (waiting for peers among them), the instrumented compute and
+/// pack/unpack kernels, and the rest (host code between them: allocation,
+/// copies, loops over calls).
+std::string describeProfile(int32_t rank, double stepSeconds, int steps) {
+  precrt_profile_t profile;
+  precrtCompiledGetProfile(&profile);
+  auto ms = [&](double seconds) { return seconds * 1e3 / steps; };
+  double accounted = profile.seconds[PRECRT_PROFILE_GEMM] +
+                     profile.seconds[PRECRT_PROFILE_COMPUTE_KERNEL] +
+                     profile.seconds[PRECRT_PROFILE_PACK_KERNEL] +
+                     profile.seconds[PRECRT_PROFILE_COLLECTIVE];
+  auto part = [&](StringRef name, precrt_profile_kind_t kind) {
+    double seconds = profile.seconds[kind];
+    return llvm::formatv("  {0,-26}{1,9:f3} ms {2,5:f1}% {3,6} calls\n", name,
+                         ms(seconds),
+                         stepSeconds > 0 ? 100 * seconds / stepSeconds : 0.0,
+                         profile.calls[kind] / steps)
+        .str();
+  };
+  std::string text =
+      llvm::formatv("rank {0}: profile, per step of {1} (gemm: {2}):\n", rank,
+                    steps, precrtCompiledMatmulKernel())
+          .str();
+  text += llvm::formatv("  {0,-26}{1,9:f3} ms\n", "step", ms(stepSeconds));
+  text += part("gemm (precrtCompiledMatmul)", PRECRT_PROFILE_GEMM);
+  text += part("compute kernels", PRECRT_PROFILE_COMPUTE_KERNEL);
+  text += part("pack/unpack kernels", PRECRT_PROFILE_PACK_KERNEL);
+  text += part("collectives", PRECRT_PROFILE_COLLECTIVE);
+  text += part("  of which waiting", PRECRT_PROFILE_WAIT);
+  double rest = stepSeconds - accounted;
+  text += llvm::formatv("  {0,-26}{1,9:f3} ms {2,5:f1}%", "other host code",
+                        ms(rest),
+                        stepSeconds > 0 ? 100 * rest / stepSeconds : 0.0);
+  return text;
+}
+
 int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   size_t numArgs = program.args.size();
   SmallVector<Buffer> args(numArgs);
@@ -887,6 +938,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     llvm::errs() << line;
   };
 
+  precrtCompiledResetProfile();
+  double stepSeconds = 0;
   for (int step = 0; step < numSteps; ++step) {
     std::string error;
     if (failed(releaseResults(error)))
@@ -919,7 +972,11 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
     if (!program.results.empty())
       pointers.push_back(resultBytes);
 
+    auto stepStart = std::chrono::steady_clock::now();
     entry(pointers.data());
+    stepSeconds += std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - stepStart)
+                       .count();
     // A failed collective may leave work on the stream that never finishes:
     // look at the rank's error before waiting for the stream.
     if (const char *compiledError = precrtCompiledGetError())
@@ -980,6 +1037,9 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
                 status, "feeding result " + Twine(i) + " to the next step"));
       }
   }
+
+  if (profileSteps)
+    outcome.lines.push_back(describeProfile(rank, stepSeconds, numSteps));
 
   for (auto [i, spec] : llvm::enumerate(program.results)) {
     std::string error;
@@ -1672,6 +1732,8 @@ int main(int argc, char **argv) {
     } else {
       prec::PrecLowerToCPUOptions cpuOptions;
       cpuOptions.fuseKernels = fuseKernels;
+      cpuOptions.profile = profileSteps;
+      cpuOptions.gemmContractions = gemmContractions;
       prec::buildPrecLowerToCPUPipeline(pm, cpuOptions);
     }
     if (failed(pm.run(*module)))
@@ -1728,6 +1790,10 @@ int main(int argc, char **argv) {
       llvm::errs() << "prec-run: error: " << error << "\n";
       return 1;
     }
+    // The gemm library loads now rather than inside the first step, which
+    // --profile would count as gemm time.
+    if (module->lookupSymbol(PRECRT_COMPILED_MATMUL_SYMBOL))
+      (void)precrtCompiledMatmulKernel();
     // One write per line: the processes of mpirun share stderr.
     llvm::errs() << llvm::formatv(
                         "prec-run: compiled @{0} in {1:f2} s\n", entry,

@@ -48,6 +48,58 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertContractionsToRuntime
+    : Pass<"convert-contractions-to-runtime", "mlir::ModuleOp"> {
+  let summary = "run matmuls on buffers through precrt's gemm";
+  let description = [{
+    Each contraction on buffers that a gemm computes (`linalg.matmul`, its
+    transposed forms given by `indexing_maps`, `linalg.batch_matmul` and
+    its transposed forms, and any `linalg.generic` of the same shape: one
+    batch loop at most, one m, n and k loop, operands indexed by
+    permutations of their loops, a body `out + ext(a) * ext(b)`) becomes a
+    call of `precrtCompiledMatmul` (`runtime/include/precrt/compiled.h`) on
+    the operands' addresses and strides, so a transposed operand costs
+    nothing. The runtime runs it through OpenBLAS's sgemm, single-threaded
+    on the calling rank's thread, or a builtin kernel where OpenBLAS is
+    absent.
+
+    The precision contract (docs/Prec.md, "Contractions"): f32, bf16, f16,
+    f8E4M3FN or f8E5M2 inputs are extended exactly to f32 and every product
+    and partial sum is kept in f32. An f32 output is what linalg specifies,
+    up to the order of the sum; a bf16 or f16 output of inputs of its own
+    type is rounded once instead of at every step, which is more precise.
+    What the gemm cannot honour stays for `convert-linalg-to-loops`: other
+    element types (f64, integers, an fp8 output), inputs that linalg rounds
+    to a narrower output type first, bodies other than a multiply-add, more
+    than one loop of a kind, and outputs that may overlap an input.
+
+    A `linalg.transpose` into a buffer that only feeds the contraction (and
+    is then deallocated), with nothing between them that may write or free
+    its source, is folded into the strides of the operand and erased:
+
+    ```mlir
+    linalg.transpose ins(%w : memref<64x16xbf16>) outs(%wt : memref<16x64xbf16>) permutation = [1, 0]
+    linalg.matmul ins(%g, %wt : memref<8x16xf32>, memref<16x64xbf16>)
+                  outs(%out : memref<8x64xf32>)
+    ```
+    becomes
+    ```mlir
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %w ...
+    ...
+    %status = call @precrtCompiledMatmul(%c1, %c8, %c64, %c16,
+        %c1_i32, %g_ptr, %c0, %c16, %c1,              // A: f32, row-major
+        %c3_i32, %w_ptr, %c0, %c1, %c16,              // B = w^T: bf16, column-major
+        %c1_i32, %out_ptr, %c0, %c64, %c1)            // C: f32
+        : (i64, i64, i64, i64, i32, index, i64, i64, i64, ...) -> i32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def ConvertPrecToLinalg : Pass<"convert-prec-to-linalg", "mlir::func::FuncOp"> {
   let summary = "lower prec's local ops (cast, reduce, quantization, sgd, adamw) to linalg";
   let description = [{

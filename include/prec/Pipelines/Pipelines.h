@@ -29,6 +29,17 @@ struct PrecLowerToCPUOptions
                      "(prec-fuse-kernels); the values are the same either "
                      "way"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemmContractions{
+      *this, "gemm-contractions",
+      llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
+                     "(OpenBLAS's sgemm where installed) rather than "
+                     "upstream's loops (convert-contractions-to-runtime)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("time every kernel by kind for precrtCompiledGetProfile "
+                     "(prec-profile-kernels; prec-run --profile)"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

@@ -32,6 +32,9 @@ extern "C" {
 #define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"
 #define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
+#define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
+#define PRECRT_COMPILED_PROFILE_START_SYMBOL "precrtCompiledProfileStart"
+#define PRECRT_COMPILED_PROFILE_STOP_SYMBOL "precrtCompiledProfileStop"
 
 /* The data movement of a prec.transport; values are emitted by the compiler. */
 typedef enum precrt_transport_t {
@@ -59,6 +62,78 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
  * generated code run without a world (one rank). */
 PRECRT_EXPORT int64_t precrtCompiledWorldRank(void);
 
+/*===--- Contractions of CPU code ----------------------------------------===*/
+
+/* C[b] += A[b] x B[b] for b in [0, batch): the matmuls (transposed forms and
+ * batch matmuls included) that convert-contractions-to-runtime takes out of
+ * CPU code. Element (b, i, p) of A is at `a + b * a_batch_stride +
+ * i * a_row_stride + p * a_col_stride` (strides in elements, 0 for a
+ * broadcast batch), and likewise B (k x n) and C (m x n); a transposed
+ * operand is one with swapped strides.
+ *
+ * The precision contract (docs/Prec.md, "Contractions"): A and B, each f32,
+ * bf16, f16, f8E4M3FN or f8E5M2, are extended exactly to f32; C is f32,
+ * bf16 or f16; every product and every partial
+ * sum, the initial value of C included, is kept in f32; a bf16 or f16 C is
+ * rounded once, to nearest even, at the end. Subnormal inputs and results
+ * are kept (no flush to zero). Kernels: OpenBLAS's cblas_sgemm, loaded at
+ * run time (PRECRT_BLAS_LIBRARY, default libopenblas.so.0; `none` selects the
+ * builtin kernel) and run single-threaded on the calling thread, or a
+ * builtin kernel with the same contract where OpenBLAS is absent.
+ * Returns 0, or PRECRT_ERROR_INVALID_ARGUMENT (recorded as the thread's
+ * error) for a dtype or size it cannot take. */
+PRECRT_EXPORT int32_t precrtCompiledMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride);
+
+/* What precrtCompiledMatmul computes with: OpenBLAS's configuration
+ * ("OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen ...") or
+ * "builtin" (with the reason OpenBLAS is not used). Loads the library on
+ * first use. */
+PRECRT_EXPORT const char *precrtCompiledMatmulKernel(void);
+
+/*===--- Where a step's time goes ----------------------------------------===*/
+
+/* The kinds of work a rank's time is summed by. The runtime times its own
+ * entry points always (a clock read at each end); kernels are timed where
+ * the compiler instrumented them (prec-lower-to-cpu's `profile` option,
+ * prec-run --profile). */
+typedef enum precrt_profile_kind_t {
+  /* precrtCompiledMatmul. */
+  PRECRT_PROFILE_GEMM = 0,
+  /* Kernels that neither write a collective's send buffer nor read its
+   * received buffer: the model's elementwise work, losses, optimizers. */
+  PRECRT_PROFILE_COMPUTE_KERNEL = 1,
+  /* Kernels around collectives: casts and scales into the wire buffer,
+   * reductions and unpacking out of the received one. */
+  PRECRT_PROFILE_PACK_KERNEL = 2,
+  /* precrtCompiledCollective, waiting for peers included. */
+  PRECRT_PROFILE_COLLECTIVE = 3,
+  /* The part of COLLECTIVE spent waiting for the other ranks to arrive
+   * (local backend; other backends wait inside their library, counted in
+   * COLLECTIVE only). */
+  PRECRT_PROFILE_WAIT = 4,
+} precrt_profile_kind_t;
+#define PRECRT_PROFILE_NUM_KINDS 5
+
+typedef struct precrt_profile_t {
+  double seconds[PRECRT_PROFILE_NUM_KINDS];
+  int64_t calls[PRECRT_PROFILE_NUM_KINDS];
+} precrt_profile_t;
+
+/* What instrumented kernels call around themselves: the start time, then
+ * the kind and that start time. */
+PRECRT_EXPORT int64_t precrtCompiledProfileStart(void);
+PRECRT_EXPORT void precrtCompiledProfileStop(int32_t kind, int64_t start);
+
+/* The calling thread's (rank's) sums since the last reset. */
+PRECRT_EXPORT void precrtCompiledGetProfile(precrt_profile_t *profile);
+PRECRT_EXPORT void precrtCompiledResetProfile(void);
+
 /*===--- Host buffers of CPU code -----------------------------------------===*/
 
 /* CPU code allocates its wire, receive and result buffers with malloc and
@@ -81,6 +156,22 @@ PRECRT_EXPORT void precrtCompiledFree(void *data);
 /* Frees the blocks the cache keeps; blocks in use stay valid. Returns the
  * number of bytes released. */
 PRECRT_EXPORT size_t precrtCompiledReleaseCached(void);
+
+/* A memref as lowered code passes it to `memrefCopy`: its rank and a
+ * pointer to its descriptor (allocated and aligned pointers, offset, then
+ * `rank` sizes and `rank` strides, all 64-bit). */
+typedef struct precrt_unranked_memref_t {
+  int64_t rank;
+  void *descriptor;
+} precrt_unranked_memref_t;
+
+/* upstream's `memrefCopy` (mlir_c_runner_utils), which copies between
+ * buffers of general layout one element at a time, with each run that both
+ * layouts hold contiguously copied at once; a driver binds the code's
+ * `memrefCopy` to it (prec-run does). */
+PRECRT_EXPORT void precrtCompiledMemrefCopy(int64_t element_bytes,
+                                            const precrt_unranked_memref_t *src,
+                                            const precrt_unranked_memref_t *dst);
 
 /*===--- GPU code (prec-lower-to-cuda) ------------------------------------===*/
 

@@ -14,8 +14,10 @@
 #include "precrt/gpu.h"
 
 #include "core/Error.h"
+#include "core/Profile.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
+#include "kernels/Matmul.h"
 
 #include <algorithm>
 #include <atomic>
@@ -228,6 +230,7 @@ extern "C" int32_t precrtCompiledCollective(
     int32_t num_axes, const int32_t *axes) {
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
   Transport call{transport, send,     recv,  send_count, dtype,
                  reduction, num_dims, shape, num_axes,   axes};
   if (driverIsWatching())
@@ -314,4 +317,32 @@ extern "C" int64_t precrtCompiledWorldRank(void) {
   if (world && precrtCommRank(world, &rank) != PRECRT_SUCCESS)
     rank = 0;
   return rank;
+}
+
+extern "C" int32_t precrtCompiledMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride) {
+  using precrt::kernels::MatrixOperand;
+  precrt::profile::Scope timed(PRECRT_PROFILE_GEMM);
+  std::string message;
+  precrt_status_t status = precrt::kernels::matmul(
+      batch, m, n, k,
+      MatrixOperand{static_cast<precrt_dtype_t>(a_dtype), a, a_batch_stride,
+                    a_row_stride, a_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(b_dtype), b, b_batch_stride,
+                    b_row_stride, b_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(c_dtype), c, c_batch_stride,
+                    c_row_stride, c_col_stride},
+      message);
+  if (status != PRECRT_SUCCESS)
+    recordFailure(PRECRT_COMPILED_MATMUL_SYMBOL, status, std::move(message));
+  return status;
+}
+
+extern "C" const char *precrtCompiledMatmulKernel(void) {
+  return precrt::kernels::matmulKernelName();
 }

@@ -16,6 +16,7 @@
 #include "core/Communicator.h"
 #include "core/CurrentWorld.h"
 #include "core/Error.h"
+#include "core/Profile.h"
 #include "core/Reduce.h"
 
 #include <algorithm>
@@ -251,7 +252,9 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
   std::vector<LocalGroup::Slot> &slots = group.slots[call.descriptor.sequence % 2];
   slots[rank()] = {call.descriptor, call.send, call.recv};
 
+  int64_t arriving = profile::nowNanoseconds();
   precrt_status_t status = group.arrive(rank(), deadline, what);
+  profile::record(PRECRT_PROFILE_WAIT, arriving);
   if (status != PRECRT_SUCCESS)
     return noteFailure(status);
   std::vector<CallDescriptor> descriptors(size());

@@ -815,4 +815,32 @@ def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def PrecProfileKernels : Pass<"prec-profile-kernels", "mlir::ModuleOp"> {
+  let summary = "time every outlined kernel, as compute or pack/unpack work";
+  let description = [{
+    For `prec-run --profile` (prec-lower-to-cpu's `profile` option): every
+    call of an outlined kernel (`prec-outline-kernels`) gets the runtime's
+    clock around it, and its time goes to one of two kinds of
+    `runtime/include/precrt/compiled.h`: a pack or unpack kernel when one of
+    its buffers is (a view of) a buffer a collective sends from or receives
+    into, a compute kernel otherwise. The runtime times gemms, collectives
+    and the waiting inside them itself.
+
+    ```mlir
+    call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
+    ```
+    becomes
+    ```mlir
+    %t = call @precrtCompiledProfileStart() : () -> i64
+    call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
+    %kind = arith.constant 1 : i32
+    call @precrtCompiledProfileStop(%kind, %t) : (i32, i64) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+  ];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

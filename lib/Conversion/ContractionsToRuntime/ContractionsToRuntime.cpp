@@ -1,0 +1,354 @@
+//===- ContractionsToRuntime.cpp - matmuls to precrt's gemm ---------------===//
+//
+// Contractions on buffers become calls of precrtCompiledMatmul, which runs
+// them through a tuned gemm (OpenBLAS's sgemm, loaded at run time) under
+// prec's precision contract: inputs extended exactly to f32, accumulation in
+// f32, the result rounded once. Upstream's loop lowering of a matmul runs
+// 35 to 80 times slower than a library on a training step's shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Conversion/Passes.h"
+
+#include "precrt/compiled.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_CONVERTCONTRACTIONSTORUNTIME
+#include "prec/Conversion/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// The runtime's dtype of an element type the gemm takes, or -1: f32, bf16
+/// and f16 everywhere, fp8 as inputs only.
+int32_t runtimeDtype(Type type, bool input) {
+  if (type.isF32())
+    return PRECRT_DTYPE_F32;
+  if (type.isBF16())
+    return PRECRT_DTYPE_BF16;
+  if (type.isF16())
+    return PRECRT_DTYPE_F16;
+  if (input && isa<Float8E4M3FNType>(type))
+    return PRECRT_DTYPE_F8E4M3FN;
+  if (input && isa<Float8E5M2Type>(type))
+    return PRECRT_DTYPE_F8E5M2;
+  return -1;
+}
+
+/// `value` as a block argument of `body`, looking through the exact
+/// extension linalg inserts when an input is narrower than the output.
+BlockArgument inputThroughExtension(Value value, Block &body) {
+  if (auto extension = value.getDefiningOp<arith::ExtFOp>())
+    value = extension.getIn();
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && argument.getOwner() == &body ? argument : BlockArgument();
+}
+
+/// Whether the body of `op` is `out + ext(a) * ext(b)` as the gemm computes
+/// it: f32 accumulation of f32, bf16, f16 or fp8 inputs (extensions are
+/// exact),
+/// or a bf16 / f16 output of inputs of the same type, whose products and
+/// sums the gemm keeps in f32 and rounds once (more precise than the
+/// rounding at every step linalg specifies, which the contract allows). An
+/// input that linalg would first round to a narrower output type is not
+/// taken: its rounding is part of the program.
+bool hasGemmBody(linalg::LinalgOp op) {
+  Block &body = op->getRegion(0).front();
+  Type outType = body.getArgument(2).getType();
+  if (runtimeDtype(outType, /*input=*/false) < 0)
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    Type inType = body.getArgument(i).getType();
+    if (runtimeDtype(inType, /*input=*/true) < 0 ||
+        (!outType.isF32() && inType != outType))
+      return false;
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  if (rhs == body.getArgument(2))
+    std::swap(lhs, rhs);
+  auto mul = rhs.getDefiningOp<arith::MulFOp>();
+  if (lhs != body.getArgument(2) || !mul)
+    return false;
+  BlockArgument x = inputThroughExtension(mul.getLhs(), body);
+  BlockArgument y = inputThroughExtension(mul.getRhs(), body);
+  if (!x || !y || x == y || x.getArgNumber() > 1 || y.getArgNumber() > 1)
+    return false;
+  // Nothing else: the two extensions at most, the product, the sum.
+  size_t expected = 3 + (mul.getLhs() != x) + (mul.getRhs() != y);
+  return body.getOperations().size() == expected;
+}
+
+/// The buffer a view looks into, through every view.
+Value rootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+bool isFreshAllocation(Value buffer) {
+  return buffer.getDefiningOp<memref::AllocOp>() ||
+         buffer.getDefiningOp<memref::AllocaOp>();
+}
+
+/// The loops of a matmul-like op: one batch loop at most, one each of m, n
+/// and k, every operand indexed by a permutation of its loops.
+struct GemmLoops {
+  std::optional<unsigned> batch;
+  unsigned m, n, k;
+};
+
+FailureOr<GemmLoops> matchGemm(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op->getNumRegions() != 1 || !hasGemmBody(op))
+    return failure();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.isStrided())
+      return failure();
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return failure();
+  }
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1 ||
+      op.getNumLoops() != dims->batch.size() + 3)
+    return failure();
+  // The gemm writes C while it reads A and B: they must not overlap.
+  Value out = rootBuffer(op.getDpsInitOperand(0)->get());
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value in = rootBuffer(input->get());
+    if (in == out || (!isFreshAllocation(in) && !isFreshAllocation(out)))
+      return failure();
+  }
+  GemmLoops loops{std::nullopt, dims->m[0], dims->n[0], dims->k[0]};
+  if (!dims->batch.empty())
+    loops.batch = dims->batch[0];
+  return loops;
+}
+
+/// Whether `op` may write or free memory that `root` may reach.
+bool mayClobber(Operation *op, Value root) {
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (MemoryEffects::EffectInstance &instance : instances) {
+    if (isa<MemoryEffects::Read, MemoryEffects::Allocate>(instance.getEffect()))
+      continue;
+    Value written = instance.getValue();
+    if (!written)
+      return true;
+    Value writtenRoot = rootBuffer(written);
+    // Two distinct buffers of which one is a fresh allocation cannot alias;
+    // two arguments may.
+    if (writtenRoot == root ||
+        (!isFreshAllocation(writtenRoot) && !isFreshAllocation(root)))
+      return true;
+  }
+  return false;
+}
+
+/// A gemm operand: the buffer the runtime reads and, for each dimension of
+/// the operand as the contraction indexes it, the buffer's dimension.
+struct OperandBuffer {
+  Value buffer;
+  SmallVector<int64_t> bufferDim;
+  /// Frees of `buffer` that must move after the contraction, which now
+  /// reads it.
+  SmallVector<Operation *> deferredFrees = {};
+};
+
+/// Input `index` of `op`, read from the source of a `linalg.transpose` that
+/// only feeds it (into a buffer nothing else uses but deallocations), with
+/// the permutation folded into its strides. The transpose and its buffer
+/// are then erased: the generated backward transposes a weight for every
+/// matmul that multiplies by it, and the gemm takes it transposed for free.
+OperandBuffer foldTranspose(linalg::LinalgOp op, unsigned index,
+                            SmallVectorImpl<Operation *> &erased) {
+  Value input = op.getDpsInputOperand(index)->get();
+  auto rank = cast<MemRefType>(input.getType()).getRank();
+  OperandBuffer identity{input, llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return identity;
+  linalg::TransposeOp transpose;
+  SmallVector<Operation *> deallocs;
+  unsigned reads = 0;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op.getOperation() && op.isDpsInput(&use)) {
+      ++reads;
+    } else if (auto t = dyn_cast<linalg::TransposeOp>(user);
+               t && t.getInit() == input && !transpose) {
+      transpose = t;
+    } else if (isa<memref::DeallocOp>(user)) {
+      deallocs.push_back(user);
+    } else {
+      return identity;
+    }
+  }
+  if (!transpose || reads != 1 || transpose->getBlock() != op->getBlock() ||
+      !transpose->isBeforeInBlock(op) || !transpose.hasPureBufferSemantics())
+    return identity;
+  Value source = transpose.getInput();
+  Value root = rootBuffer(source);
+  // The gemm would read the source while it writes the output.
+  Value out = rootBuffer(op.getDpsInitOperand(0)->get());
+  if (root == out || (!isFreshAllocation(root) && !isFreshAllocation(out)))
+    return identity;
+  // The transpose is often the source's last reader, so that its buffer is
+  // freed right after it: that free moves after the contraction.
+  SmallVector<Operation *> deferredFrees;
+  for (Operation *between = transpose->getNextNode(); between != op;
+       between = between->getNextNode()) {
+    auto dealloc = dyn_cast<memref::DeallocOp>(between);
+    if (dealloc && rootBuffer(dealloc.getMemref()) == root)
+      deferredFrees.push_back(dealloc);
+    else if (mayClobber(between, root))
+      return identity;
+  }
+
+  erased.push_back(transpose);
+  llvm::append_range(erased, deallocs);
+  erased.push_back(alloc);
+  // Dimension d of the transposed buffer is dimension permutation[d] of the
+  // source.
+  return {source, llvm::to_vector(transpose.getPermutation()),
+          std::move(deferredFrees)};
+}
+
+func::FuncOp getOrCreateMatmulDecl(ModuleOp module) {
+  if (auto existing =
+          module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_MATMUL_SYMBOL))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
+       index = builder.getIndexType();
+  SmallVector<Type> arguments = {i64, i64, i64, i64};
+  for (int operand = 0; operand < 3; ++operand)
+    arguments.append({i32, index, i64, i64, i64});
+  auto decl = func::FuncOp::create(builder, module.getLoc(),
+                                   PRECRT_COMPILED_MATMUL_SYMBOL,
+                                   builder.getFunctionType(arguments, {i32}));
+  decl.setPrivate();
+  return decl;
+}
+
+/// Replaces the contraction `op` by a call of precrtCompiledMatmul.
+void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
+                 func::FuncOp decl) {
+  SmallVector<Operation *> erased;
+  OperandBuffer buffers[3] = {foldTranspose(op, 0, erased),
+                              foldTranspose(op, 1, erased),
+                              {op.getDpsInitOperand(0)->get(), {}}};
+  buffers[2].bufferDim = llvm::to_vector(llvm::seq<int64_t>(
+      0, cast<MemRefType>(buffers[2].buffer.getType()).getRank()));
+
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  Type i64 = builder.getI64Type();
+  auto toI64 = [&](Value value) -> Value {
+    return arith::IndexCastOp::create(builder, loc, i64, value);
+  };
+  Value zero = arith::ConstantIntOp::create(builder, loc, i64, 0);
+
+  // Per operand: the address of its first element and its stride along each
+  // loop (0 along a loop that does not index it).
+  SmallVector<Value> arguments(4);
+  DenseMap<unsigned, Value> loopSizes;
+  std::optional<unsigned> rowsCols[3][2] = {
+      {loops.m, loops.k}, {loops.k, loops.n}, {loops.m, loops.n}};
+  OpOperand *operands[3] = {op.getDpsInputOperand(0), op.getDpsInputOperand(1),
+                            op.getDpsInitOperand(0)};
+  for (unsigned i = 0; i < 3; ++i) {
+    auto type = cast<MemRefType>(buffers[i].buffer.getType());
+    auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc,
+                                                             buffers[i].buffer);
+    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
+        builder, loc, buffers[i].buffer);
+    Value elementBytes = arith::ConstantIndexOp::create(
+        builder, loc, type.getElementTypeBitWidth() / 8);
+    Value address = arith::AddIOp::create(
+        builder, loc, pointer,
+        arith::MulIOp::create(builder, loc, metadata.getOffset(),
+                              elementBytes));
+
+    DenseMap<unsigned, Value> strides;
+    AffineMap map = op.getMatchingIndexingMap(operands[i]);
+    for (auto [position, result] : llvm::enumerate(map.getResults())) {
+      unsigned loop = cast<AffineDimExpr>(result).getPosition();
+      int64_t dim = buffers[i].bufferDim[position];
+      strides[loop] = toI64(metadata.getStrides()[dim]);
+      loopSizes.try_emplace(loop, metadata.getSizes()[dim]);
+    }
+    auto strideAlong = [&](std::optional<unsigned> loop) {
+      return loop && strides.count(*loop) ? strides[*loop] : zero;
+    };
+    arguments.append({arith::ConstantIntOp::create(
+                          builder, loc, builder.getI32Type(),
+                          runtimeDtype(type.getElementType(), /*input=*/i < 2)),
+                      address, strideAlong(loops.batch),
+                      strideAlong(rowsCols[i][0]),
+                      strideAlong(rowsCols[i][1])});
+  }
+  arguments[0] =
+      loops.batch
+          ? toI64(loopSizes[*loops.batch])
+          : arith::ConstantIntOp::create(builder, loc, i64, 1).getResult();
+  arguments[1] = toI64(loopSizes[loops.m]);
+  arguments[2] = toI64(loopSizes[loops.n]);
+  arguments[3] = toI64(loopSizes[loops.k]);
+  auto call = func::CallOp::create(builder, loc, decl, arguments);
+  for (OperandBuffer &buffer : buffers)
+    for (Operation *free : llvm::reverse(buffer.deferredFrees))
+      free->moveAfter(call);
+
+  op->erase();
+  for (Operation *dead : erased)
+    dead->erase();
+}
+
+struct ConvertContractionsToRuntimePass
+    : public prec::impl::ConvertContractionsToRuntimeBase<
+          ConvertContractionsToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<linalg::LinalgOp, GemmLoops>> gemms;
+    module.walk([&](linalg::LinalgOp op) {
+      // Host code only: kernels already mapped to a GPU stay there.
+      for (Operation *parent = op->getParentOp(); parent;
+           parent = parent->getParentOp())
+        if (parent->getDialect() &&
+            parent->getDialect()->getNamespace() == "gpu")
+          return;
+      if (FailureOr<GemmLoops> loops = matchGemm(op); succeeded(loops))
+        gemms.emplace_back(op, *loops);
+    });
+    if (gemms.empty())
+      return;
+    func::FuncOp decl = getOrCreateMatmulDecl(module);
+    for (auto &[op, loops] : gemms)
+      rewriteGemm(op, loops, decl);
+  }
+};
+
+} // namespace
