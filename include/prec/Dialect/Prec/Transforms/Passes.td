@@ -185,8 +185,12 @@ def PrecGenerateBackward
     in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
     inverse all_to_all. A `prec.cast` casts the gradient to its
     `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,
-    `linalg.transpose`, `linalg.fill` and `arith.addf`, `subf`, `mulf`,
-    `negf` on tensors have rules too; more ops join by external models.
+    `linalg.transpose` and `linalg.fill` have rules too, and so do the
+    elementwise `arith` and `math` ops of one table of derivatives, on
+    tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
+    `reduce` and the elementwise named ops (broadcast operands get their
+    gradients summed; reductions by sum, max and min, ties of max and min
+    split the gradient evenly); more ops join by external models.
 
     Gradient dtypes: the gradient of a value has the value's type
     (PyTorch's rule), except for arguments with `prec.grad_dtype`. Rules
@@ -258,6 +262,7 @@ def PrecGenerateBackward
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::prec::PrecDialect",
     "::mlir::tensor::TensorDialect"
   ];
