@@ -1,8 +1,13 @@
 """Runs and checks examples/transformer_block_step.mlir against float64.
 
 Usage: check_transformer_block_step.py PREC_RUN MODULE WORK_DIR RANKS DTYPE
+           [SHARDS MICROBATCHES]
 
 Runs one step of MODULE on RANKS ranks with zero AdamW moments and step 1,
+the parameters sharded over SHARDS ranks (default: all; fewer for HSDP,
+whose RANKS / SHARDS replicas get the same parameters) and each rank's
+tokens split into MICROBATCHES microbatches (default 1) whose losses are
+averaged,
 then recomputes it in float64 from every rank's arguments: the gathered
 weights, the forward pass of both blocks, the backward pass derived by hand
 here (not by prec-generate-backward), the gradients averaged over the
@@ -62,13 +67,15 @@ def sigmoid(v):
     return 1 / (1 + math.exp(-v))
 
 
-def run(prec_run, module, work, ranks):
+def run(prec_run, module, work, ranks, shards):
     os.makedirs(work, exist_ok=True)
     command = [prec_run, module, "--ranks", str(ranks), "--print", "none",
                "--output-dir", work, "--scalar", "18=1", "--scalar", "21=%r" % LR]
+    if shards != ranks:
+        command += ["--replicate=%d" % i for i in range(6)]
     for index, (_, rows, cols) in enumerate(PARAMS * 2):
         path = os.path.join(work, "zeros%d.bin" % (6 + index))
-        count = rows * cols // ranks
+        count = rows * cols // shards
         with open(path, "wb") as out:
             out.write(struct.pack("<%df" % count, *([0.0] * count)))
         command += ["--arg", "%d=%s" % (6 + index, path)]
@@ -78,25 +85,27 @@ def run(prec_run, module, work, ranks):
 def main():
     prec_run, module, work, ranks, dtype = sys.argv[1:6]
     ranks = int(ranks)
-    run(prec_run, module, work, ranks)
+    shards = int(sys.argv[6]) if len(sys.argv) > 6 else ranks
+    microbatches = int(sys.argv[7]) if len(sys.argv) > 7 else 1
+    run(prec_run, module, work, ranks, shards)
     rnd = (lambda v: v) if dtype == "f32" else (lambda v: round_to(v, dtype))
 
     def rnd_matrix(a):
         return [[rnd(v) for v in row] for row in a]
 
-    # The full parameters: rank r's shard is rows [r s, (r + 1) s).
-    shards = [[read(rank_file(work, r, "arg", i), "f32") for i in range(6)]
-              for r in range(ranks)]
+    # The full parameters: rank r holds shard r % SHARDS, rows [k s, (k + 1) s).
+    held = [[read(rank_file(work, r, "arg", i), "f32") for i in range(6)]
+            for r in range(ranks)]
     params = []
     for i, (_, rows, cols) in enumerate(PARAMS):
-        flat = [v for r in range(ranks) for v in shards[r][i]]
+        flat = [v for r in range(shards) for v in held[r][i]]
         params.append(rows_of(flat, cols))
     gathered = [rnd_matrix(p) for p in params]
 
     gradients = [[[0.0] * cols for _ in range(rows)] for _, rows, cols in PARAMS]
-    for r in range(ranks):
-        x = rows_of(read(rank_file(work, r, "arg", 19), "f32"), D)
-        target = rows_of(read(rank_file(work, r, "arg", 20), "f32"), D)
+    for r, mb in [(r, mb) for r in range(ranks) for mb in range(microbatches)]:
+        x = rows_of(read(rank_file(work, r, "arg", 19), "f32"), D)[mb * B:(mb + 1) * B]
+        target = rows_of(read(rank_file(work, r, "arg", 20), "f32"), D)[mb * B:(mb + 1) * B]
         # Forward, keeping what the backward pass needs.
         saved = []
         for block in range(2):
@@ -109,7 +118,8 @@ def main():
             saved.append((x, r_t, n, h, a))
             x = [[x[t][f] + y[t][f] for f in range(D)] for t in range(B)]
         # Backward, by hand.
-        dx = [[2 * (x[t][f] - target[t][f]) / (B * D) for f in range(D)] for t in range(B)]
+        dx = [[2 * (x[t][f] - target[t][f]) / (B * D * microbatches) for f in range(D)]
+              for t in range(B)]
         for block in (1, 0):
             gain, w1, w2 = (gathered[3 * block + k] for k in range(3))
             xb, r_t, n, h, a = saved[block]
@@ -136,9 +146,10 @@ def main():
 
     u = U[dtype]
     k = 64 if dtype == "f32" else 4
-    check = Checker("transformer block step, %d ranks, %s" % (ranks, dtype))
+    check = Checker("transformer block step, %d ranks, %d shards, %d microbatches, %s"
+                    % (ranks, shards, microbatches, dtype))
     for i, (name, rows, cols) in enumerate(PARAMS):
-        shard_rows = rows // ranks
+        shard_rows = rows // shards
         largest = max(abs(v) for row in gradients[i] for v in row)
         tolerance = k * u * largest
         for r in range(ranks):
@@ -146,8 +157,8 @@ def main():
             v = read(rank_file(work, r, "result", 12 + i), "f32")
             p = read(rank_file(work, r, "result", i), "f32")
             for e in range(shard_rows * cols):
-                g = gradients[i][r * shard_rows + e // cols][e % cols]
-                p0 = params[i][r * shard_rows + e // cols][e % cols]
+                row = r % shards * shard_rows + e // cols
+                g, p0 = gradients[i][row][e % cols], params[i][row][e % cols]
                 what = "rank %d %s[%d]" % (r, name, e)
                 check.close(what + " m", m[e], (1 - BETA1) * g, (1 - BETA1) * tolerance)
                 check.close(what + " v", v[e], (1 - BETA2) * g * g,

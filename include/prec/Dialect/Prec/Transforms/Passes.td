@@ -303,6 +303,16 @@ def PrecAccumulateMicrobatches
     partial shards stay in the accumulation dtype (more precise than
     rounding each to the reduce-scatter's result type, as the contract
     allows), and the all-reduce rounds once to the final result type.
+    A microbatch loop the function writes itself (typically around calls of
+    a generated backward function, so that the loop holds the compute and
+    only one microbatch's activations are live at a time) is the other form:
+    an `scf.for` of `M` iterations whose iteration argument accumulates
+    `acc + prec.all_reduce(g)` (sum or avg). The all-reduce moves after the
+    loop, which then accumulates the microbatches' values from zero; the
+    loop's initial value is added to the all-reduced sum. The reduce-scatter
+    inside the backward function (the transpose of the shard-axis gather)
+    stays in the loop.
+
     Once scheduled, the function loses its `prec.microbatches`, so that the
     pass can run again. Chains it cannot schedule (other uses of the
     intermediate values, overlapping axes, explicit divisors, dynamic group
