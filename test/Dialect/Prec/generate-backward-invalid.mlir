@@ -181,3 +181,11 @@ func.func @changed_backward(%x: tensor<4xf32>, %dy: tensor<4xf32>) -> tensor<4xf
     attributes {prec.backward_of = @changed} {
   return %dy : tensor<4xf32>
 }
+
+// -----
+
+func.func @grad_dtype_on_scalar(%x: f32) -> f32 {
+  // expected-error @below {{expected 'prec.grad_dtype' on an op with one ranked tensor result, got 'arith.negf' with 1 results}}
+  %y = arith.negf %x {prec.grad_dtype = f32} : f32
+  return %y : f32
+}

@@ -442,3 +442,19 @@ func.func @bias_tanh(%x: tensor<2x3xbf16>, %b: tensor<3xbf16>) -> tensor<2x3xbf1
   } -> tensor<2x3xbf16>
   return %y : tensor<2x3xbf16>
 }
+
+// prec.grad_dtype on a gathered bf16 weight: its gradient stays f32 (the
+// matmul's accumulator) into the f32 reduce-scatter, never rounded to bf16.
+// CHECK-LABEL: func.func @gathered_grad_dtype_backward(
+// CHECK-NOT:     prec.cast {{.*}} to tensor<8x4xbf16>
+// CHECK:         prec.reduce_scatter %{{.*}} : tensor<8x4xf32> -> tensor<2x4xf32>
+func.func @gathered_grad_dtype(%w_shard: tensor<2x4xf32>, %x: tensor<3x8xbf16>) -> tensor<3x4xf32>
+    attributes {prec.differentiable} {
+  %w = prec.all_gather %w_shard on @dp4 gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
+         {prec.grad_dtype = f32} : tensor<2x4xf32> -> tensor<8x4xbf16>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<3x8xbf16>, tensor<8x4xbf16>) outs(%init : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
