@@ -13,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -109,6 +110,12 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));
   }
+  // Math LLVM has no intrinsic for (erf, from gradient rules) calls libm,
+  // which has no rsqrt.
+  math::MathExpandOpsPassOptions expandMath;
+  expandMath.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expandMath));
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -211,10 +211,69 @@ func.func @divisors_already_explicit(%g: tensor<2x256xf32>) -> tensor<32xf32>
 
 shard.grid @hsdp(shape = 4x8)
 
-// expected-error @+1 {{'func.func' op has prec.microbatches but no microbatch sum 'prec.reduce dims = [0]' of a prec.all_reduce of a prec.reduce_scatter}}
+// expected-error @+1 {{'func.func' op has prec.microbatches but no microbatch sum 'prec.reduce dims = [0]' of a prec.all_reduce of a prec.reduce_scatter, and no microbatch loop accumulating a prec.all_reduce}}
 func.func @nothing_to_schedule(%g: tensor<256xf32>) -> tensor<32xf32>
     attributes {prec.microbatches = 2 : i64} {
   %s = prec.reduce_scatter %g on @hsdp grid_axes = [1] scatter_axis = 0 reduction = <avg>
          : tensor<256xf32> -> tensor<32xf32>
   return %s : tensor<32xf32>
+}
+
+// -----
+
+// A microbatch loop around a generated backward function (here @grad_shard,
+// which reduce-scatters over the shard axis): the all-reduce over the
+// replicate axis moves after the loop, which accumulates the shards from
+// zero; the loop's initial value is added after the one all-reduce.
+
+shard.grid @hsdp(shape = 2x2)
+func.func private @grad_shard(%x: tensor<4xf32>) -> tensor<2xf32>
+
+// CHECK-LABEL: func @loop_of_microbatches
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[INIT:.*]]: tensor<2xf32>)
+// CHECK-NOT: prec.microbatches
+func.func @loop_of_microbatches(%x: tensor<2x4xf32>, %init: tensor<2xf32>) -> tensor<2xf32>
+    attributes {prec.microbatches = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<2xf32>
+  // CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
+  // CHECK:   %[[G:.*]] = func.call @grad_shard
+  // CHECK-NOT: prec.all_reduce
+  // CHECK:   %[[NEXT:.*]] = arith.addf %[[ACC]], %[[G]] : tensor<2xf32>
+  // CHECK:   scf.yield %[[NEXT]]
+  // CHECK: %[[R:.*]] = prec.all_reduce %[[SUM]] on @hsdp grid_axes = [0] reduction = <avg>
+  // CHECK: %[[TOTAL:.*]] = arith.addf %[[INIT]], %[[R]] : tensor<2xf32>
+  // CHECK: return %[[TOTAL]]
+  %sum = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %init) -> tensor<2xf32> {
+    %xs = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<4xf32>
+    %g = func.call @grad_shard(%xs) : (tensor<4xf32>) -> tensor<2xf32>
+    %r = prec.all_reduce %g on @hsdp grid_axes = [0] reduction = <avg> : tensor<2xf32> -> tensor<2xf32>
+    %next = arith.addf %acc, %r : tensor<2xf32>
+    scf.yield %next : tensor<2xf32>
+  }
+  return %sum : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @hsdp(shape = 2x2)
+func.func private @grad_shard(%x: tensor<4xf32>) -> tensor<2xf32>
+
+func.func @loop_of_three(%x: tensor<3x4xf32>) -> tensor<2xf32>
+    attributes {prec.microbatches = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant dense<0.0> : tensor<2xf32>
+  // expected-error @+1 {{'scf.for' op expected a microbatch loop of 2 iterations, got 3}}
+  %sum = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> tensor<2xf32> {
+    %xs = tensor.extract_slice %x[%i, 0] [1, 4] [1, 1] : tensor<3x4xf32> to tensor<4xf32>
+    %g = func.call @grad_shard(%xs) : (tensor<4xf32>) -> tensor<2xf32>
+    %r = prec.all_reduce %g on @hsdp grid_axes = [0] reduction = <sum> : tensor<2xf32> -> tensor<2xf32>
+    %next = arith.addf %r, %acc : tensor<2xf32>
+    scf.yield %next : tensor<2xf32>
+  }
+  return %sum : tensor<2xf32>
 }

@@ -4,8 +4,57 @@
 // RUN: not prec-opt %s --prec-generate-backward="functions=named_twice,named_twice" -split-input-file 2>&1 | FileCheck %s --check-prefix=TWICE
 
 func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
-  // expected-error @below {{'math.exp' op has no gradient rule (it does not implement BackwardOpInterface)}}
-  %y = math.exp %x : tensor<4xf32>
+  // expected-error @below {{'math.atan' op has no gradient rule (it does not implement BackwardOpInterface)}}
+  %y = math.atan %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// An op without a rule inside a linalg body is named, with the linalg op.
+func.func @unsupported_in_body(%x: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %empty = tensor.empty() : tensor<4xf32>
+  // expected-note @below {{in the body of this 'linalg.generic'}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    // expected-error @below {{'math.atan' op has no gradient rule}}
+    %a = math.atan %e : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A reduction is differentiated only when it sums, maxes or mins.
+func.func @product(%x: tensor<4xf32>, %init: tensor<f32>) -> tensor<f32> attributes {prec.differentiable} {
+  // expected-error @below {{'linalg.reduce' op has no gradient rule for this reduction: expected its body to yield 'arith.addf', 'arith.maximumf' or 'arith.minimumf' of the accumulator and a value of the inputs}}
+  %y = linalg.reduce ins(%x : tensor<4xf32>) outs(%init : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %p = arith.mulf %in, %acc : f32
+      linalg.yield %p : f32
+    }
+  return %y : tensor<f32>
+}
+
+// -----
+
+// Indexing maps other than projected permutations (a convolution's d0 + d1)
+// have no rule.
+func.func @window(%x: tensor<6xf32>, %k: tensor<3xf32>, %init: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  // expected-error @below {{'linalg.generic' op has no gradient rule for indexing map #0 affine_map<(d0, d1) -> (d0 + d1)>: expected a projected permutation}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %k : tensor<6xf32>, tensor<3xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %in, %w : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
 
@@ -131,4 +180,12 @@ func.func @changed(%x: tensor<8xf32>) -> tensor<8xf32> attributes {prec.differen
 func.func @changed_backward(%x: tensor<4xf32>, %dy: tensor<4xf32>) -> tensor<4xf32>
     attributes {prec.backward_of = @changed} {
   return %dy : tensor<4xf32>
+}
+
+// -----
+
+func.func @grad_dtype_on_scalar(%x: f32) -> f32 {
+  // expected-error @below {{expected 'prec.grad_dtype' on an op with one ranked tensor result, got 'arith.negf' with 1 results}}
+  %y = arith.negf %x {prec.grad_dtype = f32} : f32
+  return %y : f32
 }

@@ -402,3 +402,59 @@ func.func @mean_of_many(%x: tensor<131072xf16>) -> tensor<f16> attributes {prec.
   %0 = prec.reduce %x dims = [0] reduction = <avg> : tensor<131072xf16> -> tensor<f16>
   return %0 : tensor<f16>
 }
+
+// A linalg.generic with an elementwise body and a broadcast operand: one
+// generic recomputes the body and yields the adjoints, in f32 for bf16, of
+// every operand at every iteration point (tanh' = 1 - tanh^2 from the rule
+// table); the bias's is summed over the dimension its map drops, and both
+// are rounded once to bf16.
+// CHECK-LABEL: func.func @bias_tanh_backward(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x3xbf16>, %[[B:[^:]*]]: tensor<3xbf16>, %[[DY:[^:]*]]: tensor<2x3xbf16>)
+// CHECK:         %[[ADJ:.*]]:2 = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel"]
+// CHECK-SAME:      ins(%[[X]], %[[B]], %{{.*}}, %[[DY]] :
+// CHECK-SAME:      outs(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>)
+// CHECK:           %[[S:.*]] = arith.addf
+// CHECK:           %[[T:.*]] = math.tanh %[[S]] : bf16
+// CHECK:           %[[G:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK:           arith.mulf
+// CHECK:           arith.subf
+// CHECK:           %[[D:.*]] = arith.mulf %[[G]], %{{.*}} : f32
+// CHECK:           linalg.yield %[[D]], %[[D]] : f32, f32
+// CHECK:         %[[DB:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction", "parallel"]
+// CHECK-SAME:      ins(%[[ADJ]]#1 : tensor<2x3xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[DX:.*]] = prec.cast %[[ADJ]]#0 : tensor<2x3xf32> to tensor<2x3xbf16>
+// CHECK:         %[[DBR:.*]] = prec.cast %[[DB]] : tensor<3xf32> to tensor<3xbf16>
+// CHECK:         return %[[DX]], %[[DBR]]
+func.func @bias_tanh(%x: tensor<2x3xbf16>, %b: tensor<3xbf16>) -> tensor<2x3xbf16>
+    attributes {prec.differentiable} {
+  %empty = tensor.empty() : tensor<2x3xbf16>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<2x3xbf16>, tensor<3xbf16>) outs(%empty : tensor<2x3xbf16>) {
+  ^bb0(%in: bf16, %bias: bf16, %out: bf16):
+    %s = arith.addf %in, %bias : bf16
+    %t = math.tanh %s : bf16
+    linalg.yield %t : bf16
+  } -> tensor<2x3xbf16>
+  return %y : tensor<2x3xbf16>
+}
+
+// prec.grad_dtype on a gathered bf16 weight: its gradient stays f32 (the
+// matmul's accumulator) into the f32 reduce-scatter, never rounded to bf16.
+// CHECK-LABEL: func.func @gathered_grad_dtype_backward(
+// CHECK-NOT:     prec.cast {{.*}} to tensor<8x4xbf16>
+// CHECK:         prec.reduce_scatter %{{.*}} : tensor<8x4xf32> -> tensor<2x4xf32>
+func.func @gathered_grad_dtype(%w_shard: tensor<2x4xf32>, %x: tensor<3x8xbf16>) -> tensor<3x4xf32>
+    attributes {prec.differentiable} {
+  %w = prec.all_gather %w_shard on @dp4 gather_axis = 0 forward_dtype = bf16 backward_dtype = f32
+         {prec.grad_dtype = f32} : tensor<2x4xf32> -> tensor<8x4xbf16>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<3x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<3x8xbf16>, tensor<8x4xbf16>) outs(%init : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}

@@ -377,67 +377,6 @@ struct FillBackwardModel
   }
 };
 
-//===----------------------------------------------------------------------===//
-// arith
-//===----------------------------------------------------------------------===//
-
-struct AddFBackwardModel
-    : public BackwardOpInterface::ExternalModel<AddFBackwardModel,
-                                                arith::AddFOp> {
-  LogicalResult buildGradients(Operation *, OpBuilder &,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    operandGradients.append({resultGradients[0], resultGradients[0]});
-    return success();
-  }
-};
-
-struct SubFBackwardModel
-    : public BackwardOpInterface::ExternalModel<SubFBackwardModel,
-                                                arith::SubFOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto sub = cast<arith::SubFOp>(op);
-    operandGradients.append(
-        {resultGradients[0],
-         arith::NegFOp::create(builder, op->getLoc(), resultGradients[0],
-                               sub.getFastmathAttr())});
-    return success();
-  }
-};
-
-struct MulFBackwardModel
-    : public BackwardOpInterface::ExternalModel<MulFBackwardModel,
-                                                arith::MulFOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto mul = cast<arith::MulFOp>(op);
-    Location loc = op->getLoc();
-    Value gradient = resultGradients[0];
-    operandGradients.append(
-        {arith::MulFOp::create(builder, loc, gradient, mul.getRhs(),
-                               mul.getFastmathAttr()),
-         arith::MulFOp::create(builder, loc, gradient, mul.getLhs(),
-                               mul.getFastmathAttr())});
-    return success();
-  }
-};
-
-struct NegFBackwardModel
-    : public BackwardOpInterface::ExternalModel<NegFBackwardModel,
-                                                arith::NegFOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto neg = cast<arith::NegFOp>(op);
-    operandGradients.push_back(arith::NegFOp::create(
-        builder, op->getLoc(), resultGradients[0], neg.getFastmathAttr()));
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::prec::registerBackwardOpInterfaceExternalModels(
@@ -455,10 +394,5 @@ void mlir::prec::registerBackwardOpInterfaceExternalModels(
     linalg::TransposeOp::attachInterface<TransposeBackwardModel>(*context);
     linalg::FillOp::attachInterface<FillBackwardModel>(*context);
   });
-  registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
-    arith::AddFOp::attachInterface<AddFBackwardModel>(*context);
-    arith::SubFOp::attachInterface<SubFBackwardModel>(*context);
-    arith::MulFOp::attachInterface<MulFBackwardModel>(*context);
-    arith::NegFOp::attachInterface<NegFBackwardModel>(*context);
-  });
+  registerElementwiseBackwardModels(registry);
 }

@@ -66,6 +66,24 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return success();
   }
+  if (attribute.getName() == kGradDtypeAttrName) {
+    // The gradient dtype of an op's one result (a gathered weight's), as an
+    // argument's `prec.grad_dtype` is of the argument.
+    auto dtype = dyn_cast<TypeAttr>(attribute.getValue());
+    if (!dtype || !isa<FloatType>(dtype.getValue()) ||
+        !llvm::APFloat::semanticsHasZero(
+            cast<FloatType>(dtype.getValue()).getFloatSemantics()))
+      return op->emitError("expected '")
+             << kGradDtypeAttrName << "' to be a float type with a zero, got "
+             << attribute.getValue();
+    if (op->getNumResults() != 1 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      return op->emitError("expected '")
+             << kGradDtypeAttrName << "' on an op with one ranked tensor "
+             << "result, got '" << op->getName() << "' with "
+             << op->getNumResults() << " results";
+    return success();
+  }
   return op->emitError("unknown prec attribute '")
          << attribute.getName().getValue() << "' on an operation";
 }

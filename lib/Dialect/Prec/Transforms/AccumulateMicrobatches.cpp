@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallSet.h"
 
 namespace mlir::prec {
@@ -243,6 +244,82 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
   return success();
 }
 
+/// A microbatch loop written by hand (or around calls of a generated
+/// backward function): `scf.for` whose iteration argument accumulates
+/// `acc + all_reduce(g)` of each microbatch's gradient.
+struct LoopAccumulation {
+  scf::ForOp loop;
+  unsigned index;
+  AllReduceOp allReduce;
+  arith::AddFOp add;
+};
+
+/// The accumulations of `loop` that reduce every microbatch.
+SmallVector<LoopAccumulation> findLoopAccumulations(scf::ForOp loop) {
+  SmallVector<LoopAccumulation> found;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [index, iterArg] : llvm::enumerate(loop.getRegionIterArgs())) {
+    auto add = yield.getOperand(index).getDefiningOp<arith::AddFOp>();
+    if (!add || !add->hasOneUse() || !iterArg.hasOneUse())
+      continue;
+    Value other = add.getLhs() == iterArg   ? add.getRhs()
+                  : add.getRhs() == iterArg ? add.getLhs()
+                                            : Value();
+    auto allReduce = other ? other.getDefiningOp<AllReduceOp>() : nullptr;
+    if (!allReduce || !allReduce->hasOneUse() ||
+        allReduce->getParentOp() != loop ||
+        allReduce.getInput().getType() != allReduce.getType())
+      continue;
+    found.push_back({loop, static_cast<unsigned>(index), allReduce, add});
+  }
+  return found;
+}
+
+/// Moves the all-reduce of `accumulation` after its loop: the loop sums the
+/// microbatches' gradients, from zero, and one all-reduce reduces the sum,
+/// which the loop's initial value is then added to. Sum and avg are linear,
+/// so this is the same value, accumulated before the all-reduce as HSDP
+/// requires, with one all-reduce instead of one per microbatch.
+LogicalResult hoistAllReduce(const LoopAccumulation &accumulation,
+                             int64_t microbatches) {
+  auto [loop, index, allReduce, add] = accumulation;
+  if (!isLinear(allReduce.getReduction()))
+    return allReduce.emitOpError("expected reduction = <sum> or <avg> in a ")
+           << "microbatch loop, got <"
+           << stringifyReductionKind(allReduce.getReduction()) << ">";
+  std::optional<APInt> tripCount = loop.getStaticTripCount();
+  if (!tripCount || tripCount->getSExtValue() != microbatches)
+    return loop.emitOpError("expected a microbatch loop of ")
+           << microbatches << " iterations, got "
+           << (tripCount ? std::to_string(tripCount->getSExtValue())
+                         : std::string("?"));
+
+  // acc' = acc + g inside the loop, from zero.
+  add->replaceUsesOfWith(allReduce.getResult(), allReduce.getInput());
+  OpOperand &init = loop.getInitArgsMutable()[index];
+  Value initial = init.get();
+  OpBuilder builder(loop);
+  auto type = cast<RankedTensorType>(initial.getType());
+  init.set(arith::ConstantOp::create(
+      builder, loop.getLoc(), type,
+      DenseElementsAttr::get(
+          type, builder.getFloatAttr(type.getElementType(), 0.0))));
+
+  // initial + all_reduce(sum over the microbatches), after the loop.
+  builder.setInsertionPointAfter(loop);
+  Value sum = loop.getResult(index);
+  allReduce->moveAfter(loop);
+  allReduce.getInputMutable().assign(sum);
+  Value reduced = allReduce.getResult();
+  Value total = reduced;
+  if (!matchPattern(initial, m_AnyZeroFloat())) {
+    builder.setInsertionPointAfter(allReduce);
+    total = arith::AddFOp::create(builder, loop.getLoc(), initial, reduced);
+  }
+  sum.replaceAllUsesExcept(total, allReduce);
+  return success();
+}
+
 struct AccumulateMicrobatchesPass
     : public prec::impl::PrecAccumulateMicrobatchesBase<
           AccumulateMicrobatchesPass> {
@@ -263,16 +340,24 @@ struct AccumulateMicrobatchesPass
       chains.push_back({allReduce.getInput().getDefiningOp<ReduceScatterOp>(),
                         allReduce, reduce});
     });
-    if (chains.empty()) {
+    SmallVector<LoopAccumulation> accumulations;
+    func.walk([&](scf::ForOp loop) {
+      llvm::append_range(accumulations, findLoopAccumulations(loop));
+    });
+    if (chains.empty() && accumulations.empty()) {
       func.emitOpError("has ")
           << PrecDialect::kMicrobatchesAttrName
           << " but no microbatch sum 'prec.reduce dims = [0]' of a "
-          << "prec.all_reduce of a prec.reduce_scatter";
+          << "prec.all_reduce of a prec.reduce_scatter, and no microbatch "
+          << "loop accumulating a prec.all_reduce";
       return signalPassFailure();
     }
     for (const MicrobatchChain &chain : chains)
       if (failed(verifyChain(chain, microbatches)) ||
           failed(scheduleChain(chain, microbatches)))
+        return signalPassFailure();
+    for (const LoopAccumulation &accumulation : accumulations)
+      if (failed(hoistAllReduce(accumulation, microbatches)))
         return signalPassFailure();
     // The count is consumed: a scheduled function has no microbatch sum left,
     // and running the pass (or a pipeline containing it) again must not

@@ -201,11 +201,16 @@ FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
 LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
                                          ArrayRef<Operation *> recomputed) {
   for (Operation *op : llvm::reverse(recomputed)) {
+    // A result's gradient has its element type, or the op's
+    // `prec.grad_dtype` (which the dialect verifies).
+    auto gradDtype = op->getAttrOfType<TypeAttr>(PrecDialect::kGradDtypeAttrName);
     SmallVector<Value> resultGradients;
     for (Value result : op->getResults())
       resultGradients.push_back(
           BackwardOpInterface::isDifferentiable(result.getType())
-              ? gradients.take(builder, result, getElementType(result))
+              ? gradients.take(builder, result,
+                               gradDtype ? gradDtype.getValue()
+                                         : getElementType(result))
               : Value());
     // Ops that no gradient reaches, or that have no differentiable operand
     // (tensor.empty, constants), pass nothing back.

@@ -14,9 +14,15 @@
 namespace mlir::prec {
 
 /// Attaches BackwardOpInterface to the prec ops that have a gradient rule,
-/// to `linalg.matmul`, `linalg.transpose`, `linalg.fill` and to `arith.addf`,
-/// `subf`, `mulf` and `negf`.
+/// to `linalg.matmul`, `linalg.transpose`, `linalg.fill`, and to the ops of
+/// registerElementwiseBackwardModels.
 void registerBackwardOpInterfaceExternalModels(DialectRegistry &registry);
+
+/// Attaches the rules of the elementwise table (ElementwiseBackward.cpp) to
+/// the arith and math ops it lists, on tensors, and the rule of linalg ops
+/// with a body of such ops (linalg.generic, map, reduce, broadcast and the
+/// elementwise named ops) to those.
+void registerElementwiseBackwardModels(DialectRegistry &registry);
 
 /// `tensor` with its elements converted to `elementType` by a `prec.cast`
 /// (rounding to nearest even), or `tensor` itself when it already has that

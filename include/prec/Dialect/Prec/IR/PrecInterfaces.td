@@ -72,8 +72,9 @@ def Prec_BackwardOpInterface : OpInterface<"BackwardOpInterface"> {
       Builds the operand gradients at the builder's insertion point.
 
       `resultGradients` has one entry per result: null where the result
-      receives no gradient (it acts as zero), else a value of exactly the
-      result's type. At least one entry is non-null.
+      receives no gradient (it acts as zero), else a value of the result's
+      type, or of its shape with the element type of the op's
+      `prec.grad_dtype` where it has one. At least one entry is non-null.
 
       On success, `operandGradients` holds one entry per operand: null where
       no gradient flows (non-differentiable operands, or operands the results

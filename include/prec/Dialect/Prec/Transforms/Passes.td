@@ -185,8 +185,12 @@ def PrecGenerateBackward
     in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
     inverse all_to_all. A `prec.cast` casts the gradient to its
     `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,
-    `linalg.transpose`, `linalg.fill` and `arith.addf`, `subf`, `mulf`,
-    `negf` on tensors have rules too; more ops join by external models.
+    `linalg.transpose` and `linalg.fill` have rules too, and so do the
+    elementwise `arith` and `math` ops of one table of derivatives, on
+    tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
+    `reduce` and the elementwise named ops (broadcast operands get their
+    gradients summed; reductions by sum, max and min, ties of max and min
+    split the gradient evenly); more ops join by external models.
 
     Gradient dtypes: the gradient of a value has the value's type
     (PyTorch's rule), except for arguments with `prec.grad_dtype`. Rules
@@ -258,6 +262,7 @@ def PrecGenerateBackward
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::prec::PrecDialect",
     "::mlir::tensor::TensorDialect"
   ];
@@ -298,6 +303,16 @@ def PrecAccumulateMicrobatches
     partial shards stay in the accumulation dtype (more precise than
     rounding each to the reduce-scatter's result type, as the contract
     allows), and the all-reduce rounds once to the final result type.
+    A microbatch loop the function writes itself (typically around calls of
+    a generated backward function, so that the loop holds the compute and
+    only one microbatch's activations are live at a time) is the other form:
+    an `scf.for` of `M` iterations whose iteration argument accumulates
+    `acc + prec.all_reduce(g)` (sum or avg). The all-reduce moves after the
+    loop, which then accumulates the microbatches' values from zero; the
+    loop's initial value is added to the all-reduced sum. The reduce-scatter
+    inside the backward function (the transpose of the shard-axis gather)
+    stays in the loop.
+
     Once scheduled, the function loses its `prec.microbatches`, so that the
     pass can run again. Chains it cannot schedule (other uses of the
     intermediate values, overlapping axes, explicit divisors, dynamic group
