@@ -39,6 +39,10 @@ typedef struct PrecBuffer {
 /// code has no static shapes left to check an argument's sizes against, so
 /// they must be those of the function before lowering.
 ///
+/// `numRanks` must be the size of the module's grids: a collective on a grid
+/// of another size fails, but the lowered `shard.process_multi_index` reads
+/// the world rank as a grid coordinate without a check of its own.
+///
 /// Fails on a mismatch, a compilation error, or a rank's failed collective;
 /// `error` (when not null) then holds a message of at most `errorSize - 1`
 /// characters.
