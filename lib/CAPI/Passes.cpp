@@ -30,8 +30,7 @@ template <typename Options>
 static MlirLogicalResult
 addPipeline(MlirOpPassManager pm, MlirStringRef options,
             void (*build)(OpPassManager &, const Options &)) {
-  std::unique_ptr<Options> parsed =
-      Options::createFromString(unwrap(options));
+  std::unique_ptr<Options> parsed = Options::createFromString(unwrap(options));
   if (!parsed)
     return mlirLogicalResultFailure();
   build(*unwrap(pm), *parsed);

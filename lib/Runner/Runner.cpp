@@ -139,8 +139,8 @@ int runRank(precrt_comm_t world, void *userData) {
     for (intptr_t i = 0; i < run.numArguments; ++i)
       isArgument |= run.arguments[rank * run.numArguments + i].data ==
                     static_cast<void *>(aligned);
-    if (!isArgument && std::find(freed.begin(), freed.end(), allocated) ==
-                           freed.end()) {
+    if (!isArgument &&
+        std::find(freed.begin(), freed.end(), allocated) == freed.end()) {
       freed.push_back(allocated);
       free(allocated);
     }
@@ -152,8 +152,8 @@ int runRank(precrt_comm_t world, void *userData) {
 /// Checks the buffers against the entry's lowered parameters: a memref of
 /// rank r is 3 + 2r of them.
 LogicalResult checkSignature(LLVM::LLVMFuncOp function,
-                             const PrecBuffer *arguments,
-                             intptr_t numArguments, std::string &error) {
+                             const PrecBuffer *arguments, intptr_t numArguments,
+                             std::string &error) {
   unsigned expected = 0;
   for (intptr_t i = 0; i < numArguments; ++i)
     expected += 3 + 2 * arguments[i].rank;
@@ -169,13 +169,11 @@ LogicalResult checkSignature(LLVM::LLVMFuncOp function,
 
 } // namespace
 
-MlirLogicalResult precRunOnLocalRanks(MlirModule module, MlirStringRef entry,
-                                      int32_t numRanks,
-                                      const PrecBuffer *arguments,
-                                      intptr_t numArguments,
-                                      const PrecBuffer *results,
-                                      intptr_t numResults, char *error,
-                                      intptr_t errorSize) {
+MlirLogicalResult
+precRunOnLocalRanks(MlirModule module, MlirStringRef entry, int32_t numRanks,
+                    const PrecBuffer *arguments, intptr_t numArguments,
+                    const PrecBuffer *results, intptr_t numResults, char *error,
+                    intptr_t errorSize) {
   std::string message;
   auto fail = [&]() {
     if (error && errorSize > 0) {

@@ -156,9 +156,8 @@ struct ProcessLinearIndexOpLowering
   LogicalResult
   matchAndRewrite(shard::ProcessLinearIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op,
-                       createWorldRank(rewriter, op.getLoc(),
-                                       op->getParentOfType<ModuleOp>()));
+    rewriter.replaceOp(op, createWorldRank(rewriter, op.getLoc(),
+                                           op->getParentOfType<ModuleOp>()));
     return success();
   }
 };
@@ -210,8 +209,8 @@ struct GridShapeOpLowering : OpConversionPattern<shard::GridShapeOp> {
       return failure();
     SmallVector<Value> results;
     for (int64_t axis : getAxesOrAll(op.getAxes(), shape->size()))
-      results.push_back(
-          arith::ConstantIndexOp::create(rewriter, op.getLoc(), (*shape)[axis]));
+      results.push_back(arith::ConstantIndexOp::create(rewriter, op.getLoc(),
+                                                       (*shape)[axis]));
     rewriter.replaceOp(op, results);
     return success();
   }

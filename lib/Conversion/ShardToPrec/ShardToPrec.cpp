@@ -90,9 +90,8 @@ FailureOr<CollectiveDtypes> getPolicyDtypes(Operation *op,
   bool isGather = isa<shard::AllGatherOp>(op);
   FloatType forward = isGather ? governing.getParam() : governing.getReduce();
   FloatType backward = isGather ? governing.getReduce() : FloatType();
-  for (auto [type, entry] :
-       {std::pair(forward, isGather ? "param" : "reduce"),
-        std::pair(backward, "reduce")})
+  for (auto [type, entry] : {std::pair(forward, isGather ? "param" : "reduce"),
+                             std::pair(backward, "reduce")})
     if (type && isScaledLowPrecisionType(type))
       return op->emitOpError("cannot take ")
              << type << " from the policy's '" << entry
@@ -310,8 +309,9 @@ struct ConvertShardToPrecPass
     // Diagnostics first, so that the conversion below only meets ops it can
     // convert.
     WalkResult unsupported = module.walk([&](Operation *op) {
-      return failed(checkConvertible(op, optionPolicy)) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+      return failed(checkConvertible(op, optionPolicy))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
