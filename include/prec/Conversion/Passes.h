@@ -5,6 +5,7 @@
 
 #include "prec/Conversion/PrecToLinalg/PrecToLinalg.h"
 #include "prec/Conversion/PrecToRuntime/PrecToRuntime.h"
+#include "prec/Conversion/ShardToPrec/ShardToPrec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::prec {

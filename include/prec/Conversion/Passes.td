@@ -35,6 +35,12 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     no longer sees the members as aliases of one tensor, whose conflict
     analysis visits every alias at every use and would cost O(members^2).
 
+    `shard.process_linear_index`, `shard.process_multi_index` and
+    `shard.grid_shape` of a grid of static shape over the whole world (what
+    upstream's partitioning leaves) take their values from the calling
+    rank's world index (`precrtCompiledWorldRank`), row-major as the runtime
+    numbers a grid's ranks, and from the grid's shape.
+
     Failures are recorded by the runtime per rank and reported by the
     driver after the program returns (see the header). `shard.grid` symbols
     that nothing refers to any more are erased: their shapes now live in the
@@ -121,6 +127,65 @@ def ConvertPrecToLinalg : Pass<"convert-prec-to-linalg", "mlir::func::FuncOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def ConvertShardToPrec : Pass<"convert-shard-to-prec", "mlir::ModuleOp"> {
+  let summary = "upstream shard collectives become prec collectives under a "
+                "#prec.policy";
+  let description = [{
+    Runs after upstream's `sharding-propagation` and `shard-partition`. Each
+    `shard` collective that has a prec form becomes that prec collective on
+    the same grid and the same grid axes, in the same order (the order of
+    `grid_axes` is the order of the group, last axis fastest, in both
+    dialects):
+
+    | shard | prec |
+    | --- | --- |
+    | `shard.all_reduce` | `prec.all_reduce` |
+    | `shard.all_gather` (`gather_axis`) | `prec.all_gather` (`gather_axis`) |
+    | `shard.reduce_scatter` (`scatter_axis`) | `prec.reduce_scatter` (`scatter_axis`) |
+    | `shard.all_to_all` (`split_axis`, `concat_axis`) | `prec.all_to_all` |
+    | `shard.all_slice` | `shard.process_multi_index` + `tensor.extract_slice` (upstream's lowering) |
+
+    Reduction kinds `sum`, `max`, `min` and `average` (prec's `avg`) map one
+    to one; the others are rejected naming the op and the kind. A collective
+    over no grid axes is a group of one: its result is its input (converted
+    to the result element type with `prec.cast` if that differs). `shard`
+    ops without a prec form (`broadcast`, `gather`, `scatter`, `reduce`,
+    `send`, `recv`, `shift`, `update_halo`) and collectives on other than
+    statically ranked float tensors are errors. `shard.process_multi_index`,
+    `shard.process_linear_index` and `shard.grid_shape` stay: prec's
+    runtime lowering (`convert-prec-to-runtime`) gives them their values.
+
+    The dtypes come from a `#prec.policy`, with the vocabulary and rules of
+    `prec-apply-policy`: gathers move `param` and take `reduce` as their
+    gradient's wire dtype, reductions move `reduce`; accumulation follows the
+    default rules (f32 for a bf16 wire). The policy is the function's
+    `prec.policy` attribute, else its module's, else the `policy` option,
+    which is then also recorded on the module so that the pipeline's
+    `prec-apply-policy` applies its `output` entry. Without a policy the
+    dtypes are prec's defaults, which are at least as precise as shard's
+    (shard reduces in the result type).
+
+    ```mlir
+    %r = shard.all_reduce %x on @grid grid_axes = [1] reduction = average
+           : tensor<4x4xf32> -> tensor<4x4xf32>
+    ```
+    becomes, under `#prec.policy<reduce = bf16>`,
+    ```mlir
+    %r = prec.all_reduce %x on @grid grid_axes = [1] reduction = <avg>
+           forward_dtype = bf16 : tensor<4x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"\"",
+           "a #prec.policy attribute for functions and modules without one">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::prec::PrecDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

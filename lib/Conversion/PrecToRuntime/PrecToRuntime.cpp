@@ -110,6 +110,43 @@ func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
   return decl;
 }
 
+/// The calling rank's index in its world, as an index.
+Value createWorldRank(OpBuilder &builder, Location loc, ModuleOp module) {
+  auto decl =
+      module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_WORLD_RANK_SYMBOL);
+  if (!decl) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    decl = func::FuncOp::create(
+        builder, module.getLoc(), PRECRT_COMPILED_WORLD_RANK_SYMBOL,
+        builder.getFunctionType({}, {builder.getI64Type()}));
+    decl.setPrivate();
+  }
+  Value rank =
+      func::CallOp::create(builder, loc, decl, ValueRange{}).getResult(0);
+  return arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(),
+                                      rank);
+}
+
+/// The static shape of the grid `op` names, or a diagnostic.
+FailureOr<ArrayRef<int64_t>> getStaticGridShape(Operation *op,
+                                                FlatSymbolRefAttr name) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, name);
+  if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic)) {
+    op->emitOpError("expected a grid of static shape");
+    return failure();
+  }
+  return grid.getShape();
+}
+
+/// The grid axes an op names; none means all of them, in order.
+SmallVector<int64_t> getAxesOrAll(ArrayRef<int16_t> axes, size_t rank) {
+  if (axes.empty())
+    return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  return llvm::to_vector(llvm::map_range(
+      axes, [](int16_t axis) { return static_cast<int64_t>(axis); }));
+}
+
 /// `shard.process_linear_index` of a grid over the whole world: the calling
 /// rank's index in its world (the key of stochastic rounding on each rank).
 struct ProcessLinearIndexOpLowering
@@ -119,22 +156,62 @@ struct ProcessLinearIndexOpLowering
   LogicalResult
   matchAndRewrite(shard::ProcessLinearIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto module = op->getParentOfType<ModuleOp>();
-    auto decl = module.lookupSymbol<func::FuncOp>(
-        PRECRT_COMPILED_WORLD_RANK_SYMBOL);
-    if (!decl) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      decl = func::FuncOp::create(
-          rewriter, module.getLoc(), PRECRT_COMPILED_WORLD_RANK_SYMBOL,
-          rewriter.getFunctionType({}, {rewriter.getI64Type()}));
-      decl.setPrivate();
-    }
+    rewriter.replaceOp(op, createWorldRank(rewriter, op.getLoc(),
+                                           op->getParentOfType<ModuleOp>()));
+    return success();
+  }
+};
+
+/// `shard.process_multi_index`: the calling rank's coordinates on a grid over
+/// the whole world, row-major (last axis fastest) as the runtime numbers the
+/// ranks of a grid.
+struct ProcessMultiIndexOpLowering
+    : OpConversionPattern<shard::ProcessMultiIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(shard::ProcessMultiIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<ArrayRef<int64_t>> shape =
+        getStaticGridShape(op, op.getGridAttr());
+    if (failed(shape))
+      return failure();
+    Location loc = op.getLoc();
     Value rank =
-        func::CallOp::create(rewriter, op.getLoc(), decl, ValueRange{})
-            .getResult(0);
-    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(
-        op, rewriter.getIndexType(), rank);
+        createWorldRank(rewriter, loc, op->getParentOfType<ModuleOp>());
+    SmallVector<Value> results;
+    for (int64_t axis : getAxesOrAll(op.getAxes(), shape->size())) {
+      int64_t stride = 1;
+      for (int64_t inner : shape->drop_front(axis + 1))
+        stride *= inner;
+      Value strided = arith::DivUIOp::create(
+          rewriter, loc, rank,
+          arith::ConstantIndexOp::create(rewriter, loc, stride));
+      results.push_back(arith::RemUIOp::create(
+          rewriter, loc, strided,
+          arith::ConstantIndexOp::create(rewriter, loc, (*shape)[axis])));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// `shard.grid_shape` of a static grid: constants.
+struct GridShapeOpLowering : OpConversionPattern<shard::GridShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(shard::GridShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<ArrayRef<int64_t>> shape =
+        getStaticGridShape(op, op.getGridAttr());
+    if (failed(shape))
+      return failure();
+    SmallVector<Value> results;
+    for (int64_t axis : getAxesOrAll(op.getAxes(), shape->size()))
+      results.push_back(arith::ConstantIndexOp::create(rewriter, op.getLoc(),
+                                                       (*shape)[axis]));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -389,7 +466,8 @@ struct ConvertPrecToRuntimePass
       return signalPassFailure();
 
     ConversionTarget target(getContext());
-    target.addIllegalOp<TransportOp, shard::ProcessLinearIndexOp>();
+    target.addIllegalOp<TransportOp, shard::ProcessLinearIndexOp,
+                        shard::ProcessMultiIndexOp, shard::GridShapeOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populatePrecToRuntimeConversionPatterns(patterns);
@@ -420,6 +498,7 @@ struct ConvertPrecToRuntimePass
 
 void mlir::prec::populatePrecToRuntimeConversionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<TransportOpLowering, ProcessLinearIndexOpLowering>(
+  patterns.add<TransportOpLowering, ProcessLinearIndexOpLowering,
+               ProcessMultiIndexOpLowering, GridShapeOpLowering>(
       patterns.getContext());
 }
