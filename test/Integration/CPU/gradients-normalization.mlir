@@ -4,7 +4,7 @@
 // of every argument, in f64.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t softmax rms_norm layer_norm activations | FileCheck %s
-// CHECK: finite differences: 76 values compared, 0 outside tolerance
+// CHECK: finite differences: 76 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
