@@ -40,8 +40,9 @@ typedef struct PrecBuffer {
 /// they must be those of the function before lowering.
 ///
 /// `numRanks` must be the size of the module's grids: a collective on a grid
-/// of another size fails, but the lowered `shard.process_multi_index` reads
-/// the world rank as a grid coordinate without a check of its own.
+/// of another size fails, and so does a grid coordinate
+/// (`shard.process_multi_index`), which the runtime checks against the
+/// world's size.
 ///
 /// Fails on a mismatch, a compilation error, or a rank's failed collective;
 /// `error` (when not null) then holds a message of at most `errorSize - 1`

@@ -220,6 +220,7 @@ precRunOnLocalRanks(MlirModule module, MlirStringRef entry, int32_t numRanks,
     bind("memrefCopy", &memrefCopy);
     bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
     bind(PRECRT_COMPILED_WORLD_RANK_SYMBOL, &precrtCompiledWorldRank);
+    bind(PRECRT_COMPILED_GRID_RANK_SYMBOL, &precrtCompiledGridRank);
     return symbols;
   });
   (*engine)->initialize();

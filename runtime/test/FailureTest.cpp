@@ -515,4 +515,25 @@ TEST(Compiled, SplitTransportNeedsAMultipleOfTheGroup) {
       PRECRT_SUCCESS);
 }
 
+TEST(Mismatch, GridCoordinatesOnAWorldOfAnotherSizeAreAnError) {
+  // Generated code asks for its grid coordinates with the grid's size: on a
+  // world of 2 ranks, a grid of 4 would give wrong coordinates silently.
+  ASSERT_EQ(runLocal(2,
+                     [](precrt_comm_t, int rank) {
+                       precrtCompiledClearError();
+                       EXPECT_EQ(precrtCompiledGridRank(2), rank);
+                       EXPECT_EQ(precrtCompiledGetError(), nullptr);
+                       precrtCompiledGridRank(4);
+                       const char *error = precrtCompiledGetError();
+                       ASSERT_NE(error, nullptr);
+                       EXPECT_NE(std::string(error).find(
+                                     "a grid of 4 ranks on a world of 2 "
+                                     "ranks: its coordinates would be wrong"),
+                                 std::string::npos)
+                           << error;
+                       precrtCompiledClearError();
+                     }),
+            PRECRT_SUCCESS);
+}
+
 } // namespace

@@ -7,9 +7,9 @@
 // runtime collectives on the stream.
 shard.grid @dp(shape = 4)
 
-// CHECK: llvm.func @precrtCompiledWorldRank() -> i64
+// CHECK: llvm.func @precrtCompiledGridRank(i64) -> i64
 // CHECK-LABEL: llvm.func @step
-// CHECK: llvm.call @precrtCompiledWorldRank()
+// CHECK: llvm.call @precrtCompiledGridRank(
 // CHECK: llvm.call @precrtCompiledCollectiveOnStream
 // The stochastic pack kernel's PTX multiplies by Philox's constants
 // (0xD2511F53 = 3528531795); no fp8 conversion instruction appears.

@@ -629,6 +629,7 @@ void forEachRuntimeSymbol(
     bind("free", &precrtCompiledFree);
   }
   bind(PRECRT_COMPILED_COLLECTIVE_SYMBOL, &precrtCompiledCollective);
+  bind(PRECRT_COMPILED_GRID_RANK_SYMBOL, &precrtCompiledGridRank);
   bind(PRECRT_COMPILED_MATMUL_SYMBOL, &precrtCompiledMatmul);
   bind(PRECRT_COMPILED_PROFILE_START_SYMBOL, &precrtCompiledProfileStart);
   bind(PRECRT_COMPILED_PROFILE_STOP_SYMBOL, &precrtCompiledProfileStop);

@@ -110,20 +110,25 @@ func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
   return decl;
 }
 
-/// The calling rank's index in its world, as an index.
-Value createWorldRank(OpBuilder &builder, Location loc, ModuleOp module) {
+/// The calling rank's index in a grid of `gridRanks` ranks over the whole
+/// world, as an index; the runtime checks that the world has that many.
+Value createGridRank(OpBuilder &builder, Location loc, ModuleOp module,
+                     int64_t gridRanks) {
+  Type i64 = builder.getI64Type();
   auto decl =
-      module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_WORLD_RANK_SYMBOL);
+      module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_GRID_RANK_SYMBOL);
   if (!decl) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(module.getBody());
-    decl = func::FuncOp::create(
-        builder, module.getLoc(), PRECRT_COMPILED_WORLD_RANK_SYMBOL,
-        builder.getFunctionType({}, {builder.getI64Type()}));
+    decl = func::FuncOp::create(builder, module.getLoc(),
+                                PRECRT_COMPILED_GRID_RANK_SYMBOL,
+                                builder.getFunctionType({i64}, {i64}));
     decl.setPrivate();
   }
+  Value size = arith::ConstantOp::create(builder, loc, i64,
+                                         builder.getI64IntegerAttr(gridRanks));
   Value rank =
-      func::CallOp::create(builder, loc, decl, ValueRange{}).getResult(0);
+      func::CallOp::create(builder, loc, decl, ValueRange{size}).getResult(0);
   return arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(),
                                       rank);
 }
@@ -137,6 +142,14 @@ FailureOr<ArrayRef<int64_t>> getStaticGridShape(Operation *op,
     return failure();
   }
   return grid.getShape();
+}
+
+/// The ranks of a grid of static `shape` (at most 2^31 - 1, as verified).
+int64_t getGridRanks(ArrayRef<int64_t> shape) {
+  int64_t ranks = 1;
+  for (int64_t extent : shape)
+    ranks *= extent;
+  return ranks;
 }
 
 /// The grid axes an op names; none means all of them, in order.
@@ -156,8 +169,13 @@ struct ProcessLinearIndexOpLowering
   LogicalResult
   matchAndRewrite(shard::ProcessLinearIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, createWorldRank(rewriter, op.getLoc(),
-                                           op->getParentOfType<ModuleOp>()));
+    FailureOr<ArrayRef<int64_t>> shape =
+        getStaticGridShape(op, op.getGridAttr());
+    if (failed(shape))
+      return failure();
+    rewriter.replaceOp(op, createGridRank(rewriter, op.getLoc(),
+                                          op->getParentOfType<ModuleOp>(),
+                                          getGridRanks(*shape)));
     return success();
   }
 };
@@ -177,8 +195,8 @@ struct ProcessMultiIndexOpLowering
     if (failed(shape))
       return failure();
     Location loc = op.getLoc();
-    Value rank =
-        createWorldRank(rewriter, loc, op->getParentOfType<ModuleOp>());
+    Value rank = createGridRank(rewriter, loc, op->getParentOfType<ModuleOp>(),
+                                getGridRanks(*shape));
     SmallVector<Value> results;
     for (int64_t axis : getAxesOrAll(op.getAxes(), shape->size())) {
       int64_t stride = 1;

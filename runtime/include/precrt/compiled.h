@@ -32,6 +32,7 @@ extern "C" {
 #define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"
 #define PRECRT_COMPILED_FREE_SYMBOL "precrtCompiledFree"
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
+#define PRECRT_COMPILED_GRID_RANK_SYMBOL "precrtCompiledGridRank"
 #define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
 #define PRECRT_COMPILED_PROFILE_START_SYMBOL "precrtCompiledProfileStart"
 #define PRECRT_COMPILED_PROFILE_STOP_SYMBOL "precrtCompiledProfileStop"
@@ -61,6 +62,14 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
  * random stream of a collective's stochastic rounding on each rank. 0 for
  * generated code run without a world (one rank). */
 PRECRT_EXPORT int64_t precrtCompiledWorldRank(void);
+
+/* The calling rank's index in a grid of `grid_ranks` ranks over the whole
+ * world (`shard.process_linear_index`, `shard.process_multi_index`): the
+ * world rank, once the world is checked to have exactly that many ranks. A
+ * world of another size is the rank's error (a coordinate computed from it
+ * would be silently wrong); without a driver to report it, the process
+ * ends with the message. */
+PRECRT_EXPORT int64_t precrtCompiledGridRank(int64_t grid_ranks);
 
 /*===--- Contractions of CPU code ----------------------------------------===*/
 

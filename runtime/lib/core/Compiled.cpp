@@ -319,6 +319,20 @@ extern "C" int64_t precrtCompiledWorldRank(void) {
   return rank;
 }
 
+extern "C" int64_t precrtCompiledGridRank(int64_t grid_ranks) {
+  int64_t rank = precrtCompiledWorldRank();
+  precrt_comm_t world = precrtGetWorld();
+  int32_t size = 1;
+  if (world && precrtCommSize(world, &size) != PRECRT_SUCCESS)
+    size = 1;
+  if (size != grid_ranks)
+    recordFailure("precrtCompiledGridRank", PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a grid of " + std::to_string(grid_ranks) +
+                      " ranks on a world of " + std::to_string(size) +
+                      " ranks: its coordinates would be wrong");
+  return rank;
+}
+
 extern "C" int32_t precrtCompiledMatmul(
     int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
     const void *a, int64_t a_batch_stride, int64_t a_row_stride,

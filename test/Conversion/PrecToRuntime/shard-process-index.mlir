@@ -1,9 +1,11 @@
 // RUN: prec-opt %s --split-input-file --convert-prec-to-runtime | FileCheck %s --enable-var-scope
 
 // The coordinates of the calling rank on a 2x3 grid, row-major: axis 1 is
-// rank % 3, axis 0 is (rank / 3) % 2.
+// rank % 3, axis 0 is (rank / 3) % 2. The runtime checks that the world has
+// the grid's 6 ranks.
 // CHECK-LABEL: func.func @multi_index(
-// CHECK: %[[RANK64:.*]] = call @precrtCompiledWorldRank() : () -> i64
+// CHECK: %[[SIZE:.*]] = arith.constant 6 : i64
+// CHECK: %[[RANK64:.*]] = call @precrtCompiledGridRank(%[[SIZE]]) : (i64) -> i64
 // CHECK: %[[RANK:.*]] = arith.index_castui %[[RANK64]] : i64 to index
 // CHECK: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[D1:.*]] = arith.divui %[[RANK]], %[[C1]] : index
