@@ -12,6 +12,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <type_traits>
+
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTSHARDTOPREC
 #include "prec/Conversion/Passes.h.inc"
@@ -101,27 +103,57 @@ FailureOr<CollectiveDtypes> getPolicyDtypes(Operation *op,
   return dtypes;
 }
 
-/// Base of the collective patterns: the policy of the pass option.
+/// Base of the collective patterns: what every conversion checks (float
+/// tensors, a reduction prec has, the policy's dtypes) and the group of one,
+/// before `rewriteCollective` builds the prec op.
 template <typename ShardOp>
 struct CollectivePattern : OpConversionPattern<ShardOp> {
+  using OpAdaptor = typename OpConversionPattern<ShardOp>::OpAdaptor;
+
   CollectivePattern(MLIRContext *context, PolicyAttr policy)
       : OpConversionPattern<ShardOp>(context), policy(policy) {}
 
-  FailureOr<CollectiveDtypes> getDtypes(Operation *op) const {
-    return getPolicyDtypes(op, policy);
-  }
-
-  /// A collective over no grid axes is a group of one: its input, converted
-  /// to the result element type. (prec reads empty axes as all axes.)
-  LogicalResult replaceWithInput(ShardOp op, Value input,
-                                 RankedTensorType resultType,
-                                 ConversionPatternRewriter &rewriter) const {
-    Value result = input;
-    if (input.getType() != resultType)
-      result = CastOp::create(rewriter, op.getLoc(), resultType, input);
-    rewriter.replaceOp(op, result);
+  LogicalResult
+  matchAndRewrite(ShardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    FailureOr<RankedTensorType> inputType =
+        getFloatTensorType(op, op.getInput().getType(), "input");
+    FailureOr<RankedTensorType> resultType =
+        getFloatTensorType(op, op.getType(), "result");
+    if (failed(inputType) || failed(resultType))
+      return failure();
+    ReductionKind reduction = ReductionKind::Sum;
+    if constexpr (std::is_same_v<ShardOp, shard::AllReduceOp> ||
+                  std::is_same_v<ShardOp, shard::ReduceScatterOp>) {
+      FailureOr<ReductionKind> kind = getPrecReduction(op, op.getReduction());
+      if (failed(kind))
+        return failure();
+      reduction = *kind;
+    }
+    // A collective over no grid axes is a group of one: its input,
+    // converted to the result element type. (prec reads empty axes as all
+    // axes.)
+    if (op.getGridAxes().empty()) {
+      Value result = adaptor.getInput();
+      if (result.getType() != *resultType)
+        result = CastOp::create(rewriter, op.getLoc(), *resultType, result);
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    FailureOr<CollectiveDtypes> dtypes = getPolicyDtypes(op, policy);
+    if (failed(dtypes))
+      return failure();
+    rewriteCollective(op, adaptor.getInput(), *resultType, reduction, *dtypes,
+                      rewriter);
     return success();
   }
+
+  /// Replaces `op` by its prec form (`reduction` only for reductions).
+  virtual void rewriteCollective(ShardOp op, Value input,
+                                 RankedTensorType resultType,
+                                 ReductionKind reduction,
+                                 const CollectiveDtypes &dtypes,
+                                 ConversionPatternRewriter &rewriter) const = 0;
 
   PolicyAttr policy;
 };
@@ -129,114 +161,64 @@ struct CollectivePattern : OpConversionPattern<ShardOp> {
 struct AllReduceOpLowering : CollectivePattern<shard::AllReduceOp> {
   using CollectivePattern::CollectivePattern;
 
-  LogicalResult
-  matchAndRewrite(shard::AllReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> inputType =
-        getFloatTensorType(op, op.getInput().getType(), "input");
-    FailureOr<RankedTensorType> resultType =
-        getFloatTensorType(op, op.getType(), "result");
-    if (failed(inputType) || failed(resultType))
-      return failure();
-    FailureOr<ReductionKind> reduction =
-        getPrecReduction(op, op.getReduction());
-    if (failed(reduction))
-      return failure();
-    if (op.getGridAxes().empty())
-      return replaceWithInput(op, adaptor.getInput(), *resultType, rewriter);
-    FailureOr<CollectiveDtypes> dtypes = getDtypes(op);
-    if (failed(dtypes))
-      return failure();
+  void rewriteCollective(shard::AllReduceOp op, Value input,
+                         RankedTensorType resultType, ReductionKind reduction,
+                         const CollectiveDtypes &dtypes,
+                         ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<AllReduceOp>(
-        op, *resultType, adaptor.getInput(), op.getGrid(), op.getGridAxes(),
-        dtypes->forward, dtypes->backward, RoundingMode::NearestEven,
-        ScalingAttr(), *reduction, /*acc_dtype=*/TypeAttr());
-    return success();
+        op, resultType, input, op.getGrid(), op.getGridAxes(), dtypes.forward,
+        dtypes.backward, RoundingMode::NearestEven, ScalingAttr(), reduction,
+        /*acc_dtype=*/TypeAttr());
   }
 };
 
 struct ReduceScatterOpLowering : CollectivePattern<shard::ReduceScatterOp> {
   using CollectivePattern::CollectivePattern;
 
-  LogicalResult
-  matchAndRewrite(shard::ReduceScatterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> inputType =
-        getFloatTensorType(op, op.getInput().getType(), "input");
-    FailureOr<RankedTensorType> resultType =
-        getFloatTensorType(op, op.getType(), "result");
-    if (failed(inputType) || failed(resultType))
-      return failure();
-    FailureOr<ReductionKind> reduction =
-        getPrecReduction(op, op.getReduction());
-    if (failed(reduction))
-      return failure();
-    if (op.getGridAxes().empty())
-      return replaceWithInput(op, adaptor.getInput(), *resultType, rewriter);
-    FailureOr<CollectiveDtypes> dtypes = getDtypes(op);
-    if (failed(dtypes))
-      return failure();
+  void rewriteCollective(shard::ReduceScatterOp op, Value input,
+                         RankedTensorType resultType, ReductionKind reduction,
+                         const CollectiveDtypes &dtypes,
+                         ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<ReduceScatterOp>(
-        op, *resultType, adaptor.getInput(), op.getGrid(), op.getGridAxes(),
-        dtypes->forward, dtypes->backward, RoundingMode::NearestEven,
-        ScalingAttr(), *reduction, /*acc_dtype=*/TypeAttr(),
-        op.getScatterAxis().getSExtValue());
-    return success();
+        op, resultType, input, op.getGrid(), op.getGridAxes(), dtypes.forward,
+        dtypes.backward, RoundingMode::NearestEven, ScalingAttr(), reduction,
+        /*acc_dtype=*/TypeAttr(), op.getScatterAxis().getSExtValue());
   }
 };
 
 struct AllGatherOpLowering : CollectivePattern<shard::AllGatherOp> {
   using CollectivePattern::CollectivePattern;
 
-  LogicalResult
-  matchAndRewrite(shard::AllGatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> inputType =
-        getFloatTensorType(op, op.getInput().getType(), "input");
-    FailureOr<RankedTensorType> resultType =
-        getFloatTensorType(op, op.getType(), "result");
-    if (failed(inputType) || failed(resultType))
-      return failure();
-    if (op.getGridAxes().empty())
-      return replaceWithInput(op, adaptor.getInput(), *resultType, rewriter);
-    FailureOr<CollectiveDtypes> dtypes = getDtypes(op);
-    if (failed(dtypes))
-      return failure();
+  void rewriteCollective(shard::AllGatherOp op, Value input,
+                         RankedTensorType resultType, ReductionKind,
+                         const CollectiveDtypes &dtypes,
+                         ConversionPatternRewriter &rewriter) const override {
     // The result keeps shard's element type: the gathered wire values are
     // converted to it, as prec.all_gather defines.
     rewriter.replaceOpWithNewOp<AllGatherOp>(
-        op, *resultType, adaptor.getInput(), op.getGridAttr(),
-        rewriter.getDenseI16ArrayAttr(op.getGridAxes()), dtypes->forward,
-        dtypes->backward, RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
+        op, resultType, input, op.getGridAttr(),
+        rewriter.getDenseI16ArrayAttr(op.getGridAxes()), dtypes.forward,
+        dtypes.backward, RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
         rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()),
         ReductionKindAttr());
-    return success();
   }
 };
 
 struct AllToAllOpLowering : CollectivePattern<shard::AllToAllOp> {
   using CollectivePattern::CollectivePattern;
 
-  LogicalResult
-  matchAndRewrite(shard::AllToAllOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<RankedTensorType> inputType =
-        getFloatTensorType(op, op.getInput().getType(), "input");
-    FailureOr<RankedTensorType> resultType =
-        getFloatTensorType(op, op.getType(), "result");
-    if (failed(inputType) || failed(resultType))
-      return failure();
-    if (op.getGridAxes().empty())
-      return replaceWithInput(op, adaptor.getInput(), *resultType, rewriter);
+  void rewriteCollective(shard::AllToAllOp op, Value input,
+                         RankedTensorType resultType, ReductionKind,
+                         const CollectiveDtypes &,
+                         ConversionPatternRewriter &rewriter) const override {
     // A policy names no dtype for exchanges of activations.
     rewriter.replaceOpWithNewOp<AllToAllOp>(
-        op, *resultType, adaptor.getInput(), op.getGridAttr(),
+        op, resultType, input, op.getGridAttr(),
         rewriter.getDenseI16ArrayAttr(op.getGridAxes()),
         /*forward_dtype=*/TypeAttr(), /*backward_dtype=*/TypeAttr(),
         RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
         rewriter.getI64IntegerAttr(op.getSplitAxis().getSExtValue()),
         rewriter.getI64IntegerAttr(op.getConcatAxis().getSExtValue()));
-    return success();
   }
 };
 
