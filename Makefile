@@ -90,3 +90,12 @@ bench-fp8: configure
 	/usr/bin/python3 bench/numerics/fp8_scaling_error.py --prec-run $(PREC_RUN) \
 	  --plot docs/images/fp8-scaling-error.png
 	python3 bench/e2e/fp8_gather_bench.py --prec-run $(PREC_RUN)
+
+# Upstream's convert-shard-to-mpi against convert-shard-to-prec on the same
+# partitioned program, 4 processes under mpirun: error and time per step;
+# docs/performance.md records it.
+.PHONY: bench-shard
+
+bench-shard: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt prec-run
+	bench/shard/run.sh $(BUILD_DIR) 100

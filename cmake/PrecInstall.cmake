@@ -33,9 +33,9 @@ install(TARGETS PrecPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 # add_mlir_library installs each library into MLIR's export set; the
 # libraries find their headers through the installed include directory.
-foreach(library MLIRPrecDialect MLIRPrecTransforms MLIRPrecToLinalg
-                MLIRPrecToRuntime MLIRPrecToGPU MLIRShardToPrec MLIRPrecPipelines
-                PrecCAPI)
+foreach(library MLIRPrecDialect MLIRPrecGradients MLIRPrecTransforms
+                MLIRPrecLowering MLIRPrecToLinalg MLIRPrecToRuntime
+                MLIRPrecToGPU MLIRShardToPrec MLIRPrecPipelines PrecCAPI)
   target_include_directories(${library} PUBLIC
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()

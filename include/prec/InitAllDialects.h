@@ -10,6 +10,7 @@
 
 #include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
+#include "prec/Gradients/UpstreamGradients.h"
 
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +22,7 @@ namespace mlir::prec {
 inline void registerPrecDialects(DialectRegistry &registry) {
   registry.insert<PrecDialect, shard::ShardDialect>();
   registerBackwardOpInterfaceExternalModels(registry);
+  registerUpstreamBackwardOpInterfaceExternalModels(registry);
 }
 
 } // namespace mlir::prec

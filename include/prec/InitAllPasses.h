@@ -5,6 +5,7 @@
 
 #include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 #include "prec/Pipelines/Pipelines.h"
 
 namespace mlir::prec {
@@ -13,6 +14,7 @@ namespace mlir::prec {
 /// registries.
 inline void registerPrecPasses() {
   registerPrecTransformsPasses();
+  registerPrecLoweringPasses();
   registerPrecConversionPasses();
   registerPrecPipelines();
 }

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Conversion/PrecToGPU/PrecToGPU.h"
+
 #include "prec/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,13 +53,18 @@ struct PrecGPUMathToIntrinsicsPass
     : public prec::impl::PrecGPUMathToIntrinsicsBase<
           PrecGPUMathToIntrinsicsPass> {
   void runOnOperation() override {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    patterns.add<MathToIntrinsic<math::SqrtOp>>(context, "llvm.sqrt");
-    patterns.add<MathToIntrinsic<math::FmaOp>>(context, "llvm.fma");
-    patterns.add<MathToIntrinsic<math::AbsFOp>>(context, "llvm.fabs");
+    RewritePatternSet patterns(&getContext());
+    populateGPUMathToIntrinsicsPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
+
+void mlir::prec::populateGPUMathToIntrinsicsPatterns(
+    RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<MathToIntrinsic<math::SqrtOp>>(context, "llvm.sqrt");
+  patterns.add<MathToIntrinsic<math::FmaOp>>(context, "llvm.fma");
+  patterns.add<MathToIntrinsic<math::AbsFOp>>(context, "llvm.fabs");
+}

@@ -1,4 +1,4 @@
-//===- ElementwiseBackward.cpp - gradients of elementwise code ------------===//
+//===- ElementwiseGradients.cpp - gradients of elementwise code -----------===//
 //
 // The gradient rules of scalar arith and math ops, kept in one table, and
 // what is built from it: the rules of the same ops on tensors, and the rule
@@ -13,6 +13,8 @@
 // transpose of a broadcast).
 //
 //===----------------------------------------------------------------------===//
+
+#include "prec/Gradients/UpstreamGradients.h"
 
 #include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
 

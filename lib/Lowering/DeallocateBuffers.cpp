@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -23,7 +23,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECDEALLOCATEBUFFERS
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "precrt/compiled.h"
 
@@ -19,7 +19,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECPROFILEKERNELS
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECOUTLINEKERNELS
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECBUFFERIZEENTRYBOUNDARIES
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -1,0 +1,34 @@
+//===- UpstreamGradients.h - gradient rules of upstream ops -----*- C++ -*-===//
+//
+// The BackwardOpInterface models prec attaches to upstream MLIR ops so that
+// prec-generate-backward can differentiate the models frontends write in
+// linalg, arith and math. They live outside prec's IR library, as upstream
+// keeps its dialects' external models out of the dialects they extend.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_GRADIENTS_UPSTREAMGRADIENTS_H
+#define PREC_GRADIENTS_UPSTREAMGRADIENTS_H
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::prec {
+
+/// Attaches the gradient rules of upstream ops: `linalg.matmul`,
+/// `linalg.transpose`, `linalg.fill` (registerLinalgBackwardModels) and the
+/// elementwise table (registerElementwiseBackwardModels).
+void registerUpstreamBackwardOpInterfaceExternalModels(
+    DialectRegistry &registry);
+
+/// The rules of `linalg.matmul`, `linalg.transpose` and `linalg.fill`.
+void registerLinalgBackwardModels(DialectRegistry &registry);
+
+/// Attaches the rules of the elementwise table (ElementwiseGradients.cpp) to
+/// the arith and math ops it lists, on tensors, and the rule of linalg ops
+/// with a body of such ops (linalg.generic, map, reduce, broadcast and the
+/// elementwise named ops) to those.
+void registerElementwiseBackwardModels(DialectRegistry &registry);
+
+} // namespace mlir::prec
+
+#endif // PREC_GRADIENTS_UPSTREAMGRADIENTS_H

@@ -1,0 +1,192 @@
+//===- Passes.td - prec's lowering machinery ---------------*- tablegen -*-===//
+//
+// Passes that are not about prec's semantics but about turning a lowered
+// program into code that runs well: buffers at function boundaries, buffer
+// deallocation, kernels outlined into functions and their profiling. The
+// pipelines run them after every prec op has been decomposed; they apply to
+// any bufferized linalg program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_LOWERING_PASSES_TD
+#define PREC_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PrecBufferizeEntryBoundaries
+    : Pass<"prec-bufferize-entry-boundaries", "mlir::ModuleOp"> {
+  let summary = "give the functions nothing in the module refers to memref signatures";
+  let description = [{
+    One-shot module bufferization relates every tensor result of a function
+    to every tensor argument, to tell its callers which results alias which
+    arguments. A training step of L layers takes and returns a shard per
+    layer, so that is L x L alias queries: about a second at 4096 layers,
+    for information no caller in the module can use when none calls it.
+
+    This pass bufferizes the boundary of each function that nothing in the
+    module refers to, with the conventions one-shot bufferization uses in
+    prec's pipelines (`bufferize-function-boundaries`,
+    `function-boundary-type-conversion=identity-layout-map`): each ranked
+    tensor argument becomes a memref with the identity layout, read inside
+    through a `restrict` tensor that is writable unless the argument carries
+    `bufferization.writable = false`, and each returned tensor leaves
+    through a `read_only` `to_buffer` (the function does not write it after
+    the return; the caller owns it as it would upstream's result). The body
+    stays on tensors for one-shot bufferization, and the calling convention
+    is the one upstream would give when one-shot bufferization runs next
+    with those options, as it does in prec's pipelines:
+
+    ```mlir
+    func.func @step(%shard: tensor<16xf32>) -> tensor<16xf32> {
+      ...
+      return %next : tensor<16xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%arg0: memref<16xf32>) -> memref<16xf32> {
+      %shard = bufferization.to_tensor %arg0 restrict writable
+          : memref<16xf32> to tensor<16xf32>
+      ...
+      %0 = bufferization.to_buffer %next read_only
+          : tensor<16xf32> to memref<16xf32>
+      return %0 : memref<16xf32>
+    }
+    ```
+
+    Functions that are called or otherwise referred to by symbol (also by
+    themselves), declared without a body, hold more than one block, or have
+    an unranked or encoded tensor or a `bufferization.buffer_layout`
+    argument are left to upstream, and so is every function of a module
+    holding an op that may be an unknown symbol table (the references
+    cannot be told there).
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
+  let summary = "free each local buffer after its last use, in linear time";
+  let description = [{
+    Upstream's ownership-based deallocation frees every buffer a block owns
+    at the end of that block, in one `bufferization.dealloc` that the
+    simplification and lowering passes then take apart buffer by buffer
+    against every other. A training step is one long block with a few
+    buffers per layer, so that costs time quadratic in the layers, and it
+    keeps every intermediate buffer alive until the step returns.
+
+    Most buffers of a lowered step are local: allocated in a block and used
+    only by ops in it (or nested in them), through views at most, never
+    returned, yielded or handed to a call that returns buffers. This pass
+    frees each local buffer right after the last op of its block that uses
+    it, and leaves only the others (results, loop-carried accumulators) to
+    upstream's pipeline (`buildBufferDeallocationPipeline`), which it runs
+    on the module with the local buffers hidden from it:
+
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+    linalg.generic ... ins(%a ...) outs(%out ...)
+    // ... a thousand more layers
+    ```
+    becomes
+    ```mlir
+    %a = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+    linalg.generic ... ins(%a ...) outs(%out ...)
+    memref.dealloc %a : memref<64xf32>
+    ```
+
+    A function left with nothing for upstream once its local buffers are
+    hidden (one block, and every other buffer it creates is a fresh
+    allocation it returns, once and directly, for the caller to own) sits
+    the pipeline out: a step returning one updated shard per layer would
+    otherwise be retained by one `bufferization.dealloc` of L results that
+    upstream simplifies, in time quadratic in L, to nothing.
+
+    The input must not free buffers itself (`memref.dealloc`), as upstream's
+    deallocation requires; such IR, the pass's own output included, is
+    rejected with an error at the first deallocation, as is the mark the
+    pass puts on the buffers it hides (`prec.local_buffer`).
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "move each kernel on buffers into a private function of its own";
+  let description = [{
+    Every linalg op on buffers becomes a call of a private function
+    (`<function>_kernel`, uniqued) that holds it; its operands and the
+    values its body uses from above become the function's arguments, except
+    constants, which are cloned into the function so that LLVM still sees
+    them (a division by a constant 4 stays a multiplication by 0.25).
+    Kernels of the same structure (equal bodies and argument types) share
+    one function: a step of L identical layers gets a few functions rather
+    than one per kernel, which keeps the module, the symbol lookups of the
+    conversions after this pass and LLVM's work proportional to the distinct
+    kernels.
+
+    Lowering a kernel to loops and the loops to a CFG splits the block that
+    holds it, and each split moves every later op of the block: on a
+    training step of thousands of kernels in one block, that is quadratic in
+    time and, because the dialect conversion journals every move, in memory.
+    A kernel in a function of its own splits only that function, so
+    `prec-lower-to-cpu` runs in time linear in the layers. LLVM's inliner
+    decides later whether a call is worth keeping.
+
+    ```mlir
+    func.func @step(%a: memref<64xf32>, %s: f32) {
+      linalg.fill ins(%s : f32) outs(%a : memref<64xf32>)
+      return
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @step(%a: memref<64xf32>, %s: f32) {
+      call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
+      return
+    }
+    func.func private @step_kernel(%s: f32, %a: memref<64xf32>) {
+      linalg.fill ins(%s : f32) outs(%a : memref<64xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def PrecProfileKernels : Pass<"prec-profile-kernels", "mlir::ModuleOp"> {
+  let summary = "time every outlined kernel, as compute or pack/unpack work";
+  let description = [{
+    For `prec-run --profile` (prec-lower-to-cpu's `profile` option): every
+    call of an outlined kernel (`prec-outline-kernels`) gets the runtime's
+    clock around it, and its time goes to one of two kinds of
+    `runtime/include/precrt/compiled.h`: a pack or unpack kernel when one of
+    its buffers is (a view of) a buffer a collective sends from or receives
+    into, a compute kernel otherwise. The runtime times gemms, collectives
+    and the waiting inside them itself.
+
+    ```mlir
+    call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
+    ```
+    becomes
+    ```mlir
+    %t = call @precrtCompiledProfileStart() : () -> i64
+    call @step_kernel(%s, %a) : (f32, memref<64xf32>) -> ()
+    %kind = arith.constant 1 : i32
+    call @precrtCompiledProfileStop(%kind, %t) : (i32, i64) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+  ];
+}
+
+#endif // PREC_LOWERING_PASSES_TD
