@@ -847,6 +847,9 @@ struct AllReduceState {
   // Rank 0: seconds per call of the backend's f32 all-reduce and of prec's.
   std::vector<double> backendSeconds, precSeconds;
   double maxError = 0;
+  // Rank 0, from the runtime's counters: payload bytes received in one
+  // call of the backend's f32 all-reduce and of prec's collectives.
+  uint64_t backendReceived = 0, precReceived = 0;
 };
 
 int allReduceRank(precrt_comm_t world, void *userData) {
@@ -867,12 +870,18 @@ int allReduceRank(precrt_comm_t world, void *userData) {
   std::vector<float> kept(n);
   for (int rep = 0; rep < reduceReps; ++rep) {
     check(precrtBarrier(world));
+    precrt_traffic_t before{}, after{};
+    check(precrtCommGetTraffic(world, &before));
     auto start = Clock::now();
     check(precrtAllReduce(world, input, backendResult, n, PRECRT_DTYPE_F32,
                           PRECRT_REDUCTION_SUM));
     check(precrtBarrier(world));
     if (rank == 0)
       state->backendSeconds.push_back(secondsSince(start));
+    check(precrtCommGetTraffic(world, &after));
+    if (rank == 0)
+      state->backendReceived = after.bytes_received - before.bytes_received;
+    precrtCompiledResetTraffic();
 
     check(precrtBarrier(world));
     start = Clock::now();
@@ -883,6 +892,14 @@ int allReduceRank(precrt_comm_t world, void *userData) {
     check(precrtBarrier(world));
     if (rank == 0)
       state->precSeconds.push_back(secondsSince(start));
+    std::vector<precrt_compiled_traffic_t> records(
+        precrtCompiledGetTraffic(nullptr, 0));
+    precrtCompiledGetTraffic(records.data(), int64_t(records.size()));
+    if (rank == 0) {
+      state->precReceived = 0;
+      for (const precrt_compiled_traffic_t &record : records)
+        state->precReceived += record.bytes_received;
+    }
     auto *result =
         reinterpret_cast<const float *>(descriptor[1]) + descriptor[2];
     if (rep + 1 == reduceReps)
@@ -968,6 +985,11 @@ func.func @ar(%x: tensor<{1}xf32>) -> tensor<{1}xf32> {{
       "  wire bytes received per rank: {0:f0} = {1:f3} x 2(N-1)/N x count x "
       "2 bytes; max |prec - backend f32| / sum|x|: {2:e2}\n",
       received, received / floor, state.maxError);
+  llvm::outs() << llvm::formatv(
+      "  counted by the runtime, rank 0: prec received {0} bytes = {1:f3} x "
+      "2(N-1)/N x count x 2 bytes; the backend's f32 all-reduce {2} bytes\n",
+      state.precReceived, double(state.precReceived) / floor,
+      state.backendReceived);
 }
 
 void reportReduceScatter(const ReduceScatterState &state) {

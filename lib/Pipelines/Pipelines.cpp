@@ -33,9 +33,12 @@ using namespace mlir::prec;
 /// elementwise kernels into their consumers; neither changes a value.
 /// prec-gpu-host-to-runtime does not yet place the operands of fused
 /// kernels on the device, so the GPU pipeline folds casts but does not fuse.
+/// `reportTraffic` remarks the bytes of every transport and kernel as they
+/// will run.
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
-                                       bool foldCasts, bool fuseKernels) {
+                                       bool foldCasts, bool fuseKernels,
+                                       bool reportTraffic) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -63,6 +66,8 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // unpack inside the optimizer step, a cast inside a pack kernel.
   if (fuseKernels)
     funcs.addPass(createPrecFuseKernels());
+  if (reportTraffic)
+    funcs.addPass(createPrecReportTraffic());
   pm.addPass(createConvertPrecToRuntime());
   // No CSE before bufferization: it would merge the `tensor.empty` and
   // `linalg.fill` destinations of all layers into one value with thousands of
@@ -91,7 +96,8 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
-                             options.fuseKernels, options.fuseKernels);
+                             options.fuseKernels, options.fuseKernels,
+                             options.reportTraffic);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -130,7 +136,8 @@ static void
 buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                               const PrecLowerToCUDAOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
-                             options.foldCasts, /*fuseKernels=*/false);
+                             options.foldCasts, /*fuseKernels=*/false,
+                             options.reportTraffic);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

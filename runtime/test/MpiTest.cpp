@@ -10,6 +10,7 @@
 
 #include "MpiTestMain.h"
 #include "TestUtil.h"
+#include "TrafficUtil.h"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -165,6 +166,55 @@ TEST(MpiBackend, IsAvailableAndSized) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(worldSize, size);
+}
+
+// The payload each rank's messages carry, against TrafficUtil.h's figures:
+// the ring's chunks for reductions (1001 elements: unequal chunks).
+TEST(MpiTraffic, EveryCollectiveOnEveryCommunicator) {
+  const precrt_dtype_t dtype = PRECRT_DTYPE_BF16;
+  const uint64_t bytes = precrtDtypeSize(dtype);
+  for (auto &[name, comm] : communicators()) {
+    int32_t n = 0, rank = 0;
+    ASSERT_EQ(precrtCommSize(comm, &n), PRECRT_SUCCESS);
+    ASSERT_EQ(precrtCommRank(comm, &rank), PRECRT_SUCCESS);
+    std::vector<uint8_t> send(kCount * n * bytes, 1), recv(kCount * n * bytes);
+    auto expected = [&](Collective collective, uint64_t count) {
+      return expectedTraffic(collective, PRECRT_BACKEND_MPI, n, rank, count,
+                             bytes);
+    };
+    expectTraffic(
+        comm, expected(Collective::AllGather, kChunk),
+        [&] {
+          EXPECT_EQ(precrtAllGather(comm, send.data(), recv.data(), kChunk,
+                                    dtype),
+                    PRECRT_SUCCESS);
+        },
+        name + ": all_gather");
+    expectTraffic(
+        comm, expected(Collective::AllToAll, kChunk),
+        [&] {
+          EXPECT_EQ(precrtAllToAll(comm, send.data(), recv.data(), kChunk,
+                                   dtype),
+                    PRECRT_SUCCESS);
+        },
+        name + ": all_to_all");
+    expectTraffic(
+        comm, expected(Collective::ReduceScatter, kChunk),
+        [&] {
+          EXPECT_EQ(precrtReduceScatter(comm, send.data(), recv.data(), kChunk,
+                                        dtype, PRECRT_REDUCTION_SUM),
+                    PRECRT_SUCCESS);
+        },
+        name + ": reduce_scatter");
+    expectTraffic(
+        comm, expected(Collective::AllReduce, kCount),
+        [&] {
+          EXPECT_EQ(precrtAllReduce(comm, send.data(), recv.data(), kCount,
+                                    dtype, PRECRT_REDUCTION_SUM),
+                    PRECRT_SUCCESS);
+        },
+        name + ": all_reduce");
+  }
 }
 
 TEST(MpiLossyReduction, SameBitsAsTheLocalBackend) {

@@ -27,6 +27,8 @@
 #include "prec/InitAllPasses.h"
 #include "prec/Pipelines/Pipelines.h"
 
+#include "Traffic.h"
+
 #include "precrt/compiled.h"
 #include "precrt/gpu.h"
 #include "precrt/mgpu.h"
@@ -177,6 +179,12 @@ static cl::opt<bool> profileSteps(
     "profile",
     cl::desc("time every kernel, gemm and collective (CPU) and print, per "
              "rank, where a step's time goes"),
+    cl::init(false), cl::cat(runCategory));
+static cl::opt<bool> reportTraffic(
+    "traffic",
+    cl::desc("remark the bytes each rank sends and receives per collective "
+             "and reads and writes per kernel (prec-report-traffic), and "
+             "print per rank what the runtime counted in the last step"),
     cl::init(false), cl::cat(runCategory));
 static cl::opt<bool> gemmContractions(
     "gemm-contractions",
@@ -942,6 +950,7 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   precrtCompiledResetProfile();
   double stepSeconds = 0;
   for (int step = 0; step < numSteps; ++step) {
+    precrtCompiledResetTraffic();
     std::string error;
     if (failed(releaseResults(error)))
       return fail(error);
@@ -1041,6 +1050,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
 
   if (profileSteps)
     outcome.lines.push_back(describeProfile(rank, stepSeconds, numSteps));
+  if (reportTraffic)
+    outcome.lines.push_back(precrun::describeTraffic(rank));
 
   for (auto [i, spec] : llvm::enumerate(program.results)) {
     std::string error;
@@ -1726,6 +1737,7 @@ int main(int argc, char **argv) {
       gpuOptions.chip = gpuChip;
       gpuOptions.format = gpuFormat;
       gpuOptions.foldCasts = fuseKernels;
+      gpuOptions.reportTraffic = reportTraffic;
       if (gpuEmulation)
         prec::buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
       else
@@ -1735,6 +1747,7 @@ int main(int argc, char **argv) {
       cpuOptions.fuseKernels = fuseKernels;
       cpuOptions.profile = profileSteps;
       cpuOptions.gemmContractions = gemmContractions;
+      cpuOptions.reportTraffic = reportTraffic;
       prec::buildPrecLowerToCPUPipeline(pm, cpuOptions);
     }
     if (failed(pm.run(*module)))

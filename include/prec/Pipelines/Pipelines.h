@@ -40,6 +40,12 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("time every kernel by kind for precrtCompiledGetProfile "
                      "(prec-profile-kernels; prec-run --profile)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> reportTraffic{
+      *this, "report-traffic",
+      llvm::cl::desc("remark the bytes each rank sends and receives per "
+                     "collective and reads and writes per kernel "
+                     "(prec-report-traffic; prec-run --traffic)"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:
@@ -82,6 +88,12 @@ struct PrecLowerToCUDAOptions
       llvm::cl::desc("fold casts into collectives (prec-fold-casts); the "
                      "values are the same either way"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> reportTraffic{
+      *this, "report-traffic",
+      llvm::cl::desc("remark the bytes each rank sends and receives per "
+                     "collective and reads and writes per kernel "
+                     "(prec-report-traffic; prec-run --traffic)"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers the same module as buildPrecLowerToCPUPipeline for NVIDIA GPUs:

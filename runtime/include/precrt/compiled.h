@@ -143,6 +143,34 @@ PRECRT_EXPORT void precrtCompiledProfileStop(int32_t kind, int64_t start);
 PRECRT_EXPORT void precrtCompiledGetProfile(precrt_profile_t *profile);
 PRECRT_EXPORT void precrtCompiledResetProfile(void);
 
+/*===--- What a step moves ------------------------------------------------===*/
+
+/* One compiled collective as the runtime ran it: what the code asked for
+ * and the payload bytes this rank sent and received for it, from the
+ * counters of the group's communicator (precrtCommGetTraffic: counted where
+ * the backend moves the data; the nccl backend counts none). */
+typedef struct precrt_compiled_traffic_t {
+  int32_t transport;  /* precrt_transport_t */
+  int32_t dtype;      /* precrt_dtype_t */
+  int64_t send_count; /* elements of this rank's wire buffer */
+  int32_t group_size;
+  int32_t backend; /* precrt_backend_t of the group */
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+} precrt_compiled_traffic_t;
+
+/* The maximum number of records kept between two resets; later calls are
+ * still run, and counted by precrtCompiledGetTraffic's result. */
+#define PRECRT_COMPILED_TRAFFIC_RECORDS 65536
+
+/* The compiled collectives the calling thread (rank) completed since the
+ * last reset, in call order: copies the first min(capacity, kept) records
+ * into `records` (which may be NULL when capacity is 0) and returns the
+ * number of collectives completed. */
+PRECRT_EXPORT int64_t
+precrtCompiledGetTraffic(precrt_compiled_traffic_t *records, int64_t capacity);
+PRECRT_EXPORT void precrtCompiledResetTraffic(void);
+
 /*===--- Host buffers of CPU code -----------------------------------------===*/
 
 /* CPU code allocates its wire, receive and result buffers with malloc and

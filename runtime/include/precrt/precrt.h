@@ -156,6 +156,22 @@ PRECRT_EXPORT precrt_status_t precrtCommSetStream(precrt_comm_t comm,
  * NULL for CPU backends. */
 PRECRT_EXPORT precrt_status_t precrtCommGetStream(precrt_comm_t comm,
                                                   void **stream);
+/* The payload bytes a rank moved over one communicator since it was
+ * created: counted where the backend moves data (local: bytes this rank read
+ * from a peer's buffers, and bytes peers read from this rank's; MPI: the
+ * payload of every data message sent and received). Descriptors, agreement
+ * checks and exit notices are not counted, nor data a rank copies within
+ * its own buffers. The nccl backend moves data on the GPU and counts none.
+ * Groups of a communicator (precrtCommForGridAxes) count their own. */
+typedef struct precrt_traffic_t {
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+  /* Collectives and send/recv calls that moved data or could have. */
+  uint64_t calls;
+} precrt_traffic_t;
+
+PRECRT_EXPORT precrt_status_t precrtCommGetTraffic(precrt_comm_t comm,
+                                                   precrt_traffic_t *traffic);
 /* "local", "mpi", "nccl"; NULL for an unknown value. */
 PRECRT_EXPORT const char *precrtBackendName(precrt_backend_t backend);
 

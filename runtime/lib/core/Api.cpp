@@ -401,6 +401,16 @@ precrt_status_t precrtCommSetTimeoutMs(precrt_comm_t comm, int64_t timeout_ms) {
   return PRECRT_SUCCESS;
 }
 
+precrt_status_t precrtCommGetTraffic(precrt_comm_t comm,
+                                     precrt_traffic_t *traffic) {
+  PRECRT_REQUIRE_COMM(comm, "precrtCommGetTraffic");
+  if (!traffic)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "precrtCommGetTraffic: null result");
+  *traffic = unwrap(comm)->traffic();
+  return PRECRT_SUCCESS;
+}
+
 precrt_status_t precrtCommSetStream(precrt_comm_t comm, void *stream) {
   PRECRT_REQUIRE_COMM(comm, "precrtCommSetStream");
   return unwrap(comm)->setStream(stream);

@@ -263,6 +263,9 @@ precrt_status_t Communicator::collective(CollectiveCall &call) {
                 "%s refused: communicator unusable after an earlier failure "
                 "(%s)",
                 describeCall(call.descriptor).c_str(), brokenReason_.c_str());
+  if (!call.agreementOnly && call.op() != CollectiveOp::GridSplit &&
+      call.op() != CollectiveOp::Barrier)
+    ++traffic_.calls;
   return runCollective(call);
 }
 
@@ -284,6 +287,8 @@ precrt_status_t Communicator::pointToPoint(const PointToPointCall &call) {
                 "send/recv refused: communicator unusable after an earlier "
                 "failure (%s)",
                 brokenReason_.c_str());
+  if (!call.agreementOnly)
+    ++traffic_.calls;
   return runPointToPoint(call, sendHeader, recvHeader);
 }
 

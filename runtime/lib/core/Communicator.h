@@ -173,6 +173,9 @@ public:
                               const std::vector<int32_t> &axes,
                               Communicator **group);
 
+  /// The payload bytes this rank moved over this communicator.
+  const precrt_traffic_t &traffic() const { return traffic_; }
+
   /// Why the communicator is unusable, empty while it is usable.
   const std::string &brokenReason() const { return brokenReason_; }
 
@@ -187,6 +190,13 @@ protected:
   /// communicator calls it, after agreeing on the split.
   virtual precrt_status_t createGroup(const GridGroup &group,
                                       std::unique_ptr<Communicator> *result) = 0;
+
+  /// Counts payload that the backend moved for this rank: `sent` bytes to
+  /// peers (read by them, on the local backend) and `received` from them.
+  void countTraffic(uint64_t sent, uint64_t received) {
+    traffic_.bytes_sent += sent;
+    traffic_.bytes_received += received;
+  }
 
   /// After a timeout or a peer failure: every later call fails at once with
   /// PRECRT_ERROR_PEER_FAILED, since messages of the failed call may still be
@@ -210,6 +220,7 @@ private:
   std::vector<uint64_t> nextSendSequence_;
   std::vector<uint64_t> nextRecvSequence_;
   std::string brokenReason_;
+  precrt_traffic_t traffic_ = {};
   std::map<std::pair<std::vector<int64_t>, std::vector<int32_t>>,
            std::unique_ptr<Communicator>>
       gridGroups_;

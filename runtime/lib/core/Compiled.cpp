@@ -37,6 +37,13 @@ struct CompiledError {
 
 thread_local CompiledError firstError;
 
+/// The compiled collectives of this thread (rank) since the last reset.
+struct TrafficLog {
+  std::vector<precrt_compiled_traffic_t> records;
+  int64_t completed = 0;
+};
+thread_local TrafficLog trafficLog;
+
 int32_t fail(precrt_status_t status, std::string message) {
   firstError.status = status;
   firstError.message = std::move(message);
@@ -121,6 +128,8 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
                     " ranks: expected a multiple of " +
                     std::to_string(groupSize));
 
+  precrt_traffic_t before{}, after{};
+  precrtCommGetTraffic(group, &before);
   if (stream)
     status = precrt::cuda::runBetweenStreams(
         group, stream, [&] { return moveData(group, groupSize, call); });
@@ -128,6 +137,16 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
     status = moveData(group, groupSize, call);
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
+  precrtCommGetTraffic(group, &after);
+  ++trafficLog.completed;
+  if (trafficLog.records.size() < PRECRT_COMPILED_TRAFFIC_RECORDS) {
+    precrt_backend_t backend = PRECRT_BACKEND_LOCAL;
+    precrtCommBackend(group, &backend);
+    trafficLog.records.push_back(
+        {transport, dtype, send_count, groupSize, backend,
+         after.bytes_sent - before.bytes_sent,
+         after.bytes_received - before.bytes_received});
+  }
   return PRECRT_SUCCESS;
 }
 
@@ -359,4 +378,18 @@ extern "C" int32_t precrtCompiledMatmul(
 
 extern "C" const char *precrtCompiledMatmulKernel(void) {
   return precrt::kernels::matmulKernelName();
+}
+
+extern "C" int64_t precrtCompiledGetTraffic(precrt_compiled_traffic_t *records,
+                                           int64_t capacity) {
+  if (records && capacity > 0) {
+    size_t copied = std::min<size_t>(size_t(capacity), trafficLog.records.size());
+    std::copy_n(trafficLog.records.begin(), copied, records);
+  }
+  return trafficLog.completed;
+}
+
+extern "C" void precrtCompiledResetTraffic(void) {
+  trafficLog.records.clear();
+  trafficLog.completed = 0;
 }

@@ -61,9 +61,12 @@ struct LocalGroup {
   LocalGroup(LocalWorld *world, std::vector<int> worldRanks)
       : world(world), worldRanks(std::move(worldRanks)),
         size(static_cast<int>(this->worldRanks.size())), waiting(size, false),
-        mailboxes(size_t(size) * size) {
+        mailboxes(size_t(size) * size),
+        bytesReadFrom(new std::atomic<uint64_t>[size]) {
     for (auto &slotSet : slots)
       slotSet.resize(size);
+    for (int rank = 0; rank < size; ++rank)
+      bytesReadFrom[rank] = 0;
   }
 
   struct Slot {
@@ -97,6 +100,11 @@ struct LocalGroup {
   /// next call while a slower one still reads the descriptors of this one.
   std::vector<Slot> slots[2];
   std::vector<Mailbox> mailboxes; // [sender * size + receiver]
+  /// Bytes peers read from each rank's buffers in the current collective:
+  /// what that rank sent. A rank takes its own after the collective's last
+  /// barrier; peers add to it only after the next call's first barrier,
+  /// which the rank has not reached yet.
+  std::unique_ptr<std::atomic<uint64_t>[]> bytesReadFrom;
   std::string broken;
   precrt_status_t brokenStatus = PRECRT_SUCCESS;
 
@@ -216,7 +224,17 @@ private:
                    const CollectiveCall &call, size_t sendOffset, size_t count,
                    int owner, void *out);
 
+  /// Notes that this rank read `bytes` of rank `peer`'s buffers.
+  void readFromPeer(int peer, size_t bytes) {
+    if (peer == rank() || !bytes)
+      return;
+    group_->bytesReadFrom[peer].fetch_add(bytes, std::memory_order_relaxed);
+    bytesReceived_ += bytes;
+  }
+
   std::shared_ptr<LocalGroup> group_;
+  /// Bytes this rank read from peers in the current collective.
+  uint64_t bytesReceived_ = 0;
   std::vector<char> tile_ = std::vector<char>(kReduceTileBytes);
 };
 
@@ -235,9 +253,12 @@ void LocalCommunicator::reduceRange(const std::vector<LocalGroup::Slot> &slots,
       return static_cast<const char *>(slots[rank].send) + byteOffset;
     };
     std::memcpy(tile_.data(), sendOf((owner + 1) % n), length * elementSize);
-    for (int step = 2; step <= n; ++step)
+    readFromPeer((owner + 1) % n, length * elementSize);
+    for (int step = 2; step <= n; ++step) {
       accumulate(tile_.data(), sendOf((owner + step) % n), length, dtype,
                  call.reduction());
+      readFromPeer((owner + step) % n, length * elementSize);
+    }
     if (call.reduction() == PRECRT_REDUCTION_AVG)
       divideInPlace(tile_.data(), length, dtype, n);
     std::memcpy(static_cast<char *>(out) + begin * elementSize, tile_.data(),
@@ -276,22 +297,28 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
     if (dst != src && length)
       std::memcpy(dst, src, length);
   };
+  bytesReceived_ = 0;
   switch (call.op()) {
   case CollectiveOp::Barrier:
   case CollectiveOp::GridSplit:
   case CollectiveOp::PointToPoint:
     return PRECRT_SUCCESS;
   case CollectiveOp::AllGather:
-    for (int rank = 0; rank < n; ++rank)
+    for (int rank = 0; rank < n; ++rank) {
       copy(recv + rank * bytes, slots[rank].send, bytes);
+      readFromPeer(rank, bytes);
+    }
     break;
   case CollectiveOp::AllToAll:
-    for (int rank = 0; rank < n; ++rank)
+    for (int rank = 0; rank < n; ++rank) {
       copy(recv + rank * bytes,
            static_cast<const char *>(slots[rank].send) + me * bytes, bytes);
+      readFromPeer(rank, bytes);
+    }
     break;
   case CollectiveOp::Broadcast:
     copy(recv, slots[call.descriptor.root].send, bytes);
+    readFromPeer(call.descriptor.root, bytes);
     break;
   case CollectiveOp::ReduceScatter:
     reduceRange(slots, call, me * call.count(), call.count(), me, recv);
@@ -314,11 +341,17 @@ precrt_status_t LocalCommunicator::runCollective(const CollectiveCall &call) {
            static_cast<const char *>(slots[rank].recv) +
                chunkBegin * elementSize,
            (chunkEnd - chunkBegin) * elementSize);
+      readFromPeer(rank, (chunkEnd - chunkBegin) * elementSize);
     }
     break;
   }
   }
-  return noteFailure(group.arrive(me, whileDataMoves, what));
+  status = group.arrive(me, whileDataMoves, what);
+  if (status != PRECRT_SUCCESS)
+    return noteFailure(status);
+  // Every peer has finished reading this rank's buffers.
+  countTraffic(group.bytesReadFrom[me].exchange(0), bytesReceived_);
+  return PRECRT_SUCCESS;
 }
 
 precrt_status_t
@@ -359,6 +392,7 @@ LocalCommunicator::runPointToPoint(const PointToPointCall &call,
     if (recvStatus == PRECRT_SUCCESS && !call.agreementOnly) {
       if (recvHeader.count)
         std::memcpy(call.recv, box.data, recvHeader.count * elementSize);
+      countTraffic(0, recvHeader.count * elementSize);
     } else {
       recvMessage = lastErrorMessage();
     }
@@ -384,6 +418,8 @@ LocalCommunicator::runPointToPoint(const PointToPointCall &call,
     sendStatus = box.verdict;
     sendMessage = box.verdictMessage;
     box.consumed = false;
+    if (sendStatus == PRECRT_SUCCESS && !call.agreementOnly)
+      countTraffic(sendHeader.count * elementSize, 0);
   }
   if (recvStatus != PRECRT_SUCCESS)
     return fail(recvStatus, "%s", recvMessage.c_str());

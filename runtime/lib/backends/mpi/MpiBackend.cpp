@@ -304,6 +304,10 @@ public:
 
   bool holdsBuffers() const { return holdsBuffers_; }
 
+  /// Payload bytes of the sends and receives posted so far.
+  size_t bytesSent() const { return bytesSent_; }
+  size_t bytesReceived() const { return bytesReceived_; }
+
 private:
   template <typename Post>
   void post(int peer, bool receive, Post postPiece, const char *data,
@@ -313,6 +317,7 @@ private:
       size_t length = std::min(bytes - offset, kMaxMessageBytes);
       MPI_Request request = MPI_REQUEST_NULL;
       int rc = postPiece(data + offset, int(length), &request);
+      (receive ? bytesReceived_ : bytesSent_) += length;
       if (rc != MPI_SUCCESS && postError_ == MPI_SUCCESS)
         postError_ = rc;
       requests_.push_back(request);
@@ -358,6 +363,8 @@ private:
   std::vector<bool> receives_;
   int postError_ = MPI_SUCCESS;
   bool holdsBuffers_ = false;
+  size_t bytesSent_ = 0;
+  size_t bytesReceived_ = 0;
 };
 
 /// Receives and drops every message still waiting on `comm` with a tag in
@@ -469,8 +476,13 @@ private:
                          const std::string &what, bool retirable,
                          MadeCall madeCall, Uncount uncount) {
     precrt_status_t status = requests.wait(deadline, what, exits_, madeCall);
-    if (status == PRECRT_SUCCESS)
+    if (status == PRECRT_SUCCESS) {
+      // Only the data phase waits without a deadline; descriptors and
+      // headers are not payload.
+      if (deadline == kNoDeadline)
+        countTraffic(requests.bytesSent(), requests.bytesReceived());
       return status;
+    }
     std::string reason = lastErrorMessage();
     requests.settle(retirable, exits_, madeCall, [&] {
       uncount();

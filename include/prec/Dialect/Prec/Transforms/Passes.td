@@ -682,4 +682,35 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
+  let summary = "remark, per collective and per kernel, the bytes a rank moves";
+  let description = [{
+    What a precision choice costs in memory and network traffic, before the
+    program runs. Runs on decomposed collectives (`prec.transport`) and
+    kernels on tensors (linalg ops), as the lowering pipelines have them
+    after kernel fusion (`prec-lower-to-cpu{report-traffic=true}`,
+    `prec-run --traffic`), and emits one remark on each, at its location:
+
+    - a `prec.transport` of `n` wire elements of `E` bytes over a group of
+      `N` ranks: the payload bytes each rank sends and receives, by the
+      runtime's algorithm (docs/Runtime.md): `all_gather` `(N - 1) n E`
+      both ways; `all_to_all` and `reduce_scatter` `(N - 1) (n / N) E`;
+      `all_reduce` `2 (N - 1) (n / N) E` (with `n` not a multiple of `N`,
+      the bound `2 (N - 1) ceil(n / N) E`, marked "at most");
+    - a linalg op: the bytes of the tensors it reads (inputs, and the
+      outputs whose values its body uses) and of those it writes;
+    - the function: the sums of both, each op counted once (an op in a loop
+      runs once per iteration).
+
+    ```
+    step.mlir:12:11: remark: traffic: all_to_all of 4096 x bf16 over 4 ranks:
+      each rank sends 6144 bytes and receives 6144 bytes
+    step.mlir:14:9: remark: traffic: kernel reads 24576 bytes and writes 16384 bytes
+    ```
+
+    `precrtCompiledGetTraffic` measures the same transports as the runtime
+    moves them; `prec-run --traffic` prints both. The module is unchanged.
+  }];
+}
+
 #endif // PREC_DIALECT_PREC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,20 @@
+//===- Traffic.h - what a rank's step moved, as the runtime counted it ----===//
+
+#ifndef PREC_TOOLS_PREC_RUN_TRAFFIC_H
+#define PREC_TOOLS_PREC_RUN_TRAFFIC_H
+
+#include <cstdint>
+#include <string>
+
+namespace precrun {
+
+/// The compiled collectives the calling rank ran since the last
+/// precrtCompiledResetTraffic (prec-run resets it before every step, so:
+/// the last step), one line each in call order with the payload bytes the
+/// runtime's counters saw, then their sum. The wording follows the remarks
+/// of prec-report-traffic, so that the two can be read side by side.
+std::string describeTraffic(int32_t rank);
+
+} // namespace precrun
+
+#endif // PREC_TOOLS_PREC_RUN_TRAFFIC_H
