@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -76,15 +77,18 @@ static Value createDivide(OpBuilder &builder, Location loc, Value tensor,
   return arith::TruncFOp::create(builder, loc, type, quotient);
 }
 
-/// `matrix` transposed (a 2-D `linalg.transpose`).
+/// `matrix` with its last two dimensions swapped (a `linalg.transpose`):
+/// the transpose of a matrix, or of every matrix of a batch.
 static Value createTranspose(OpBuilder &builder, Location loc, Value matrix) {
   auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rank = type.getRank();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, matrix);
-  std::swap(sizes[0], sizes[1]);
+  std::swap(sizes[rank - 2], sizes[rank - 1]);
+  auto permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
   Value init =
       tensor::EmptyOp::create(builder, loc, sizes, type.getElementType());
-  return linalg::TransposeOp::create(builder, loc, matrix, init,
-                                     ArrayRef<int64_t>{1, 0})
+  return linalg::TransposeOp::create(builder, loc, matrix, init, permutation)
       ->getResult(0);
 }
 
@@ -287,7 +291,7 @@ struct ReduceBackwardModel
 
 /// The dtype gradient matmuls accumulate in: f32, or the widest of the
 /// forward's element types when that is wider (f64).
-static Type getGradientAccumulationType(linalg::MatmulOp matmul) {
+static Type getGradientAccumulationType(linalg::LinalgOp matmul) {
   FloatType widest;
   for (Value operand : matmul->getOperands())
     if (auto floatType = dyn_cast<FloatType>(
@@ -297,16 +301,19 @@ static Type getGradientAccumulationType(linalg::MatmulOp matmul) {
   return getDefaultAccumulationType(widest);
 }
 
-/// linalg.matmul, `C = C0 + A B`: dA = dC B^T, dB = A^T dC, dC0 = dC. The
+/// linalg.matmul, `C = C0 + A B`: dA = dC B^T, dB = A^T dC, dC0 = dC; and
+/// linalg.batch_matmul, the same for each matrix of the batch (dimension
+/// 0), so that the gradient of each batch's operands stays separate. The
 /// products accumulate in f32 (f64 for f64) and are returned unrounded; the
 /// caller rounds them once to the operands' gradient dtypes.
+template <typename MatmulOpTy>
 struct MatmulBackwardModel
-    : public BackwardOpInterface::ExternalModel<MatmulBackwardModel,
-                                                linalg::MatmulOp> {
+    : public BackwardOpInterface::ExternalModel<
+          MatmulBackwardModel<MatmulOpTy>, MatmulOpTy> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ArrayRef<Value> resultGradients,
                                SmallVectorImpl<Value> &operandGradients) const {
-    auto matmul = cast<linalg::MatmulOp>(op);
+    auto matmul = cast<MatmulOpTy>(op);
     if (matmul.hasUserDefinedMaps())
       return op->emitOpError("has no gradient rule for non-default ")
              << "indexing maps";
@@ -321,9 +328,8 @@ struct MatmulBackwardModel
       castAttr.push_back(builder.getNamedAttr(matmul.getCastAttrName(), cast));
     auto multiply = [&](Value x, Value y, Value shapeLike) -> Value {
       Value zeros = createSplatLike(builder, loc, shapeLike, accType, 0.0);
-      return linalg::MatmulOp::create(builder, loc, TypeRange{zeros.getType()},
-                                      ValueRange{x, y}, ValueRange{zeros},
-                                      castAttr)
+      return MatmulOpTy::create(builder, loc, TypeRange{zeros.getType()},
+                                ValueRange{x, y}, ValueRange{zeros}, castAttr)
           ->getResult(0);
     };
     Value lhsGradient, rhsGradient;
@@ -390,7 +396,10 @@ void mlir::prec::registerBackwardOpInterfaceExternalModels(
     ReduceOp::attachInterface<ReduceBackwardModel>(*context);
   });
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
-    linalg::MatmulOp::attachInterface<MatmulBackwardModel>(*context);
+    linalg::MatmulOp::attachInterface<MatmulBackwardModel<linalg::MatmulOp>>(
+        *context);
+    linalg::BatchMatmulOp::attachInterface<
+        MatmulBackwardModel<linalg::BatchMatmulOp>>(*context);
     linalg::TransposeOp::attachInterface<TransposeBackwardModel>(*context);
     linalg::FillOp::attachInterface<FillBackwardModel>(*context);
   });

@@ -185,7 +185,8 @@ def PrecGenerateBackward
     in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
     inverse all_to_all. A `prec.cast` casts the gradient to its
     `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,
-    `linalg.transpose` and `linalg.fill` have rules too, and so do the
+    `linalg.batch_matmul`, `linalg.transpose` and `linalg.fill` have rules
+    too, and so do the
     elementwise `arith` and `math` ops of one table of derivatives, on
     tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
     `reduce` and the elementwise named ops (broadcast operands get their
