@@ -58,6 +58,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax and other ops defined by their decomposition, now that
+  // the backward functions have differentiated them.
+  funcs.addPass(createPrecDecomposeAggregateOps());
   // A kernel that only feeds another runs inside it: a reduce-scatter's
   // unpack inside the optimizer step, a cast inside a pack kernel.
   if (fuseKernels)

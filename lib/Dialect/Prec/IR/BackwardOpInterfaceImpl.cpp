@@ -344,6 +344,94 @@ struct MatmulBackwardModel
   }
 };
 
+/// `value` (a scalar) in `type`, extended when it is narrower.
+static Value extendTo(OpBuilder &builder, Location loc, Value value,
+                      Type type) {
+  if (value.getType() == type)
+    return value;
+  return arith::ExtFOp::create(builder, loc, type, value);
+}
+
+/// linalg.softmax along dimension `d`, `y = exp(x - max_d x) / sum_d exp(x -
+/// max_d x)`: `dx = y (dy - sum_d dy y)`, computed in f32 (f64 for f64) from
+/// the forward's result and returned unrounded; the init is overwritten and
+/// receives none.
+struct SoftmaxBackwardModel
+    : public BackwardOpInterface::ExternalModel<SoftmaxBackwardModel,
+                                                linalg::SoftmaxOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ArrayRef<Value> resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) const {
+    auto softmax = cast<linalg::SoftmaxOp>(op);
+    if (!isa<RankedTensorType>(softmax.getInput().getType()))
+      return op->emitOpError("has no gradient rule on buffers");
+    Location loc = op->getLoc();
+    Value y = softmax.getResult()[0];
+    Value gradient = resultGradients[0];
+    auto type = cast<RankedTensorType>(y.getType());
+    auto widest = cast<FloatType>(type.getElementType());
+    auto gradientType = cast<FloatType>(getElementTypeOrSelf(gradient));
+    if (gradientType.getWidth() > widest.getWidth())
+      widest = gradientType;
+    Type computeType = getDefaultAccumulationType(widest);
+    int64_t rank = type.getRank();
+    int64_t dimension = softmax.getDimension();
+
+    // s = sum_d dy * y, over the softmax's dimension.
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, y);
+    SmallVector<OpFoldResult> reducedSizes(sizes);
+    reducedSizes.erase(reducedSizes.begin() + dimension);
+    Value zero = arith::ConstantOp::create(
+        builder, loc, builder.getFloatAttr(computeType, 0.0));
+    Value sumInit =
+        tensor::EmptyOp::create(builder, loc, reducedSizes, computeType);
+    sumInit = linalg::FillOp::create(builder, loc, ValueRange{zero},
+                                     ValueRange{sumInit})
+                  ->getResult(0);
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    AffineMap reduced = identity.dropResult(dimension);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[dimension] = utils::IteratorType::reduction;
+    Value sum =
+        linalg::GenericOp::create(
+            builder, loc, TypeRange{sumInit.getType()},
+            ValueRange{gradient, y}, ValueRange{sumInit},
+            ArrayRef<AffineMap>{identity, identity, reduced}, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value product = arith::MulFOp::create(
+                  b, l, extendTo(b, l, args[0], computeType),
+                  extendTo(b, l, args[1], computeType));
+              linalg::YieldOp::create(
+                  b, l,
+                  ValueRange{arith::AddFOp::create(b, l, args[2], product)});
+            })
+            ->getResult(0);
+
+    // dx = y * (dy - s), s broadcast along the dimension.
+    Value init = tensor::EmptyOp::create(builder, loc, sizes, computeType);
+    Value inputGradient =
+        linalg::GenericOp::create(
+            builder, loc, TypeRange{init.getType()},
+            ValueRange{gradient, y, sum}, ValueRange{init},
+            ArrayRef<AffineMap>{identity, identity, reduced, identity},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value difference = arith::SubFOp::create(
+                  b, l, extendTo(b, l, args[0], computeType), args[2]);
+              linalg::YieldOp::create(
+                  b, l,
+                  ValueRange{arith::MulFOp::create(
+                      b, l, extendTo(b, l, args[1], computeType),
+                      difference)});
+            })
+            ->getResult(0);
+    operandGradients.append({inputGradient, Value()});
+    return success();
+  }
+};
+
 /// linalg.transpose: the gradient transposed back by the inverse
 /// permutation; the init is overwritten and receives none.
 struct TransposeBackwardModel
@@ -400,6 +488,7 @@ void mlir::prec::registerBackwardOpInterfaceExternalModels(
         *context);
     linalg::BatchMatmulOp::attachInterface<
         MatmulBackwardModel<linalg::BatchMatmulOp>>(*context);
+    linalg::SoftmaxOp::attachInterface<SoftmaxBackwardModel>(*context);
     linalg::TransposeOp::attachInterface<TransposeBackwardModel>(*context);
     linalg::FillOp::attachInterface<FillBackwardModel>(*context);
   });
