@@ -203,6 +203,12 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // Math the kernels' gradient rules use and LLVM has no intrinsic for
+  // (erf) calls libm, as on the CPU; libm has no rsqrt.
+  math::MathExpandOpsPassOptions expandMath;
+  expandMath.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expandMath));
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
   if (options.cInterface)
     pm.nest<func::FuncOp>().addPass(createPrecRequestCInterfaces());
