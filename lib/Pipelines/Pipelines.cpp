@@ -62,6 +62,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecDecomposeCollectives());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax and other ops defined by their decomposition, now that
+  // the backward functions have differentiated them.
+  funcs.addPass(createPrecDecomposeAggregateOps());
   // A kernel that only feeds another runs inside it: a reduce-scatter's
   // unpack inside the optimizer step, a cast inside a pack kernel.
   if (fuseKernels)
@@ -208,6 +211,12 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // Math the kernels' gradient rules use and LLVM has no intrinsic for
+  // (erf) calls libm, as on the CPU; libm has no rsqrt.
+  math::MathExpandOpsPassOptions expandMath;
+  expandMath.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expandMath));
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
   if (options.cInterface)
     pm.nest<func::FuncOp>().addPass(createPrecRequestCInterfaces());

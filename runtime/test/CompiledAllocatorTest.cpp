@@ -84,4 +84,52 @@ TEST(CompiledAllocator, IsSharedByThreads) {
   EXPECT_LE(precrtCompiledReleaseCached(), 256u + 272u + 288u + 304u);
 }
 
+TEST(CompiledAllocator, CountsThePeakInUseOfTheCallingThread) {
+  precrtCompiledResetPeakMemory();
+  precrt_compiled_memory_t before;
+  precrtCompiledGetMemory(&before);
+  void *first = precrtCompiledAlloc(1000);
+  void *second = precrtCompiledAlloc(3000);
+  precrtCompiledFree(first);
+  // A cached block handed out again counts as in use again.
+  void *third = precrtCompiledAlloc(1000);
+  void *fourth = precrtCompiledAlloc(500);
+  precrt_compiled_memory_t memory;
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.in_use_bytes - before.in_use_bytes, 4500u);
+  EXPECT_EQ(memory.peak_in_use_bytes - before.in_use_bytes, 4500u);
+  for (void *block : {second, third, fourth})
+    precrtCompiledFree(block);
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(memory.peak_in_use_bytes - before.in_use_bytes, 4500u);
+  precrtCompiledResetPeakMemory();
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.peak_in_use_bytes, memory.in_use_bytes);
+}
+
+TEST(CompiledAllocator, CountsEachThreadsBlocksWhoeverFreesThem) {
+  // Another thread's blocks do not count toward this one's peak, and a
+  // block this thread allocated stops counting when another frees it.
+  precrtCompiledResetPeakMemory();
+  precrt_compiled_memory_t before;
+  precrtCompiledGetMemory(&before);
+  void *mine = precrtCompiledAlloc(2048);
+  std::thread other([mine] {
+    precrt_compiled_memory_t start;
+    precrtCompiledGetMemory(&start);
+    void *theirs = precrtCompiledAlloc(1 << 16);
+    precrtCompiledFree(mine);
+    precrt_compiled_memory_t memory;
+    precrtCompiledGetMemory(&memory);
+    EXPECT_EQ(memory.in_use_bytes - start.in_use_bytes, size_t(1) << 16);
+    precrtCompiledFree(theirs);
+  });
+  other.join();
+  precrt_compiled_memory_t memory;
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(memory.peak_in_use_bytes - before.in_use_bytes, 2048u);
+}
+
 } // namespace

@@ -766,7 +766,8 @@ std::string describeGpuFailure(precrt_status_t status, const Twine &what) {
 /// collectives (waiting for peers among them), the instrumented compute and
 /// pack/unpack kernels, and the rest (host code between them: allocation,
 /// copies, loops over calls).
-std::string describeProfile(int32_t rank, double stepSeconds, int steps) {
+std::string describeProfile(int32_t rank, double stepSeconds, int steps,
+                            size_t bytesBeforeSteps) {
   precrt_profile_t profile;
   precrtCompiledGetProfile(&profile);
   auto ms = [&](double seconds) { return seconds * 1e3 / steps; };
@@ -793,9 +794,15 @@ std::string describeProfile(int32_t rank, double stepSeconds, int steps) {
   text += part("collectives", PRECRT_PROFILE_COLLECTIVE);
   text += part("  of which waiting", PRECRT_PROFILE_WAIT);
   double rest = stepSeconds - accounted;
-  text += llvm::formatv("  {0,-26}{1,9:f3} ms {2,5:f1}%", "other host code",
+  text += llvm::formatv("  {0,-26}{1,9:f3} ms {2,5:f1}%\n", "other host code",
                         ms(rest),
                         stepSeconds > 0 ? 100 * rest / stepSeconds : 0.0);
+  // The most bytes the rank's generated code had allocated at once (CPU
+  // buffers through the caching allocator, results included).
+  precrt_compiled_memory_t memory;
+  precrtCompiledGetMemory(&memory);
+  text += llvm::formatv("  {0,-26}{1,9} bytes", "peak buffers in use",
+                        memory.peak_in_use_bytes - bytesBeforeSteps);
   return text;
 }
 
@@ -948,6 +955,9 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   };
 
   precrtCompiledResetProfile();
+  precrtCompiledResetPeakMemory();
+  precrt_compiled_memory_t memoryBeforeSteps;
+  precrtCompiledGetMemory(&memoryBeforeSteps);
   double stepSeconds = 0;
   for (int step = 0; step < numSteps; ++step) {
     precrtCompiledResetTraffic();
@@ -1049,7 +1059,8 @@ int runRank(const Program &program, int32_t rank, RankOutcome &outcome) {
   }
 
   if (profileSteps)
-    outcome.lines.push_back(describeProfile(rank, stepSeconds, numSteps));
+    outcome.lines.push_back(describeProfile(
+        rank, stepSeconds, numSteps, memoryBeforeSteps.in_use_bytes));
   if (reportTraffic)
     outcome.lines.push_back(precrun::describeTraffic(rank));
 

@@ -14,13 +14,14 @@
 
 namespace mlir::prec {
 
-/// Attaches the gradient rules of upstream ops: `linalg.matmul`,
-/// `linalg.transpose`, `linalg.fill` (registerLinalgBackwardModels) and the
+/// Attaches the gradient rules of upstream ops: the linalg contractions,
+/// softmax, transpose and fill (registerLinalgBackwardModels) and the
 /// elementwise table (registerElementwiseBackwardModels).
 void registerUpstreamBackwardOpInterfaceExternalModels(
     DialectRegistry &registry);
 
-/// The rules of `linalg.matmul`, `linalg.transpose` and `linalg.fill`.
+/// The rules of `linalg.matmul`, `linalg.batch_matmul`, `linalg.softmax`,
+/// `linalg.transpose` and `linalg.fill`.
 void registerLinalgBackwardModels(DialectRegistry &registry);
 
 /// Attaches the rules of the elementwise table (ElementwiseGradients.cpp) to

@@ -127,6 +127,9 @@ public:
       } else if (isa<gpu::LaunchOp, memref::CopyOp>(op) ||
                  isCollectiveCall(op)) {
         work.push_back(op);
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (callsGPUCode(call))
+          work.push_back(op);
       }
     });
     createStream();
@@ -272,7 +275,10 @@ private:
                 "copies to kernels";
     if (auto launch = dyn_cast<gpu::LaunchOp>(op))
       return rewriteLaunch(launch);
-    return rewriteCollective(cast<func::CallOp>(op));
+    auto call = cast<func::CallOp>(op);
+    if (isCollectiveCall(call))
+      return rewriteCollective(call);
+    return rewriteGPUCall(call);
   }
 
   /// Whether an op in `region` may write `buffer`: a use that declares a
@@ -328,6 +334,65 @@ private:
     return success();
   }
 
+  /// `value`, a view of the global `root` (or `root` itself), as the same
+  /// view of a device copy of `root`, made once per root (`deviceCopyOf`)
+  /// and recorded in `deviceCopies` to be freed after its user.
+  Value getDeviceCopy(Value value, Value root,
+                      DenseMap<Value, Value> &deviceCopyOf,
+                      SmallVectorImpl<Value> &deviceCopies) {
+    Location loc = value.getLoc();
+    Value &copy = deviceCopyOf[root];
+    if (!copy) {
+      auto type = cast<MemRefType>(root.getType());
+      copy = gpu::AllocOp::create(builder, loc, type, token.getType(), token,
+                                  {}, {}, /*hostShared=*/false)
+                 .getMemref();
+      gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy, root);
+      deviceCopies.push_back(copy);
+    }
+    // The same views, of the copy.
+    SmallVector<Operation *> views;
+    for (Value view = value; view != root;
+         view = cast<ViewLikeOpInterface>(view.getDefiningOp()).getViewSource())
+      views.push_back(view.getDefiningOp());
+    IRMapping mapping;
+    mapping.map(root, copy);
+    for (Operation *view : llvm::reverse(views))
+      builder.clone(*view, mapping);
+    return mapping.lookup(value);
+  }
+
+  /// A call of GPU code, whose buffer arguments are device buffers by
+  /// convention: a constant global it is passed (the seed a step hands its
+  /// generated backward function) goes as a device copy, freed after the
+  /// call.
+  LogicalResult rewriteGPUCall(func::CallOp call) {
+    SmallVector<Value> deviceCopies;
+    DenseMap<Value, Value> deviceCopyOf;
+    for (OpOperand &operand : call->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<BaseMemRefType>(value.getType()))
+        continue;
+      Value root = getRootBuffer(value);
+      auto getGlobal = root.getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal)
+        continue;
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      if (!global || !global.getConstant())
+        return call.emitOpError()
+               << "passes the mutable global " << getGlobal.getNameAttr()
+               << " to GPU code, which works on device copies of globals "
+                  "and may only read them";
+      operand.set(getDeviceCopy(value, root, deviceCopyOf, deviceCopies));
+    }
+    builder.setInsertionPointAfter(call);
+    for (Value copy : deviceCopies)
+      gpu::DeallocOp::create(builder, call.getLoc(), token.getType(), token,
+                             copy);
+    return success();
+  }
+
   /// The launch, async on the stream, reading device copies of the globals
   /// it uses, directly or through views (the elementwise mapping captures a
   /// collapsed or expanded view of a multi-dimensional or rank-0 global).
@@ -358,27 +423,9 @@ private:
                << "writes the mutable global " << getGlobal.getNameAttr()
                << "; GPU code works on device copies of globals, so it "
                   "may only read them";
-      Value &copy = deviceCopyOf[root];
-      if (!copy) {
-        auto type = cast<MemRefType>(root.getType());
-        copy = gpu::AllocOp::create(builder, loc, type, token.getType(), token,
-                                    {}, {}, /*hostShared=*/false)
-                   .getMemref();
-        gpu::MemcpyOp::create(builder, loc, token.getType(), token, copy, root);
-        deviceCopies.push_back(copy);
-      }
-      // The same views, of the copy.
-      SmallVector<Operation *> views;
-      for (Value view = value; view != root;
-           view =
-               cast<ViewLikeOpInterface>(view.getDefiningOp()).getViewSource())
-        views.push_back(view.getDefiningOp());
-      IRMapping mapping;
-      mapping.map(root, copy);
-      for (Operation *view : llvm::reverse(views))
-        builder.clone(*view, mapping);
-      replaceAllUsesInRegionWith(value, mapping.lookup(value),
-                                 launch.getBody());
+      replaceAllUsesInRegionWith(
+          value, getDeviceCopy(value, root, deviceCopyOf, deviceCopies),
+          launch.getBody());
     }
 
     if (launch.getAsyncToken()) {

@@ -194,6 +194,19 @@ PRECRT_EXPORT void precrtCompiledFree(void *data);
  * number of bytes released. */
 PRECRT_EXPORT size_t precrtCompiledReleaseCached(void);
 
+/* The bytes of the blocks the calling thread (a rank of a local world) got
+ * from precrtCompiledAlloc and that are not yet freed, by whichever thread,
+ * and the most there were at once since the last reset (or the start): the
+ * buffers one rank's generated CPU code has live. Cached blocks do not
+ * count. */
+typedef struct precrt_compiled_memory_t {
+  size_t in_use_bytes;
+  size_t peak_in_use_bytes;
+} precrt_compiled_memory_t;
+PRECRT_EXPORT void precrtCompiledGetMemory(precrt_compiled_memory_t *memory);
+/* Sets the calling thread's peak to what it has in use now. */
+PRECRT_EXPORT void precrtCompiledResetPeakMemory(void);
+
 /* A memref as lowered code passes it to `memrefCopy`: its rank and a
  * pointer to its descriptor (allocated and aligned pointers, offset, then
  * `rank` sizes and `rank` strides, all 64-bit). */

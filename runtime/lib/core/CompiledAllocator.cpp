@@ -12,6 +12,10 @@
 // size it used; one that alternates between a few functions (each with its
 // own sizes) still finds all of their blocks in the cache.
 //
+// Each thread (a rank of a local world) also counts the bytes it allocated
+// that are still in use, and their peak: the memory a rank's step needs,
+// whichever thread frees its blocks.
+//
 //===----------------------------------------------------------------------===//
 
 #include "precrt/compiled.h"
@@ -22,8 +26,20 @@
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace {
+
+/// The blocks one thread allocated that are not yet freed. Never destroyed:
+/// a block may be freed after the thread that allocated it has ended.
+struct ThreadUsage {
+  size_t inUseBytes = 0, peakInUseBytes = 0;
+};
+
+ThreadUsage &getThreadUsage() {
+  thread_local ThreadUsage *usage = new ThreadUsage;
+  return *usage;
+}
 
 class CachingAllocator {
 public:
@@ -34,6 +50,7 @@ public:
   }
 
   void *allocate(size_t bytes) {
+    ThreadUsage &owner = getThreadUsage();
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto block = cached.find(bytes);
@@ -42,14 +59,14 @@ public:
         cached.erase(block);
         cachedBlocks.erase(data);
         cachedBytes -= bytes;
-        noteInUse(data, bytes);
+        noteInUse(data, bytes, owner);
         return data;
       }
     }
     void *data = std::malloc(bytes);
     if (data) {
       std::lock_guard<std::mutex> lock(mutex);
-      noteInUse(data, bytes);
+      noteInUse(data, bytes, owner);
     }
     return data;
   }
@@ -61,9 +78,10 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       auto block = inUse.find(data);
       if (block != inUse.end()) {
-        size_t bytes = block->second;
+        auto [bytes, owner] = block->second;
         inUse.erase(block);
         inUseBytes -= bytes;
+        owner->inUseBytes -= bytes;
         if (cachedBytes + bytes <= 2 * peakInUseBytes) {
           cached.emplace(bytes, data);
           cachedBlocks.insert(data);
@@ -97,20 +115,36 @@ public:
     return bytes;
   }
 
+  precrt_compiled_memory_t getThreadMemory() {
+    ThreadUsage &usage = getThreadUsage();
+    std::lock_guard<std::mutex> lock(mutex);
+    return {usage.inUseBytes, usage.peakInUseBytes};
+  }
+
+  void resetThreadPeak() {
+    ThreadUsage &usage = getThreadUsage();
+    std::lock_guard<std::mutex> lock(mutex);
+    usage.peakInUseBytes = usage.inUseBytes;
+  }
+
 private:
-  void noteInUse(void *data, size_t bytes) {
-    inUse.emplace(data, bytes);
+  void noteInUse(void *data, size_t bytes, ThreadUsage &owner) {
+    inUse.emplace(data, std::make_pair(bytes, &owner));
     inUseBytes += bytes;
     if (inUseBytes > peakInUseBytes)
       peakInUseBytes = inUseBytes;
+    owner.inUseBytes += bytes;
+    if (owner.inUseBytes > owner.peakInUseBytes)
+      owner.peakInUseBytes = owner.inUseBytes;
   }
 
   std::mutex mutex;
   /// Freed blocks by size, and the same blocks as a set.
   std::multimap<size_t, void *> cached;
   std::unordered_set<void *> cachedBlocks;
-  /// Blocks handed out and not yet freed, with their sizes.
-  std::unordered_map<void *, size_t> inUse;
+  /// Blocks handed out and not yet freed, with their sizes and the usage of
+  /// the thread that allocated them.
+  std::unordered_map<void *, std::pair<size_t, ThreadUsage *>> inUse;
   size_t cachedBytes = 0, inUseBytes = 0, peakInUseBytes = 0;
 };
 
@@ -124,4 +158,12 @@ void precrtCompiledFree(void *data) { CachingAllocator::get().release(data); }
 
 size_t precrtCompiledReleaseCached(void) {
   return CachingAllocator::get().releaseCached();
+}
+
+void precrtCompiledGetMemory(precrt_compiled_memory_t *memory) {
+  *memory = CachingAllocator::get().getThreadMemory();
+}
+
+void precrtCompiledResetPeakMemory(void) {
+  CachingAllocator::get().resetThreadPeak();
 }

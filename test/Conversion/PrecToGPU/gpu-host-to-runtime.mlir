@@ -338,3 +338,54 @@ func.func @tall_grid(%out: memref<70000x4xf32>) {
   }
   return
 }
+
+// -----
+
+// GPU code takes device buffers: a constant global passed to it (the seed a
+// step hands its generated backward) goes as a device copy, freed after the
+// call.
+// CHECK-LABEL: func @pass_constant_global
+// CHECK: %[[GLOBAL:.*]] = memref.get_global @seed
+// CHECK: %[[COPY:.*]], %{{.*}} = gpu.alloc async
+// CHECK: gpu.memcpy async {{.*}} %[[COPY]], %[[GLOBAL]]
+// CHECK: call @scale(%[[COPY]], %{{.*}})
+// CHECK: gpu.dealloc async {{.*}} %[[COPY]]
+memref.global "private" constant @seed : memref<f32> = dense<1.0>
+func.func private @scale(%s: memref<f32>, %out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %v = memref.load %s[] : memref<f32>
+    memref.store %v, %out[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+func.func @pass_constant_global(%out: memref<4xf32>) {
+  %g = memref.get_global @seed : memref<f32>
+  call @scale(%g, %out) : (memref<f32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A mutable global is not passed to GPU code: what it wrote would be lost.
+memref.global "private" @state : memref<f32> = dense<1.0>
+func.func private @scale(%s: memref<f32>, %out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
+    %v = memref.load %s[] : memref<f32>
+    memref.store %v, %out[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+func.func @pass_mutable_global(%out: memref<4xf32>) {
+  %g = memref.get_global @state : memref<f32>
+  // expected-error @+1 {{passes the mutable global @state to GPU code, which works on device copies of globals and may only read them}}
+  call @scale(%g, %out) : (memref<f32>, memref<4xf32>) -> ()
+  return
+}

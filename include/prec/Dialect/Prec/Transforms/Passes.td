@@ -185,7 +185,8 @@ def PrecGenerateBackward
     in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
     inverse all_to_all. A `prec.cast` casts the gradient to its
     `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,
-    `linalg.transpose` and `linalg.fill` have rules too, and so do the
+    `linalg.batch_matmul`, `linalg.softmax`, `linalg.transpose` and
+    `linalg.fill` have rules too, and so do the
     elementwise `arith` and `math` ops of one table of derivatives, on
     tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
     `reduce` and the elementwise named ops (broadcast operands get their
@@ -646,6 +647,30 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def PrecDecomposeAggregateOps
+    : Pass<"prec-decompose-aggregate-ops", "mlir::func::FuncOp"> {
+  let summary = "linalg ops without a loop form as the ops they are made of";
+  let description = [{
+    `linalg.softmax` has no loops of its own: upstream defines it by its
+    decomposition (`AggregatedOpInterface`), a max reduction, `exp(x - max)`,
+    a sum reduction and a division, as `linalg.generic` ops that the rest of
+    the pipelines lower like any other kernel. This pass replaces every op
+    on tensors that implements the interface by that decomposition. Both
+    pipelines run it after the gradients are generated, so that the
+    generated backward differentiates the named op by its own rule.
+
+    ```mlir
+    %y = linalg.softmax dimension(1) ins(%x : tensor<2x4xf32>)
+           outs(%init : tensor<2x4xf32>) -> tensor<2x4xf32>
+    ```
+    becomes four `linalg.generic` ops (and their `linalg.fill` inits).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
