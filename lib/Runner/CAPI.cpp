@@ -254,6 +254,25 @@ MlirLogicalResult precRunnerRun(PrecRunner runner, int32_t numSteps,
                                 const PrecBuffer *arguments,
                                 const PrecBuffer *results, uint64_t seed,
                                 char *error, intptr_t errorSize) {
+  // Checked here rather than on the ranks: a rank that fails alone leaves
+  // the others to report that it left.
+  const EntrySignature &signature = unwrap(runner)->getSignature();
+  int32_t slots =
+      unwrap(runner)->ranksAreThreads() ? unwrap(runner)->getNumRanks() : 1;
+  for (int32_t slot = 0; slot < slots; ++slot) {
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      if (arguments)
+        if (llvm::Error mismatch =
+                checkBuffer(arguments[slot * signature.arguments.size() + i],
+                            spec, "argument", i, slot))
+          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
+    for (auto [j, spec] : llvm::enumerate(signature.results))
+      if (results)
+        if (llvm::Error mismatch =
+                checkBuffer(results[slot * signature.results.size() + j], spec,
+                            "result", j, slot))
+          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
+  }
   CallerBuffers buffers(*unwrap(runner), arguments, results, seed);
   if (llvm::Error failure = unwrap(runner)->run(numSteps, buffers))
     return fail(llvm::toString(std::move(failure)), error, errorSize);
