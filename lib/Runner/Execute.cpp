@@ -405,8 +405,7 @@ int runRank(precrt_comm_t world, void *userData) {
 llvm::Error Runner::run(int numSteps, RunObserver &observer) {
   if (numSteps < 1)
     return makeError("expected at least 1 step, got " + llvm::Twine(numSteps));
-  if (!impl->entry && !(options.backend == RunnerBackend::NCCL &&
-                        !options.gpuEmulation && impl->lowered))
+  if (!impl->compiled)
     return makeError("the program is not compiled: call jit() first");
 
   precrt_init_options init{};

@@ -495,8 +495,10 @@ llvm::Error Runner::jit() {
   // Real GPUs: every rank compiles on its own thread (run), where the
   // kernels load into its device. Emulated kernels are host code that loads
   // into no GPU context: one engine serves every rank, as on CPUs.
-  if (options.backend == RunnerBackend::NCCL && !options.gpuEmulation)
+  if (options.backend == RunnerBackend::NCCL && !options.gpuEmulation) {
+    impl->compiled = true;
     return llvm::Error::success();
+  }
   if (llvm::Error error = prec::detail::compileForHost(
           module, signature.name, options, impl->engine, impl->entry))
     return error;
@@ -504,5 +506,6 @@ llvm::Error Runner::jit() {
   // profiling would count as gemm time.
   if (module.lookupSymbol(PRECRT_COMPILED_MATMUL_SYMBOL))
     (void)precrtCompiledMatmulKernel();
+  impl->compiled = true;
   return llvm::Error::success();
 }

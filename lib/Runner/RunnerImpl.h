@@ -20,6 +20,8 @@ struct Runner::Impl {
   /// nccl: GPUs of this process; ranks as threads take device rank % count.
   int32_t deviceCount = 0;
   bool lowered = false;
+  /// jit succeeded: run may start.
+  bool compiled = false;
 };
 
 namespace detail {

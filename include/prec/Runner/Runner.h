@@ -191,6 +191,10 @@ public:
   /// `numSteps` times, feeding every result whose type is that of the
   /// argument at the same position into it, and shows `observer` the
   /// results. Fails with a RankError per failed rank, joined.
+  ///
+  /// The runtime finalizes MPI at the end of a run when it initialized it:
+  /// a process of mpirun that runs several times initializes MPI itself
+  /// first (MPI_Init_thread), or its second run fails.
   llvm::Error run(int numSteps, RunObserver &observer);
 
   const EntrySignature &getSignature() const { return signature; }
