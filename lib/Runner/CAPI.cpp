@@ -254,6 +254,8 @@ MlirLogicalResult precRunnerRun(PrecRunner runner, int32_t numSteps,
                                 const PrecBuffer *arguments,
                                 const PrecBuffer *results, uint64_t seed,
                                 char *error, intptr_t errorSize) {
+  if (!runner.ptr)
+    return fail("expected a runner, got a null one", error, errorSize);
   // Checked here rather than on the ranks: a rank that fails alone leaves
   // the others to report that it left.
   const EntrySignature &signature = unwrap(runner)->getSignature();
