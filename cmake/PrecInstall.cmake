@@ -1,6 +1,7 @@
 # What `cmake --install` puts under its prefix, for compilers that embed prec:
 #   bin/                    prec-opt, prec-run, prec-lsp-server
-#   lib/                    the MLIRPrec* libraries, PrecCAPI, PrecPlugin.so,
+#   lib/                    the MLIRPrec* libraries, PrecCAPI, PrecRunner,
+#                           PrecPlugin.so,
 #                           the runtime (libprecrt.so, libprecrt.a, ...)
 #   include/                prec/, prec-c/ (with the generated .inc files),
 #                           precrt/
@@ -17,7 +18,8 @@ set(PREC_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/prec)
 # build found them (Debian's libMLIR.so is not on the loader's path).
 set(PREC_INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
     "${LLVM_LIBRARY_DIR}")
-foreach(target prec-opt prec-run prec-lsp-server PrecPlugin PrecCAPI)
+foreach(target prec-opt prec-run prec-lsp-server PrecPlugin PrecCAPI
+               PrecRunner)
   if(TARGET ${target})
     set_target_properties(${target} PROPERTIES
       INSTALL_RPATH "${PREC_INSTALL_RPATH}")
@@ -43,6 +45,14 @@ endforeach()
 # it with the others.
 install(TARGETS PrecCAPI EXPORT MLIRTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The runner (built with the runtime) joins them; it links precrt, which the
+# runtime's own export set holds.
+if(TARGET PrecRunner)
+  target_include_directories(PrecRunner PUBLIC
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  install(TARGETS PrecRunner EXPORT MLIRTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT MLIRTargets FILE PrecTargets.cmake
         DESTINATION ${PREC_INSTALL_CMAKE_DIR})
 

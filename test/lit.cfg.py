@@ -29,6 +29,7 @@ if os.path.exists(os.path.join(prec_tools_dir, "prec-run")):
     config.available_features.add("prec-run")
     tools.append("prec-run")
     tools.append("prec-capi-run-test")
+    tools.append("prec-runner-test")
 llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir])
 
 # precrt-gpu-probe is built with the runtime too; where it finds a CUDA GPU,

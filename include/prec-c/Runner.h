@@ -1,8 +1,9 @@
-/*===- prec-c/Runner.h - run lowered prec programs from C ---------*- C -*-===*\
+/*===- prec-c/Runner.h - run prec programs from C -----------------*- C -*-===*\
 |*                                                                            *|
-|* Runs a module lowered by prec-lower-to-cpu on N ranks as threads of the   *|
-|* calling process (the runtime's local backend), on buffers the caller      *|
-|* owns.                                                                     *|
+|* The runner from C: compile a module's entry function once, then run any   *|
+|* number of steps of it on N ranks, on buffers the caller owns or on        *|
+|* arguments generated from a seed. Also a one-shot call that runs a module  *|
+|* lowered already on the local backend.                                     *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -12,6 +13,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -52,6 +54,76 @@ MLIR_CAPI_EXPORTED MlirLogicalResult precRunOnLocalRanks(
     const PrecBuffer *arguments, intptr_t numArguments,
     const PrecBuffer *results, intptr_t numResults, char *error,
     intptr_t errorSize);
+
+/*===----------------------------------------------------------------------===*
+ * A runner: compile once, run many steps
+ *===----------------------------------------------------------------------===*/
+
+/// A compiled entry function; see prec/Runner/Runner.h.
+typedef struct PrecRunner {
+  void *ptr;
+} PrecRunner;
+
+typedef enum PrecRunnerBackend {
+  /// Every rank a thread of the calling process.
+  PREC_RUNNER_BACKEND_LOCAL = 0,
+  /// One process per rank, started by mpirun.
+  PREC_RUNNER_BACKEND_MPI = 1,
+  /// One GPU per rank (where the runtime finds CUDA and NCCL).
+  PREC_RUNNER_BACKEND_NCCL = 2,
+} PrecRunnerBackend;
+
+typedef struct PrecRunnerOptions {
+  /// The function to run; empty: the only public function with a body.
+  MlirStringRef entry;
+  /// A PrecRunnerBackend.
+  int32_t backend;
+  /// Ranks of the local (or threaded nccl) backend; 0: the size of the
+  /// module's only grid.
+  int32_t numRanks;
+  /// Collective timeout; 0: the runtime's default.
+  int64_t timeoutMs;
+} PrecRunnerOptions;
+
+/// The defaults: the only public function, local backend, the grid's size.
+MLIR_CAPI_EXPORTED PrecRunnerOptions precRunnerOptionsGetDefault(void);
+
+/// Lowers `module` (parsed, not lowered: its entry function takes tensors
+/// or memrefs of static shape and scalars) in place with prec-lower-to-cpu
+/// (prec-lower-to-cuda on the nccl backend) and JIT-compiles its entry
+/// function. The module must outlive the runner. Returns a null runner on
+/// failure, with a message in `error` (when not null) of at most
+/// `errorSize - 1` characters; diagnostics of the module go to its
+/// context's handler.
+MLIR_CAPI_EXPORTED PrecRunner precRunnerCreate(MlirModule module,
+                                               const PrecRunnerOptions *options,
+                                               char *error, intptr_t errorSize);
+
+static inline bool precRunnerIsNull(PrecRunner runner) { return !runner.ptr; }
+
+MLIR_CAPI_EXPORTED void precRunnerDestroy(PrecRunner runner);
+
+/// The ranks a run has on a backend of threads.
+MLIR_CAPI_EXPORTED int32_t precRunnerGetNumRanks(PrecRunner runner);
+MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumArguments(PrecRunner runner);
+MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);
+
+/// Runs `numSteps` steps on every rank of this process. Before the first,
+/// rank `r`'s argument `i` is a copy of `arguments[r * numArguments + i]`
+/// (a scalar: a buffer of rank 0), or, when `arguments` is null, values
+/// uniform in [-1, 1) drawn from `seed` as prec-run draws them (an entry
+/// with scalar arguments needs `arguments`). After each
+/// step, every result whose type is that of the argument at the same
+/// position feeds it (parameters, optimizer state). After the last, result
+/// `j` of rank `r` is copied into `results[r * numResults + j]` (when
+/// `results` is not null). Buffers must have the sizes and element sizes of
+/// the entry's types. Under mpirun, each process gives the buffers of its
+/// own rank only, as rank 0's. Fails on a mismatch or a rank's failure, with
+/// a message as precRunnerCreate's.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+precRunnerRun(PrecRunner runner, int32_t numSteps, const PrecBuffer *arguments,
+              const PrecBuffer *results, uint64_t seed, char *error,
+              intptr_t errorSize);
 
 #ifdef __cplusplus
 }

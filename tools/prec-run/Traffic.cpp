@@ -8,7 +8,7 @@
 
 #include <vector>
 
-std::string precrun::describeTraffic(int32_t rank) {
+std::string prec_run::describeTraffic(int32_t rank) {
   static const char *const transportNames[] = {"all_gather", "all_to_all",
                                                "reduce_scatter", "all_reduce"};
   int64_t completed = precrtCompiledGetTraffic(nullptr, 0);

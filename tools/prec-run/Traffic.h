@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace precrun {
+namespace prec_run {
 
 /// The compiled collectives the calling rank ran since the last
 /// precrtCompiledResetTraffic (prec-run resets it before every step, so:
@@ -15,6 +15,6 @@ namespace precrun {
 /// of prec-report-traffic, so that the two can be read side by side.
 std::string describeTraffic(int32_t rank);
 
-} // namespace precrun
+} // namespace prec_run
 
 #endif // PREC_TOOLS_PREC_RUN_TRAFFIC_H

@@ -7,6 +7,10 @@
  * ranks of a 2x2 grid with buffers this program owns. The results are
  * checked against sums computed here in double precision, within the
  * tolerance the dtypes give.
+ *
+ * Then a runner: an SGD step compiled once by precRunnerCreate and run on 4
+ * ranks for 2 steps (the updated weights fed back), then once more from the
+ * weights the first run returned, each checked against a float64 reference.
  */
 
 #include "prec-c/Dialects.h"
@@ -40,6 +44,19 @@ static const char *kStep =
     "  return %avg, %sum : tensor<8x4xf32>, tensor<2x4xf32>\n"
     "}\n";
 
+static const char *kSgd =
+    "shard.grid @dp(shape = 4)\n"
+    "func.func @sgd(%w: tensor<16xf32>, %g: tensor<16xf32>) -> "
+    "tensor<16xf32> {\n"
+    "  %avg = prec.all_reduce %g on @dp grid_axes = [0] reduction = <avg>\n"
+    "         forward_dtype = bf16 acc_dtype = f32\n"
+    "         : tensor<16xf32> -> tensor<16xf32>\n"
+    "  %w2 = arith.subf %w, %avg : tensor<16xf32>\n"
+    "  return %w2 : tensor<16xf32>\n"
+    "}\n";
+
+#define SGD_SIZE 16
+
 static void printToStderr(MlirStringRef text, void *userData) {
   (void)userData;
   fwrite(text.data, 1, text.length, stderr);
@@ -59,6 +76,8 @@ static MlirLogicalResult printDiagnostic(MlirDiagnostic diagnostic,
 static float input(int rank, int i) {
   return (float)((rank + 1) * 0.731 * sin(1.0 + 0.917 * i + 2.3 * rank));
 }
+
+static int runSgdSteps(MlirContext ctx);
 
 int main(void) {
   MlirContext ctx = mlirContextCreate();
@@ -172,6 +191,133 @@ int main(void) {
 
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
+  failures += runSgdSteps(ctx);
   mlirContextDestroy(ctx);
   return failures != 0;
+}
+
+/* Rank r's weights and gradient. */
+static float weight(int rank, int i) {
+  return (float)(0.5 * cos(0.3 + 0.71 * i + 1.7 * rank));
+}
+static float gradient(int rank, int i) {
+  return (float)((rank + 1) * 0.613 * sin(0.4 + 1.13 * i - 0.9 * rank));
+}
+
+/* Compares the weights of every rank after `steps` SGD steps from `w0` with
+ * w0 - steps * (average of the gradients over the ranks), computed in double
+ * precision. Each step's average has each gradient rounded once to bf16
+ * (relative 2^-8), sums in f32 ((N + 2) 2^-24, first order, relative to the
+ * mean magnitude), and its result rounded once more to bf16 on the
+ * all-gather's wire; the subtraction rounds to f32 (2^-24 of |w| plus the
+ * updates). Returns the number of values outside the tolerance. */
+static int checkSgd(float w0[RANKS][SGD_SIZE], float g[RANKS][SGD_SIZE],
+                    float w[RANKS][SGD_SIZE], int steps, const char *what) {
+  const double bf16 = ldexp(1.0, -8), f32 = ldexp(1.0, -24);
+  int failures = 0, compared = 0;
+  double worst = 0.0;
+  for (int r = 0; r < RANKS; ++r)
+    for (int i = 0; i < SGD_SIZE; ++i) {
+      double sum = 0, magnitude = 0;
+      for (int q = 0; q < RANKS; ++q) {
+        sum += g[q][i];
+        magnitude += fabs((double)g[q][i]);
+      }
+      double expected = w0[r][i] - steps * (sum / RANKS);
+      double perStep =
+          (2 * bf16 + bf16 * bf16 + (RANKS + 2) * f32) * magnitude / RANKS;
+      double tolerance =
+          steps * perStep +
+          steps * f32 * (fabs((double)w0[r][i]) + steps * magnitude / RANKS);
+      double error = fabs(w[r][i] - expected);
+      worst = fmax(worst, error / tolerance);
+      failures += !(error <= tolerance);
+      ++compared;
+    }
+  printf("%s: compared %d values, %d outside tolerance\n", what, compared,
+         failures);
+  fprintf(stderr, "%s: worst error / tolerance: %.3f\n", what, worst);
+  return failures;
+}
+
+static int runSgdSteps(MlirContext ctx) {
+  char error[512];
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kSgd));
+  if (mlirModuleIsNull(module)) {
+    printf("parse failed\n");
+    return 1;
+  }
+
+  /* A function the module lacks: an error, no runner. */
+  PrecRunnerOptions options = precRunnerOptionsGetDefault();
+  options.entry = mlirStringRefCreateFromCString("nowhere");
+  PrecRunner missing = precRunnerCreate(module, &options, error, sizeof(error));
+  printf("missing entry: %s\n", precRunnerIsNull(missing) ? error : "created");
+  // CHECK: missing entry: no function @nowhere to run (public functions: @sgd)
+
+  /* The only public function, on as many ranks as the grid has. */
+  options = precRunnerOptionsGetDefault();
+  PrecRunner runner = precRunnerCreate(module, &options, error, sizeof(error));
+  if (precRunnerIsNull(runner)) {
+    printf("runner failed: %s\n", error);
+    return 1;
+  }
+  printf("runner: %d ranks, %d arguments, %d results\n",
+         (int)precRunnerGetNumRanks(runner),
+         (int)precRunnerGetNumArguments(runner),
+         (int)precRunnerGetNumResults(runner));
+  // CHECK: runner: 4 ranks, 2 arguments, 1 results
+
+  static float w0[RANKS][SGD_SIZE], g[RANKS][SGD_SIZE];
+  static float afterTwo[RANKS][SGD_SIZE], afterThree[RANKS][SGD_SIZE];
+  int64_t sizes[] = {SGD_SIZE};
+  int64_t wrongSizes[] = {SGD_SIZE / 2};
+  PrecBuffer arguments[RANKS * 2], results[RANKS];
+  for (int r = 0; r < RANKS; ++r) {
+    for (int i = 0; i < SGD_SIZE; ++i) {
+      w0[r][i] = weight(r, i);
+      g[r][i] = gradient(r, i);
+    }
+    arguments[2 * r] = (PrecBuffer){w0[r], 1, sizes, sizeof(float)};
+    arguments[2 * r + 1] = (PrecBuffer){g[r], 1, sizes, sizeof(float)};
+    results[r] = (PrecBuffer){afterTwo[r], 1, sizes, sizeof(float)};
+  }
+
+  /* A buffer of other sizes is refused, naming the rank and argument. */
+  arguments[2 * 3 + 1].sizes = wrongSizes;
+  MlirLogicalResult mismatch =
+      precRunnerRun(runner, 1, arguments, results, 0, error, sizeof(error));
+  printf("wrong sizes: %s\n",
+         mlirLogicalResultIsFailure(mismatch) ? error : "accepted");
+  // CHECK: wrong sizes: argument 1 of rank 3 (tensor<16xf32>): expected size 16 in dimension 0, got 8
+  arguments[2 * 3 + 1].sizes = sizes;
+
+  /* Two steps: the weights the first returns are the second's. */
+  if (mlirLogicalResultIsFailure(
+          precRunnerRun(runner, 2, arguments, results, 0, error,
+                        sizeof(error)))) {
+    printf("run failed: %s\n", error);
+    return 1;
+  }
+  int failures = checkSgd(w0, g, afterTwo, 2, "2 steps");
+  // CHECK: 2 steps: compared 64 values, 0 outside tolerance
+
+  /* The same compiled step again, from the weights it returned. */
+  for (int r = 0; r < RANKS; ++r) {
+    arguments[2 * r].data = afterTwo[r];
+    results[r].data = afterThree[r];
+  }
+  if (mlirLogicalResultIsFailure(
+          precRunnerRun(runner, 1, arguments, results, 0, error,
+                        sizeof(error)))) {
+    printf("run failed: %s\n", error);
+    return 1;
+  }
+  failures += checkSgd(w0, g, afterThree, 3, "1 more step");
+  // CHECK: 1 more step: compared 64 values, 0 outside tolerance
+
+  precRunnerDestroy(runner);
+  mlirModuleDestroy(module);
+  return failures;
 }

@@ -1,0 +1,241 @@
+//===- Runner.h - compile a prec program once, run it on N ranks -*- C++
+//-*-===//
+//
+// The library behind prec-run, for embedders: a Runner lowers a module's
+// entry function (prec-lower-to-cpu, or prec-lower-to-cuda on the nccl
+// backend), JIT-compiles it once, and runs any number of steps of it on the
+// ranks of a backend: threads of this process (local), one process per rank
+// under mpirun (mpi), or GPUs (nccl). What a run does on each rank besides
+// calling the entry function (where arguments come from, what happens to
+// results) is a RunObserver's business; errors are values, never exits.
+//
+//   prec::RunnerOptions options;
+//   options.numRanks = 4;
+//   auto runner = prec::Runner::compile(module, options);
+//   if (!runner) ... llvm::toString(runner.takeError()) ...
+//   MyObserver observer; // fills arguments, reads results
+//   if (llvm::Error error = (*runner)->run(/*numSteps=*/2, observer)) ...
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_RUNNER_RUNNER_H
+#define PREC_RUNNER_RUNNER_H
+
+#include "prec/Runner/Values.h"
+
+#include "precrt/compiled.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+
+namespace prec {
+
+enum class RunnerBackend {
+  /// Every rank a thread of this process.
+  Local,
+  /// One process per rank, started by mpirun.
+  MPI,
+  /// One GPU per rank: threads of this process, or one process per GPU
+  /// under mpirun.
+  NCCL,
+};
+
+struct RunnerOptions {
+  RunnerBackend backend = RunnerBackend::Local;
+  /// The function to run; empty: the only public function with a body.
+  std::string entry;
+  /// Ranks of a backend that runs them as threads; 0: the size of the
+  /// module's only grid. Under mpirun, the launcher says.
+  int numRanks = 0;
+  /// nccl: the GPU architecture kernels compile for, and their format (isa:
+  /// PTX compiled by the driver; bin or fatbin: ptxas).
+  std::string gpuChip = "sm_90";
+  std::string gpuFormat = "isa";
+  /// nccl, for tests only: kernels run on the host through the test CUDA
+  /// driver (prec-lower-to-cuda-emulation).
+  bool gpuEmulation = false;
+  /// Fold casts into collectives and fuse elementwise kernels.
+  bool fuseKernels = true;
+  /// Instrument kernels, gemms and collectives (CPU); see RankProfile.
+  bool profile = false;
+  /// Matmuls through precrt's gemm rather than upstream's loops.
+  bool gemmContractions = true;
+  /// Remark, while lowering, the bytes each collective and kernel moves
+  /// (prec-report-traffic); the runtime's own counts of the last step are
+  /// read on the rank's thread with precrtCompiledGetTraffic.
+  bool reportTraffic = false;
+  /// The program's malloc and free through the runtime's caching allocator.
+  bool cacheBuffers = true;
+  /// Collective timeout; 0: the runtime's default.
+  int64_t timeoutMs = 0;
+};
+
+/// The entry function as the runner calls it.
+struct EntrySignature {
+  std::string name;
+  llvm::SmallVector<ValueSpec> arguments;
+  llvm::SmallVector<ValueSpec> results;
+};
+
+/// Where a rank's steps spent their time (RunnerOptions::profile).
+struct RankProfile {
+  /// Time in calls of the entry function, over all steps.
+  double stepSeconds = 0;
+  int steps = 0;
+  /// The runtime's counters of the rank's thread.
+  precrt_profile_t counters{};
+  /// The peak of the bytes the generated code had allocated at once during
+  /// the steps, over what it held before them (CPU buffers of the caching
+  /// allocator; 0 without it).
+  size_t peakBufferBytes = 0;
+};
+
+/// A rank's results after a step, as the entry function returned them.
+class RankResults {
+public:
+  virtual ~RankResults();
+  /// Result `index` in host memory (copied from the GPU first on the nccl
+  /// backend). Valid until the next step starts.
+  virtual llvm::Expected<const void *> getHostResult(unsigned index) = 0;
+};
+
+/// What a run does on each rank besides calling the entry function. Every
+/// method is called on the rank's thread, concurrently for ranks that are
+/// threads; an error fails the rank (and, through its collectives, the
+/// others).
+class RunObserver {
+public:
+  virtual ~RunObserver();
+  /// Fills argument `index` of `rank` before the first step: `spec.bytes()`
+  /// bytes of a buffer, or the 8 bytes a scalar is passed in.
+  virtual llvm::Error initializeArgument(int32_t rank, unsigned index,
+                                         void *data) = 0;
+  /// Every argument of `rank` is initialized (host memory).
+  virtual llvm::Error argumentsInitialized(int32_t rank,
+                                           llvm::ArrayRef<const void *> args);
+  /// Step `step` of `numSteps` ended on `rank`. Results that match the
+  /// argument at the same position feed it after this.
+  virtual llvm::Error stepFinished(int32_t rank, int step, int numSteps,
+                                   RankResults &results);
+  /// The last step ended on `rank`: its results are final. `profile` is
+  /// filled when RunnerOptions::profile is set.
+  virtual llvm::Error runFinished(int32_t rank, RankResults &results,
+                                  const RankProfile &profile);
+  /// nccl: `rank` compiled the program for its GPU in `seconds`.
+  virtual void rankCompiled(int32_t rank, double seconds);
+  /// `rank` failed with `message`; called before run returns. A process of
+  /// mpirun may leave here: its peers would otherwise wait for it in a
+  /// collective until the timeout.
+  virtual void rankFailed(int32_t rank, llvm::StringRef message);
+};
+
+/// A rank's failure, as run returns it (joined with the others').
+class RankError : public llvm::ErrorInfo<RankError> {
+public:
+  static char ID;
+  RankError(int32_t rank, std::string message)
+      : rank(rank), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+  int32_t getRank() const { return rank; }
+  llvm::StringRef getMessage() const { return message; }
+
+private:
+  int32_t rank;
+  std::string message;
+};
+
+/// A failure already reported as diagnostics of the module's context (a
+/// verifier or pass error, an entry function the runner cannot call).
+class DiagnosedError : public llvm::ErrorInfo<DiagnosedError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+};
+
+class Runner {
+public:
+  ~Runner();
+
+  /// Prepares `module` (parsed, not lowered; the caller keeps it alive while
+  /// the runner lives) for running: applies its precision policy, reads the
+  /// entry function's signature and erases the functions it does not reach.
+  /// Nothing is compiled yet.
+  static llvm::Expected<std::unique_ptr<Runner>>
+  create(mlir::ModuleOp module, const RunnerOptions &options);
+
+  /// Runs a module already lowered to the LLVM dialect, whose entry function
+  /// takes and returns what `signature` says (lowering erased the shapes).
+  /// Compiles it at once. CPU backends only.
+  static llvm::Expected<std::unique_ptr<Runner>>
+  createLowered(mlir::ModuleOp module, EntrySignature signature,
+                const RunnerOptions &options);
+
+  /// create, checkRanks, lower and jit: a runner ready to run.
+  static llvm::Expected<std::unique_ptr<Runner>>
+  compile(mlir::ModuleOp module, const RunnerOptions &options);
+
+  /// Fails unless every grid of static size the module uses has `ranks`
+  /// ranks; `how` says where the number came from.
+  llvm::Error checkRanks(int64_t ranks, llvm::StringRef how) const;
+  /// Lowers the module with the backend's pipeline.
+  llvm::Error lower();
+  /// JIT-compiles the lowered module for the host (on nccl, each rank
+  /// compiles again for its GPU when it runs: the kernels load into the
+  /// rank's device).
+  llvm::Error jit();
+
+  /// Runs `numSteps` steps on every rank of the backend. Each rank allocates
+  /// its arguments, has `observer` fill them, calls the entry function
+  /// `numSteps` times, feeding every result whose type is that of the
+  /// argument at the same position into it, and shows `observer` the
+  /// results. Fails with a RankError per failed rank, joined.
+  ///
+  /// The runtime finalizes MPI at the end of a run when it initialized it:
+  /// a process of mpirun that runs several times initializes MPI itself
+  /// first (MPI_Init_thread), or its second run fails.
+  llvm::Error run(int numSteps, RunObserver &observer);
+
+  const EntrySignature &getSignature() const { return signature; }
+  const RunnerOptions &getOptions() const { return options; }
+  mlir::ModuleOp getModule() const { return module; }
+  /// The ranks of a backend that runs them as threads; 0 when the module
+  /// has no single grid of static size to take it from.
+  int getNumRanks() const { return numRanks; }
+  /// Whether the ranks are threads of this process (else processes of
+  /// mpirun, one rank each).
+  bool ranksAreThreads() const;
+
+  /// Implementation details, shared with the rank threads.
+  struct Impl;
+
+private:
+  Runner(mlir::ModuleOp module, const RunnerOptions &options);
+
+  mlir::ModuleOp module;
+  RunnerOptions options;
+  EntrySignature signature;
+  int numRanks = 0;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Whether this process was started by mpirun (Open MPI, or an MPICH-style
+/// process manager).
+bool launchedByMpi();
+
+/// The number of processes mpirun started, where its environment says so.
+std::optional<int64_t> getMpiWorldSize();
+
+} // namespace prec
+} // namespace mlir
+
+#endif // PREC_RUNNER_RUNNER_H

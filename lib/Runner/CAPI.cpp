@@ -1,0 +1,282 @@
+//===- CAPI.cpp - the runner from C ---------------------------------------===//
+//
+// The C entry points of prec-c/Runner.h over prec::Runner: buffers the
+// caller owns are copied into each rank's arguments before the first step
+// and out of its results after the last.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec-c/Runner.h"
+
+#include "prec/Runner/Runner.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cstring>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+MlirLogicalResult fail(const std::string &message, char *error,
+                       intptr_t errorSize) {
+  if (error && errorSize > 0) {
+    std::strncpy(error, message.c_str(), errorSize - 1);
+    error[errorSize - 1] = '\0';
+  }
+  return mlirLogicalResultFailure();
+}
+
+Runner *unwrap(PrecRunner runner) { return static_cast<Runner *>(runner.ptr); }
+
+/// Whether `buffer` can hold `spec`: the same rank, sizes and element size
+/// (a scalar is a buffer of rank 0).
+llvm::Error checkBuffer(const PrecBuffer &buffer, const ValueSpec &spec,
+                        const char *kind, intptr_t index, int32_t rank) {
+  auto mismatch = [&](const llvm::Twine &what) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::Twine(kind) + " " + llvm::Twine(index) + " of rank " +
+            llvm::Twine(rank) + " (" + spec.typeName + "): " + what);
+  };
+  if (!buffer.data)
+    return mismatch("expected a buffer, got a null pointer");
+  if (buffer.rank != static_cast<int32_t>(spec.shape.size()))
+    return mismatch("expected a buffer of rank " +
+                    llvm::Twine(spec.shape.size()) + ", got rank " +
+                    llvm::Twine(buffer.rank));
+  for (int32_t d = 0; d < buffer.rank; ++d)
+    if (buffer.sizes[d] != spec.shape[d])
+      return mismatch("expected size " + llvm::Twine(spec.shape[d]) +
+                      " in dimension " + llvm::Twine(d) + ", got " +
+                      llvm::Twine(buffer.sizes[d]));
+  if (buffer.elementBytes != static_cast<int64_t>(spec.elementBytes()))
+    return mismatch("expected elements of " + llvm::Twine(spec.elementBytes()) +
+                    " bytes, got " + llvm::Twine(buffer.elementBytes));
+  return llvm::Error::success();
+}
+
+/// Arguments from the caller's buffers (or generated from a seed), results
+/// into them.
+class CallerBuffers : public RunObserver {
+public:
+  CallerBuffers(const Runner &runner, const PrecBuffer *arguments,
+                const PrecBuffer *results, uint64_t seed)
+      : signature(runner.getSignature()), arguments(arguments),
+        results(results), seed(seed),
+        ranksAreThreads(runner.ranksAreThreads()) {}
+
+  llvm::Error initializeArgument(int32_t rank, unsigned index,
+                                 void *data) override {
+    const ValueSpec &spec = signature.arguments[index];
+    if (!arguments) {
+      if (!spec.isBuffer)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "argument " + llvm::Twine(index) + " (" + spec.typeName +
+                ") is a scalar: give the arguments' values");
+      generateArgument(spec, seed, index, rank, /*replicated=*/false, data);
+      return llvm::Error::success();
+    }
+    const PrecBuffer &buffer =
+        arguments[slot(rank) * signature.arguments.size() + index];
+    if (llvm::Error error = checkBuffer(buffer, spec, "argument", index, rank))
+      return error;
+    std::memcpy(data, buffer.data,
+                spec.isBuffer ? spec.bytes() : spec.elementBytes());
+    return llvm::Error::success();
+  }
+
+  llvm::Error runFinished(int32_t rank, RankResults &rankResults,
+                          const RankProfile &) override {
+    if (!results)
+      return llvm::Error::success();
+    for (auto [j, spec] : llvm::enumerate(signature.results)) {
+      const PrecBuffer &buffer =
+          results[slot(rank) * signature.results.size() + j];
+      if (llvm::Error error = checkBuffer(buffer, spec, "result", j, rank))
+        return error;
+      llvm::Expected<const void *> value = rankResults.getHostResult(j);
+      if (!value)
+        return value.takeError();
+      std::memcpy(buffer.data, *value,
+                  spec.isBuffer ? spec.bytes() : spec.elementBytes());
+    }
+    return llvm::Error::success();
+  }
+
+private:
+  /// Where a rank's buffers are: a process of mpirun has its own rank only.
+  int32_t slot(int32_t rank) const { return ranksAreThreads ? rank : 0; }
+
+  const EntrySignature &signature;
+  const PrecBuffer *arguments;
+  const PrecBuffer *results;
+  uint64_t seed;
+  bool ranksAreThreads;
+};
+
+/// A lowered entry's values as the caller's buffers describe them: only
+/// their sizes are known, so the element kind is one of that many bytes.
+llvm::Expected<ValueSpec> describeLowered(const PrecBuffer &buffer,
+                                          const char *kind, intptr_t index) {
+  ValueSpec spec;
+  spec.isBuffer = true;
+  switch (buffer.elementBytes) {
+  case 8:
+    spec.element = ElementKind::I64;
+    break;
+  case 4:
+    spec.element = ElementKind::I32;
+    break;
+  case 2:
+    spec.element = ElementKind::F16;
+    break;
+  case 1:
+    spec.element = ElementKind::F8E4M3FN;
+    break;
+  default:
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::Twine(kind) + " " + llvm::Twine(index) +
+            ": expected elements of 1, 2, 4 or 8 bytes, got " +
+            llvm::Twine(buffer.elementBytes));
+  }
+  if (buffer.rank < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::Twine(kind) + " " +
+                                       llvm::Twine(index) +
+                                       ": expected a rank of at least 0");
+  spec.shape.assign(buffer.sizes, buffer.sizes + buffer.rank);
+  spec.typeName =
+      "memref of " + std::to_string(buffer.elementBytes) + "-byte elements";
+  return spec;
+}
+
+} // namespace
+
+MlirLogicalResult
+precRunOnLocalRanks(MlirModule module, MlirStringRef entry, int32_t numRanks,
+                    const PrecBuffer *arguments, intptr_t numArguments,
+                    const PrecBuffer *results, intptr_t numResults, char *error,
+                    intptr_t errorSize) {
+  if (numRanks <= 0 || numArguments < 0 || numResults < 0)
+    return fail("expected a positive number of ranks and no negative counts",
+                error, errorSize);
+  // The signature as rank 0's buffers describe it.
+  EntrySignature signature;
+  signature.name = unwrap(entry).str();
+  for (intptr_t i = 0; i < numArguments; ++i) {
+    llvm::Expected<ValueSpec> spec =
+        describeLowered(arguments[i], "argument", i);
+    if (!spec)
+      return fail(llvm::toString(spec.takeError()), error, errorSize);
+    signature.arguments.push_back(std::move(*spec));
+  }
+  for (intptr_t j = 0; j < numResults; ++j) {
+    llvm::Expected<ValueSpec> spec = describeLowered(results[j], "result", j);
+    if (!spec)
+      return fail(llvm::toString(spec.takeError()), error, errorSize);
+    signature.results.push_back(std::move(*spec));
+  }
+  RunnerOptions options;
+  options.numRanks = numRanks;
+  auto runner = Runner::createLowered(unwrap(module), signature, options);
+  if (!runner)
+    return fail(llvm::toString(runner.takeError()), error, errorSize);
+  CallerBuffers buffers(**runner, arguments, results, /*seed=*/0);
+  if (llvm::Error failure = (*runner)->run(1, buffers))
+    return fail(llvm::toString(std::move(failure)), error, errorSize);
+  return mlirLogicalResultSuccess();
+}
+
+PrecRunnerOptions precRunnerOptionsGetDefault(void) {
+  PrecRunnerOptions options;
+  options.entry = mlirStringRefCreate(nullptr, 0);
+  options.backend = PREC_RUNNER_BACKEND_LOCAL;
+  options.numRanks = 0;
+  options.timeoutMs = 0;
+  return options;
+}
+
+PrecRunner precRunnerCreate(MlirModule module, const PrecRunnerOptions *options,
+                            char *error, intptr_t errorSize) {
+  RunnerOptions runnerOptions;
+  if (options) {
+    if (options->entry.data)
+      runnerOptions.entry = unwrap(options->entry).str();
+    switch (options->backend) {
+    case PREC_RUNNER_BACKEND_LOCAL:
+      runnerOptions.backend = RunnerBackend::Local;
+      break;
+    case PREC_RUNNER_BACKEND_MPI:
+      runnerOptions.backend = RunnerBackend::MPI;
+      break;
+    case PREC_RUNNER_BACKEND_NCCL:
+      runnerOptions.backend = RunnerBackend::NCCL;
+      break;
+    default:
+      fail("expected a backend of PrecRunnerBackend, got " +
+               std::to_string(options->backend),
+           error, errorSize);
+      return {nullptr};
+    }
+    runnerOptions.numRanks = options->numRanks;
+    runnerOptions.timeoutMs = options->timeoutMs;
+  }
+  auto runner = Runner::compile(unwrap(module), runnerOptions);
+  if (!runner) {
+    fail(llvm::toString(runner.takeError()), error, errorSize);
+    return {nullptr};
+  }
+  return {runner->release()};
+}
+
+void precRunnerDestroy(PrecRunner runner) { delete unwrap(runner); }
+
+int32_t precRunnerGetNumRanks(PrecRunner runner) {
+  return unwrap(runner)->getNumRanks();
+}
+
+intptr_t precRunnerGetNumArguments(PrecRunner runner) {
+  return unwrap(runner)->getSignature().arguments.size();
+}
+
+intptr_t precRunnerGetNumResults(PrecRunner runner) {
+  return unwrap(runner)->getSignature().results.size();
+}
+
+MlirLogicalResult precRunnerRun(PrecRunner runner, int32_t numSteps,
+                                const PrecBuffer *arguments,
+                                const PrecBuffer *results, uint64_t seed,
+                                char *error, intptr_t errorSize) {
+  if (!runner.ptr)
+    return fail("expected a runner, got a null one", error, errorSize);
+  // Checked here rather than on the ranks: a rank that fails alone leaves
+  // the others to report that it left.
+  const EntrySignature &signature = unwrap(runner)->getSignature();
+  int32_t slots =
+      unwrap(runner)->ranksAreThreads() ? unwrap(runner)->getNumRanks() : 1;
+  for (int32_t slot = 0; slot < slots; ++slot) {
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      if (arguments)
+        if (llvm::Error mismatch =
+                checkBuffer(arguments[slot * signature.arguments.size() + i],
+                            spec, "argument", i, slot))
+          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
+    for (auto [j, spec] : llvm::enumerate(signature.results))
+      if (results)
+        if (llvm::Error mismatch =
+                checkBuffer(results[slot * signature.results.size() + j], spec,
+                            "result", j, slot))
+          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
+  }
+  CallerBuffers buffers(*unwrap(runner), arguments, results, seed);
+  if (llvm::Error failure = unwrap(runner)->run(numSteps, buffers))
+    return fail(llvm::toString(std::move(failure)), error, errorSize);
+  return mlirLogicalResultSuccess();
+}

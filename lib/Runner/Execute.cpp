@@ -1,0 +1,465 @@
+//===- Execute.cpp - run the steps of a compiled program on every rank ----===//
+//
+// Each rank allocates its arguments, has the observer fill them, and calls
+// the entry function once per step in the packed calling convention, feeding
+// results back into the arguments of the same type. On GPUs the arguments
+// are initialized on the host exactly as on CPUs (the same seed gives the
+// same values, so results compare across backends) and copied into device
+// buffers; results come back to the host when the observer asks for them,
+// and feed the next step as device buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerImpl.h"
+
+#include "precrt/compiled.h"
+#include "precrt/gpu.h"
+#include "precrt/precrt.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A failed precrt GPU call as a rank's error: what the runner was doing and
+/// the runtime's reason.
+llvm::Error describeGpuFailure(precrt_status_t status,
+                               const llvm::Twine &what) {
+  return makeError(what + ": " + precrtStatusName(status) + ": " +
+                   precrtGetLastErrorMessage());
+}
+
+void *allocateBuffer(size_t bytes) {
+  return std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+}
+
+/// Result layout: the LLVM struct of the results, with natural alignment.
+struct ResultLayout {
+  SmallVector<size_t> offsets;
+  size_t size = 0;
+};
+
+ResultLayout layoutResults(ArrayRef<ValueSpec> results) {
+  ResultLayout layout;
+  auto place = [&](size_t bytes, size_t align) {
+    layout.size = (layout.size + align - 1) / align * align;
+    layout.offsets.push_back(layout.size);
+    layout.size += bytes;
+  };
+  for (const ValueSpec &spec : results) {
+    if (spec.isBuffer)
+      place(8 * (3 + 2 * spec.shape.size()), 8);
+    else
+      place(spec.elementBytes(), spec.elementBytes());
+  }
+  layout.size = (layout.size + 7) / 8 * 8;
+  return layout;
+}
+
+/// The fields of a dense row-major memref descriptor (allocated, aligned,
+/// offset, sizes, strides) of `data`.
+SmallVector<int64_t, 8> describeBuffer(void *data, ArrayRef<int64_t> shape) {
+  auto address = reinterpret_cast<int64_t>(data);
+  SmallVector<int64_t, 8> fields = {address, address, 0};
+  fields.append(shape.begin(), shape.end());
+  SmallVector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  fields.append(strides.begin(), strides.end());
+  return fields;
+}
+
+/// Everything the rank threads share.
+struct RunState {
+  const Runner *runner;
+  Runner::Impl *impl;
+  RunObserver *observer;
+  int numSteps;
+  std::mutex mutex;
+  std::map<int32_t, std::string> failures;
+};
+
+/// One rank's buffers, released on every path out of its run.
+class RankRun : public RankResults {
+public:
+  RankRun(RunState &state, int32_t rank)
+      : state(state), rank(rank), runner(*state.runner),
+        signature(runner.getSignature()),
+        onGpu(runner.getOptions().backend == RunnerBackend::NCCL) {}
+  ~RankRun() override;
+
+  llvm::Error run();
+  llvm::Expected<const void *> getHostResult(unsigned index) override;
+
+private:
+  llvm::Error synchronize(const llvm::Twine &what);
+  llvm::Error releaseResults();
+  llvm::Error readResults(int step);
+
+  RunState &state;
+  int32_t rank;
+  const Runner &runner;
+  const EntrySignature &signature;
+  bool onGpu;
+  void *stream = nullptr;
+  std::unique_ptr<ExecutionEngine> rankEngine;
+  /// Host arguments (buffers allocated here; scalars in scalarStorage).
+  SmallVector<void *> hostArgs;
+  SmallVector<int64_t, 8> scalarStorage;
+  /// What the entry function receives: the host buffers, or their copies in
+  /// device memory on the nccl backend.
+  SmallVector<void *> callBuffers;
+  ResultLayout layout;
+  std::vector<int64_t> resultStorage;
+  SmallVector<void *> resultData;
+  /// Host copies of GPU result buffers.
+  SmallVector<std::vector<uint8_t>> resultCopies;
+  /// Result buffers the program allocated; they belong to the caller. GPU
+  /// code allocates them on the compute stream: they go back in stream
+  /// order.
+  SmallVector<void *> resultAllocations;
+};
+
+RankRun::~RankRun() {
+  // The successful path released everything on the device already; after a
+  // failure, work left on the stream may never finish, so device memory is
+  // left to the process's end.
+  if (!onGpu)
+    if (llvm::Error error = releaseResults())
+      llvm::consumeError(std::move(error));
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    if (spec.isBuffer && i < hostArgs.size())
+      std::free(hostArgs[i]);
+}
+
+llvm::Error RankRun::synchronize(const llvm::Twine &what) {
+  if (precrt_status_t status = precrtGpuStreamSynchronize(stream))
+    return describeGpuFailure(status, what);
+  return llvm::Error::success();
+}
+
+llvm::Error RankRun::releaseResults() {
+  precrt_status_t status = PRECRT_SUCCESS;
+  for (void *allocation : resultAllocations) {
+    if (!onGpu)
+      precrtCompiledFree(allocation); // free() unless it came from the cache
+    else if (precrt_status_t freed = precrtGpuFreeAsync(allocation, stream);
+             freed && !status)
+      status = freed;
+  }
+  resultAllocations.clear();
+  if (status == PRECRT_SUCCESS)
+    return llvm::Error::success();
+  return describeGpuFailure(status, "freeing a result on the GPU");
+}
+
+llvm::Expected<const void *> RankRun::getHostResult(unsigned index) {
+  const ValueSpec &spec = signature.results[index];
+  if (!onGpu || !spec.isBuffer)
+    return resultData[index];
+  std::vector<uint8_t> &copy = resultCopies[index];
+  copy.resize(spec.bytes());
+  if (precrt_status_t status = precrtGpuMemcpyAsync(
+          copy.data(), resultData[index], spec.bytes(), stream))
+    return describeGpuFailure(status, "copying result " + llvm::Twine(index) +
+                                          " to the host");
+  if (llvm::Error error =
+          synchronize("copying result " + llvm::Twine(index) + " to the host"))
+    return std::move(error);
+  return copy.data();
+}
+
+/// Takes the step's results out of the returned struct: the data of each,
+/// and the buffers the program allocated for them.
+llvm::Error RankRun::readResults(int step) {
+  auto *resultBytes = reinterpret_cast<uint8_t *>(resultStorage.data());
+  for (auto [i, spec] : llvm::enumerate(signature.results)) {
+    uint8_t *field = resultBytes + layout.offsets[i];
+    if (!spec.isBuffer) {
+      resultData[i] = field;
+      continue;
+    }
+    int64_t fields[3];
+    std::memcpy(fields, field, sizeof(fields));
+    auto *allocated = reinterpret_cast<void *>(fields[0]);
+    bool isArgument = llvm::is_contained(callBuffers, allocated);
+    if (!isArgument && !llvm::is_contained(resultAllocations, allocated))
+      resultAllocations.push_back(allocated);
+    resultData[i] = reinterpret_cast<uint8_t *>(fields[1]) +
+                    fields[2] * spec.elementBytes();
+    // The buffer is read as dense row-major data of the declared shape.
+    size_t rank = spec.shape.size();
+    SmallVector<int64_t> sizesAndStrides(2 * rank);
+    std::memcpy(sizesAndStrides.data(), field + 24, 16 * rank);
+    int64_t expectedStride = 1;
+    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      int64_t size = sizesAndStrides[d], stride = sizesAndStrides[rank + d];
+      if (size != spec.shape[d])
+        return makeError("step " + llvm::Twine(step) + ": result " +
+                         llvm::Twine(i) + " has size " + llvm::Twine(size) +
+                         " in dimension " + llvm::Twine(d) + ", expected " +
+                         llvm::Twine(spec.shape[d]));
+      if (size != 1 && stride != expectedStride)
+        return makeError("step " + llvm::Twine(step) + ": result " +
+                         llvm::Twine(i) + " is not dense row-major");
+      expectedStride *= size;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error RankRun::run() {
+  const RunnerOptions &options = runner.getOptions();
+  RunObserver &observer = *state.observer;
+  int numSteps = state.numSteps;
+  size_t numArgs = signature.arguments.size();
+  void (*entry)(void **) = state.impl->entry;
+
+  // GPU ranks compile for themselves and stage every buffer through the
+  // compute stream that the generated code enqueues its work on.
+  if (onGpu && !state.impl->engine) {
+    auto started = std::chrono::steady_clock::now();
+    if (llvm::Error error = prec::detail::compileForHost(
+            runner.getModule(), signature.name, options, rankEngine, entry))
+      return error;
+    if (const char *loadError = precrtCompiledGetError())
+      return makeError(llvm::Twine("loading the kernels: ") + loadError);
+    observer.rankCompiled(rank, std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - started)
+                                    .count());
+  }
+  if (onGpu) {
+    stream = precrtCompiledGpuStream();
+    if (!stream)
+      return makeError(llvm::Twine("no compute stream: ") +
+                       precrtCompiledGetError());
+  }
+
+  hostArgs.assign(numArgs, nullptr);
+  scalarStorage.assign(numArgs, 0);
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    void *data = spec.isBuffer ? allocateBuffer(spec.bytes())
+                               : static_cast<void *>(&scalarStorage[i]);
+    if (!data)
+      return makeError("cannot allocate " + llvm::Twine(spec.bytes()) +
+                       " bytes for argument " + llvm::Twine(i) + " (" +
+                       spec.typeName + ")");
+    hostArgs[i] = spec.isBuffer ? data : nullptr;
+    if (llvm::Error error = observer.initializeArgument(rank, i, data))
+      return error;
+  }
+  {
+    SmallVector<const void *> initialized;
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      initialized.push_back(spec.isBuffer ? hostArgs[i] : &scalarStorage[i]);
+    if (llvm::Error error = observer.argumentsInitialized(rank, initialized))
+      return error;
+  }
+
+  callBuffers.assign(numArgs, nullptr);
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    if (!spec.isBuffer)
+      continue;
+    if (!onGpu) {
+      callBuffers[i] = hostArgs[i];
+      continue;
+    }
+    // cuMemAlloc refuses 0 bytes; an empty tensor still needs an address.
+    if (precrt_status_t status =
+            precrtGpuMalloc(&callBuffers[i], std::max<size_t>(spec.bytes(), 1)))
+      return describeGpuFailure(status, "allocating argument " +
+                                            llvm::Twine(i) + " on the GPU");
+    if (precrt_status_t status = precrtGpuMemcpyAsync(
+            callBuffers[i], hostArgs[i], spec.bytes(), stream))
+      return describeGpuFailure(status, "copying argument " + llvm::Twine(i) +
+                                            " to the GPU");
+  }
+
+  layout = layoutResults(signature.results);
+  resultStorage.assign(layout.size / 8 + 1, 0);
+  resultData.assign(signature.results.size(), nullptr);
+  resultCopies.resize(signature.results.size());
+
+  precrtCompiledResetProfile();
+  precrtCompiledResetPeakMemory();
+  precrt_compiled_memory_t memoryBeforeSteps;
+  precrtCompiledGetMemory(&memoryBeforeSteps);
+  RankProfile profile;
+  profile.steps = numSteps;
+  for (int step = 0; step < numSteps; ++step) {
+    // The traffic log holds the last step's collectives.
+    precrtCompiledResetTraffic();
+    if (llvm::Error error = releaseResults())
+      return error;
+    // Pack: one pointer per lowered scalar argument, then the results.
+    SmallVector<SmallVector<int64_t, 8>> packed(numArgs);
+    SmallVector<void *> pointers;
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      packed[i] = spec.isBuffer ? describeBuffer(callBuffers[i], spec.shape)
+                                : SmallVector<int64_t, 8>{scalarStorage[i]};
+    for (SmallVector<int64_t, 8> &value : packed)
+      for (int64_t &field : value)
+        pointers.push_back(&field);
+    if (!signature.results.empty())
+      pointers.push_back(resultStorage.data());
+
+    auto stepStart = std::chrono::steady_clock::now();
+    entry(pointers.data());
+    profile.stepSeconds += std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - stepStart)
+                               .count();
+    // A failed collective may leave work on the stream that never finishes:
+    // look at the rank's error before waiting for the stream.
+    if (const char *compiledError = precrtCompiledGetError())
+      return makeError("step " + llvm::Twine(step) + ": " + compiledError);
+    if (onGpu)
+      if (llvm::Error error =
+              synchronize("step " + llvm::Twine(step) + " on the GPU"))
+        return error;
+    if (llvm::Error error = readResults(step))
+      return error;
+    if (llvm::Error error = observer.stepFinished(rank, step, numSteps, *this))
+      return error;
+
+    // Results feed the arguments of the same type at the same position.
+    if (step + 1 < numSteps)
+      for (unsigned i = 0; i < std::min(numArgs, signature.results.size());
+           ++i) {
+        const ValueSpec &arg = signature.arguments[i];
+        if (arg.typeName != signature.results[i].typeName)
+          continue;
+        if (!arg.isBuffer)
+          std::memcpy(&scalarStorage[i], resultData[i], arg.elementBytes());
+        else if (!onGpu)
+          std::memcpy(hostArgs[i], resultData[i], arg.bytes());
+        else if (resultData[i] != callBuffers[i])
+          if (precrt_status_t status = precrtGpuMemcpyAsync(
+                  callBuffers[i], resultData[i], arg.bytes(), stream))
+            return describeGpuFailure(status, "feeding result " +
+                                                  llvm::Twine(i) +
+                                                  " to the next step");
+      }
+  }
+
+  if (options.profile) {
+    precrtCompiledGetProfile(&profile.counters);
+    // The most bytes the rank's generated code had allocated at once (CPU
+    // buffers through the caching allocator, results included).
+    precrt_compiled_memory_t memory;
+    precrtCompiledGetMemory(&memory);
+    profile.peakBufferBytes =
+        memory.peak_in_use_bytes - memoryBeforeSteps.in_use_bytes;
+  }
+  if (llvm::Error error = observer.runFinished(rank, *this, profile))
+    return error;
+  if (llvm::Error error = releaseResults())
+    return error;
+  if (onGpu) {
+    if (llvm::Error error = synchronize("freeing the results on the GPU"))
+      return error;
+    for (void *&buffer : callBuffers)
+      if (buffer) {
+        precrt_status_t status = precrtGpuFree(buffer);
+        buffer = nullptr;
+        if (status)
+          return describeGpuFailure(status, "freeing an argument");
+      }
+  }
+  return llvm::Error::success();
+}
+
+int runRank(precrt_comm_t world, void *userData) {
+  auto &state = *static_cast<RunState *>(userData);
+  int32_t rank = 0;
+  precrtCommRank(world, &rank);
+  precrtCompiledClearError();
+  llvm::Error error = llvm::Error::success();
+  // Before anything GPU happens on this thread. Under mpirun the runtime
+  // already chose the GPU of the process's node-local rank.
+  if (state.runner->getOptions().backend == RunnerBackend::NCCL &&
+      state.runner->ranksAreThreads())
+    if (precrt_status_t selected =
+            precrtGpuSetDevice(rank % state.impl->deviceCount))
+      error = describeGpuFailure(selected, "selecting the GPU");
+  if (!error) {
+    RankRun run(state, rank);
+    error = run.run();
+  }
+  if (!error)
+    return 0;
+  std::string message = llvm::toString(std::move(error));
+  state.observer->rankFailed(rank, message);
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.failures[rank] = std::move(message);
+  return 1;
+}
+
+} // namespace
+
+llvm::Error Runner::run(int numSteps, RunObserver &observer) {
+  if (numSteps < 1)
+    return makeError("expected at least 1 step, got " + llvm::Twine(numSteps));
+  if (!impl->compiled)
+    return makeError("the program is not compiled: call jit() first");
+
+  precrt_init_options init{};
+  switch (options.backend) {
+  case RunnerBackend::Local:
+    init.backend = PRECRT_BACKEND_LOCAL;
+    init.num_local_ranks = numRanks;
+    break;
+  case RunnerBackend::MPI:
+    init.backend = PRECRT_BACKEND_MPI;
+    break;
+  case RunnerBackend::NCCL:
+    init.backend = PRECRT_BACKEND_NCCL;
+    if (ranksAreThreads()) {
+      // NCCL cannot run two ranks of one communicator on one device.
+      if (numRanks > impl->deviceCount)
+        return makeError(llvm::formatv(
+            "the nccl backend runs one rank per GPU: {0} ranks need {0} "
+            "GPUs, this machine has {1}",
+            numRanks, impl->deviceCount));
+      init.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_THREADS;
+      init.num_local_ranks = numRanks;
+    } else {
+      init.nccl_bootstrap = PRECRT_NCCL_BOOTSTRAP_MPI;
+    }
+    break;
+  }
+  if (ranksAreThreads() && numRanks < 1)
+    return makeError("expected a positive number of ranks, got " +
+                     llvm::Twine(numRanks));
+  init.timeout_ms = options.timeoutMs;
+
+  RunState state{this, impl.get(), &observer, numSteps, {}, {}};
+  precrt_status_t status = precrtRun(&init, runRank, &state);
+  llvm::Error failures = llvm::Error::success();
+  for (auto &[rank, message] : state.failures)
+    failures = llvm::joinErrors(std::move(failures),
+                                llvm::make_error<RankError>(rank, message));
+  if (failures)
+    return failures;
+  if (status != PRECRT_SUCCESS)
+    return makeError(llvm::Twine(precrtStatusName(status)) + ": " +
+                     precrtGetLastErrorMessage());
+  return llvm::Error::success();
+}

@@ -1,0 +1,41 @@
+//===- RunnerImpl.h - what compilation hands to the rank threads ----------===//
+
+#ifndef PREC_LIB_RUNNER_RUNNERIMPL_H
+#define PREC_LIB_RUNNER_RUNNERIMPL_H
+
+#include "prec/Runner/Runner.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+namespace prec {
+
+struct Runner::Impl {
+  /// CPU backends and emulated GPUs: one engine for every rank.
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+  /// nccl: GPUs of this process; ranks as threads take device rank % count.
+  int32_t deviceCount = 0;
+  bool lowered = false;
+  /// jit succeeded: run may start.
+  bool compiled = false;
+};
+
+namespace detail {
+
+/// JIT-compiles the lowered `module` for the host and runs its constructors
+/// on the calling thread (GPU code loads its kernels there, on the thread's
+/// device).
+llvm::Error compileForHost(mlir::ModuleOp module, llvm::StringRef entry,
+                           const RunnerOptions &options,
+                           std::unique_ptr<mlir::ExecutionEngine> &engine,
+                           void (*&entryFn)(void **));
+
+} // namespace detail
+} // namespace prec
+} // namespace mlir
+
+#endif // PREC_LIB_RUNNER_RUNNERIMPL_H

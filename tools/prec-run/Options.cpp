@@ -1,0 +1,172 @@
+//===- Options.cpp - prec-run's command line ------------------------------===//
+
+#include "Options.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace prec_run {
+
+// Only these are listed by --help: the hundreds of LLVM options linked into
+// the tool are hidden (still accepted).
+cl::OptionCategory runCategory("prec-run options");
+
+cl::opt<std::string> inputFilename(cl::Positional,
+                                   cl::desc("<input .mlir file>"), cl::Required,
+                                   cl::cat(runCategory));
+cl::opt<int>
+    numRanks("ranks",
+             cl::desc("ranks (threads) of the local backend, or of the nccl "
+                      "backend outside mpirun (one GPU each); default: the "
+                      "size of the module's only grid"),
+             cl::init(0), cl::cat(runCategory));
+cl::opt<std::string>
+    backendName("backend",
+                cl::desc("local (threads, default), mpi (one process per "
+                         "rank under mpirun) or nccl (GPUs: one per rank, "
+                         "ranks as threads or one process per GPU under "
+                         "mpirun)"),
+                cl::init("local"), cl::cat(runCategory));
+cl::opt<std::string>
+    gpuChip("gpu-chip",
+            cl::desc("GPU architecture the kernels compile for on the nccl "
+                     "backend"),
+            cl::init("sm_90"), cl::cat(runCategory));
+// PTX by default: the driver compiles it for the GPU it runs on (any
+// architecture at least --gpu-chip) and no ptxas is needed where prec-run
+// runs.
+cl::opt<std::string>
+    gpuFormat("gpu-format",
+              cl::desc("what the kernels become on the nccl backend: isa "
+                       "(PTX compiled by the driver at load time, default), "
+                       "bin or fatbin (ptxas from the CUDA toolkit)"),
+              cl::init("isa"), cl::cat(runCategory));
+// For tests only, never a backend: see docs/GPU.md, "Running the GPU code
+// without a GPU".
+cl::opt<bool> gpuEmulation(
+    "gpu-emulation",
+    cl::desc("for tests of the nccl backend without a GPU: lower with "
+             "prec-lower-to-cuda-emulation, whose kernels run on the host "
+             "through the test driver of runtime/test/fakes "
+             "(PRECRT_CUDA_DRIVER_LIBRARY), never a real one"),
+    cl::init(false), cl::Hidden, cl::cat(runCategory));
+cl::opt<std::string>
+    entryName("entry",
+              cl::desc("function to run (default: the only public "
+                       "function with a body)"),
+              cl::init(""), cl::cat(runCategory));
+cl::opt<uint64_t> seed("seed", cl::desc("seed of the argument initialization"),
+                       cl::init(1), cl::cat(runCategory));
+cl::list<std::string>
+    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"),
+               cl::cat(runCategory));
+cl::list<std::string>
+    fileArgs("arg",
+             cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
+                      "argument; %r in PATH is replaced by the rank"),
+             cl::cat(runCategory));
+cl::list<unsigned>
+    replicatedArgs("replicate",
+                   cl::desc("INDEX: give this argument the same random values "
+                            "on every rank"),
+                   cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<int> numSteps("steps",
+                      cl::desc("run the function this many "
+                               "times, feeding results back"),
+                      cl::init(1), cl::cat(runCategory));
+cl::opt<std::string> printMode("print",
+                               cl::desc("none, summary (default) or values"),
+                               cl::init("summary"), cl::cat(runCategory));
+cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("write every argument and result of every rank "
+                       "as raw files into this directory"),
+              cl::init(""), cl::cat(runCategory));
+cl::opt<int64_t>
+    timeoutMs("timeout-ms",
+              cl::desc("collective timeout (default: the runtime's)"),
+              cl::init(0), cl::cat(runCategory));
+cl::opt<bool> cacheBuffers(
+    "cache-buffers",
+    cl::desc("give the program's malloc and free the runtime's caching "
+             "allocator, which keeps freed buffers for the next step "
+             "(default; =false: plain malloc and free)"),
+    cl::init(true), cl::cat(runCategory));
+cl::opt<std::string> maxMemory(
+    "max-memory",
+    cl::desc("largest total size of the arguments and results of the ranks "
+             "of this process, as bytes with an optional K, M, G or T "
+             "(binary) suffix (default: the machine's physical memory)"),
+    cl::init(""), cl::cat(runCategory));
+cl::opt<bool> fuseKernels(
+    "fuse-kernels",
+    cl::desc("fold casts into collectives and, on the CPU, fuse each "
+             "elementwise kernel into its only consumer (default; =false: "
+             "one kernel per op, the same values)"),
+    cl::init(true), cl::cat(runCategory));
+cl::opt<bool> profileSteps(
+    "profile",
+    cl::desc("time every kernel, gemm and collective (CPU) and print, per "
+             "rank, where a step's time goes"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<bool> reportTraffic(
+    "traffic",
+    cl::desc("remark the bytes each rank sends and receives per collective "
+             "and reads and writes per kernel (prec-report-traffic), and "
+             "print per rank what the runtime counted in the last step"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<bool> gemmContractions(
+    "gemm-contractions",
+    cl::desc("run matmuls through precrt's gemm (default; =false: "
+             "upstream's loops, prec-lower-to-cpu{gemm-contractions=false})"),
+    cl::init(true), cl::cat(runCategory));
+cl::opt<bool> dumpLowered("dump-lowered",
+                          cl::desc("print the lowered module and exit"),
+                          cl::init(false), cl::cat(runCategory));
+
+LogicalResult checkOptions() {
+  if (printMode != "none" && printMode != "summary" && printMode != "values") {
+    llvm::errs()
+        << "prec-run: error: --print must be none, summary or values\n";
+    return failure();
+  }
+  if (numSteps < 1) {
+    llvm::errs() << "prec-run: error: --steps must be at least 1\n";
+    return failure();
+  }
+  if (numRanks < 0) {
+    llvm::errs() << "prec-run: error: --ranks must be positive (or 0 for "
+                    "the size of the module's grid), got "
+                 << numRanks << "\n";
+    return failure();
+  }
+  if (timeoutMs < 0) {
+    llvm::errs() << "prec-run: error: --timeout-ms must not be negative, got "
+                 << timeoutMs << "\n";
+    return failure();
+  }
+  return success();
+}
+
+prec::RunnerOptions getRunnerOptions() {
+  prec::RunnerOptions options;
+  options.backend = backendName == "mpi"    ? prec::RunnerBackend::MPI
+                    : backendName == "nccl" ? prec::RunnerBackend::NCCL
+                                            : prec::RunnerBackend::Local;
+  options.entry = entryName;
+  options.numRanks = numRanks;
+  options.gpuChip = gpuChip;
+  options.gpuFormat = gpuFormat;
+  options.gpuEmulation = gpuEmulation;
+  options.fuseKernels = fuseKernels;
+  options.profile = profileSteps;
+  options.gemmContractions = gemmContractions;
+  options.reportTraffic = reportTraffic;
+  options.cacheBuffers = cacheBuffers;
+  options.timeoutMs = timeoutMs;
+  return options;
+}
+
+} // namespace prec_run

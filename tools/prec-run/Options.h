@@ -1,0 +1,52 @@
+//===- Options.h - prec-run's command line --------------------*- C++ -*-===//
+//
+// Every option of prec-run, defined in Options.cpp: one place to add one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PREC_TOOLS_PREC_RUN_OPTIONS_H
+#define PREC_TOOLS_PREC_RUN_OPTIONS_H
+
+#include "prec/Runner/Runner.h"
+
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace prec_run {
+
+extern llvm::cl::OptionCategory runCategory;
+
+extern llvm::cl::opt<std::string> inputFilename;
+extern llvm::cl::opt<int> numRanks;
+extern llvm::cl::opt<std::string> backendName;
+extern llvm::cl::opt<std::string> gpuChip;
+extern llvm::cl::opt<std::string> gpuFormat;
+extern llvm::cl::opt<bool> gpuEmulation;
+extern llvm::cl::opt<std::string> entryName;
+extern llvm::cl::opt<uint64_t> seed;
+extern llvm::cl::list<std::string> scalarArgs;
+extern llvm::cl::list<std::string> fileArgs;
+extern llvm::cl::list<unsigned> replicatedArgs;
+extern llvm::cl::opt<int> numSteps;
+extern llvm::cl::opt<std::string> printMode;
+extern llvm::cl::opt<std::string> outputDir;
+extern llvm::cl::opt<int64_t> timeoutMs;
+extern llvm::cl::opt<bool> cacheBuffers;
+extern llvm::cl::opt<std::string> maxMemory;
+extern llvm::cl::opt<bool> fuseKernels;
+extern llvm::cl::opt<bool> profileSteps;
+extern llvm::cl::opt<bool> gemmContractions;
+extern llvm::cl::opt<bool> reportTraffic;
+extern llvm::cl::opt<bool> dumpLowered;
+
+/// Checks the options that need no module; says what is wrong on stderr.
+mlir::LogicalResult checkOptions();
+
+/// The runner's options as the command line gives them.
+mlir::prec::RunnerOptions getRunnerOptions();
+
+} // namespace prec_run
+
+#endif // PREC_TOOLS_PREC_RUN_OPTIONS_H
