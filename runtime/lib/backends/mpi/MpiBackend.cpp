@@ -830,9 +830,9 @@ bool MpiCommunicator::announceExit() {
 }
 
 /// A world given up on asks each peer whose notice is not in whether it is
-/// alive, and records one that does not answer as lost (see lostProcess): a
-/// process killed in the middle of a call may never have been waited for in
-/// a data phase here.
+/// alive, and records one that neither answers nor leaves within the timeout
+/// as lost (see lostProcess): a process killed in the middle of a call may
+/// never have been waited for in a data phase here.
 void MpiCommunicator::lookForLostProcesses() {
   Liveness &liveness = world_->liveness;
   exits_.poll();
@@ -844,8 +844,9 @@ void MpiCommunicator::lookForLostProcesses() {
     liveness.ping(ranks_[peer]);
     unknown.push_back(peer);
   }
+  // Peers may still be busy outside precrt: they get the whole timeout.
   const auto replyWait =
-      std::chrono::milliseconds(std::max(timeoutMs() / 2, kMinReplyMs));
+      std::chrono::milliseconds(std::max(timeoutMs(), kMinReplyMs));
   for (int polls = 0; !unknown.empty(); ++polls) {
     liveness.poll();
     exits_.poll();
