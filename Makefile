@@ -3,6 +3,7 @@
 #   make check   install what is missing, build, run every test suite
 #   make check-gpu   the tests that need a GPU (none run without one)
 #   make check-sanitize  the whole suite under ASan and UBSan
+#   make check-sanitize-runtime  the runtime's suites under ASan and UBSan
 # Both are idempotent: a second run only rebuilds what changed.
 
 BUILD_DIR ?= build
@@ -15,7 +16,8 @@ PREC_RUN := $(BUILD_DIR)/bin/prec-run
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
 DEMO_ARGS ?= --steps 8 --scalar 4=0.02
 
-.PHONY: all deps configure build demo check check-gpu check-sanitize clean
+.PHONY: all deps configure build demo check check-gpu check-sanitize \
+        check-sanitize-runtime clean
 
 all: build
 
@@ -50,6 +52,12 @@ check-gpu: build
 SANITIZE_BUILD_DIR ?= build-sanitize
 check-sanitize: deps
 	scripts/check-sanitize.sh $(SANITIZE_BUILD_DIR)
+
+# The part CI runs: the runtime alone, built with both sanitizers, and its
+# suites (gtest, the mpirun tests); a few minutes.
+SANITIZE_RUNTIME_BUILD_DIR ?= build-sanitize-runtime
+check-sanitize-runtime: deps
+	scripts/check-sanitize.sh --runtime $(SANITIZE_RUNTIME_BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -73,6 +73,15 @@ else()
   set(PREC_HAS_RUNTIME OFF)
   set(PRECRT_HAVE_MPI OFF)
 endif()
+# Libraries built with sanitizers (LLVM_USE_SANITIZER) call their runtimes:
+# a program that links them must link those too.
+set(PREC_SANITIZER_LINK_OPTIONS)
+if(LLVM_USE_SANITIZER MATCHES "Address")
+  list(APPEND PREC_SANITIZER_LINK_OPTIONS -fsanitize=address)
+endif()
+if(LLVM_USE_SANITIZER MATCHES "Undefined")
+  list(APPEND PREC_SANITIZER_LINK_OPTIONS -fsanitize=undefined)
+endif()
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/PrecConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/PrecConfig.cmake

@@ -32,6 +32,15 @@ if os.path.exists(os.path.join(prec_tools_dir, "prec-run")):
     tools.append("prec-runner-test")
 llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir])
 
+# A build with sanitizers (scripts/check-sanitize.sh) runs every tool several
+# times slower (ASan's checks, LeakSanitizer at exit, the slow unwinder for
+# the suppressions): the fuzzer's limit per input (a hang above it) grows
+# with it, from 30 s to 150 s.
+if config.llvm_use_sanitizer:
+    config.available_features.add("sanitizer")
+config.substitutions.append(
+    ("%fuzz_timeout", "150" if config.llvm_use_sanitizer else "30"))
+
 # precrt-gpu-probe is built with the runtime too; where it finds a CUDA GPU,
 # the tests that need one (REQUIRES: cuda-gpu) run.
 gpu_probe = os.path.join(prec_tools_dir, "precrt-gpu-probe")

@@ -151,7 +151,7 @@ TEST(MpiExit, RankThatGaveUpOnACallAndLeftFailsThoseStillInIt) {
               // Rank 1 told the others when it gave up (or a rank that failed
               // on its notice and gave up too).
               EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
-              EXPECT_TRUE(messageContains(" gave up after a failure of its own "
+              EXPECT_TRUE(messageContains(" gave up waiting for rank 2 "
                                           "while the others waited in "
                                           "all_reduce #0"))
                   << precrtGetLastErrorMessage();

@@ -6,11 +6,14 @@
 //   exit: it finalizes its world after its 20th call, which tells its
 //         peers that it left;
 //   kill: a thread of its own sends it SIGKILL after 300 ms, in the middle
-//         of a call, so no notice is sent (under `mpirun --enable-recovery`,
-//         which keeps OpenMPI's job alive when a process dies).
+//         of a call, so no notice is sent; the survivors find it silent
+//         (under `mpirun --enable-recovery`, which keeps Open MPI's job
+//         alive when a process dies; by default mpirun ends the job).
 // Each survivor must return an error and print
-// `rank R: reported after N collectives: <message>`; mpi-lost-rank.sh
-// counts the reports, under `timeout`.
+// `rank R: reported after N collectives: <message>`, then finalize: exit 0
+// (exit) or, after precrtFinalize reported that MPI stays unfinalized,
+// 3 (kill); mpi-lost-rank.sh counts the reports and statuses, under
+// `timeout`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +67,14 @@ int main(int argc, char **argv) {
   std::printf("rank %d: reported after %d collectives: %s\n", rank, calls,
               precrtGetLastErrorMessage());
   std::fflush(stdout);
-  precrtFinalize();
-  return 0;
+  // After a kill, finalizing must say that MPI stays unfinalized (its
+  // MPI_Finalize would wait for the dead process).
+  const bool finalized = precrtFinalize() == PRECRT_SUCCESS;
+  if (!finalized)
+    std::printf("rank %d: precrtFinalize: %s\n", rank,
+                precrtGetLastErrorMessage());
+  // A job that lost a process must not look like a success.
+  if (kill)
+    return finalized ? 1 : 3;
+  return finalized ? 0 : 1;
 }

@@ -120,7 +120,7 @@ TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
                 return;
               }
               EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
-              EXPECT_TRUE(messageContains(" gave up after a failure of its own "
+              EXPECT_TRUE(messageContains(" gave up waiting for rank 2 "
                                           "while the others waited in "
                                           "all_gather #0"))
                   << precrtGetLastErrorMessage();

@@ -231,7 +231,9 @@ std::vector<uint8_t> soakBuffer(precrt_dtype_t dtype, size_t index, int rank,
   for (size_t i = 0; i < count; ++i)
     wide[i] = soakValue(index, rank, i);
   if (dtype == PRECRT_DTYPE_F64) {
-    std::memcpy(buffer.data(), wide.data(), buffer.size());
+    // An empty vector's data() may be null, which memcpy must not get.
+    if (!buffer.empty())
+      std::memcpy(buffer.data(), wide.data(), buffer.size());
     return buffer;
   }
   std::vector<float> narrow(wide.begin(), wide.end());

@@ -7,7 +7,13 @@
 // where a rank that does not come turns into PRECRT_ERROR_TIMEOUT. Once
 // every rank has arrived, the data moves until it is done, however long that
 // takes, so that MPI never holds a caller's buffer after the call returns; it
-// stops early only when a peer announces that it left.
+// stops early only when a peer announces that it left, or when a peer it
+// waits for stops answering: a data phase that moves nothing for half the
+// timeout asks the peers it waits for whether they are alive (a zero-byte
+// ping that every wait answers), and one that gives no answer within
+// max(timeout / 2, 1 s) is taken for lost (killed, or hung in the middle of
+// the call). MPI then still holds the requests to the lost peer, which can
+// never complete; they are freed and never touched again by a dead process.
 // All communicators of a world send on one duplicate of MPI_COMM_WORLD, each
 // on a channel (a range of tags) of its own, so that making a grid group
 // needs no MPI call: nothing blocks a rank that agreed on a split the others
@@ -53,6 +59,8 @@ enum MessageKind : int {
   kExpectedHeader,
   kPointToPointData,
   kExitNotice,
+  kPing, ///< channel 0 only: are you alive?
+  kPong, ///< the answer
 };
 constexpr int kTagsPerChannel = 8;
 
@@ -61,6 +69,11 @@ constexpr size_t kMaxMessageBytes = size_t(1) << 30;
 
 /// The data phase of a call waits for its peers, not for the clock.
 constexpr Clock::time_point kNoDeadline = Clock::time_point::max();
+constexpr Clock::time_point kNever = Clock::time_point::min();
+
+/// The shortest wait for the answer to a ping: a live rank on a loaded
+/// machine may not run for a while.
+constexpr int64_t kMinReplyMs = 1000;
 
 std::string mpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -89,15 +102,94 @@ struct ExitNotice {
   /// Nonzero when the rank gave up on the communicator after a failure,
   /// zero when its world ended.
   uint64_t gaveUp = 0;
+  /// The peer it gave up waiting for (that stopped answering, or the only
+  /// one missing at a deadline), or -1.
+  int64_t lostPeer = -1;
 };
 
 /// "rank 2 exited while the others waited in all_reduce #3 (...)".
 std::string peerLeft(int peer, const ExitNotice &notice,
                      const std::string &what) {
-  return "rank " + std::to_string(peer) +
-         (notice.gaveUp ? " gave up after a failure of its own" : " exited") +
-         " while the others waited in " + what;
+  std::string reason = " exited";
+  if (notice.gaveUp && notice.lostPeer >= 0)
+    reason = " gave up waiting for rank " + std::to_string(notice.lostPeer);
+  else if (notice.gaveUp)
+    reason = " gave up after a failure of its own";
+  return "rank " + std::to_string(peer) + reason + " while the others waited in " +
+         what;
 }
+
+/// "rank 5 stopped answering while the others waited in all_reduce #3 (...)".
+std::string peerLost(int peer, const std::string &what, int64_t replyMs) {
+  return "rank " + std::to_string(peer) + " stopped answering while the " +
+         "others waited in " + what + ": no reply to a liveness check in " +
+         std::to_string(replyMs) + " ms (the process died or hangs)";
+}
+
+/// Set when a process of the job was found lost (it stopped answering
+/// liveness checks), with the reason: Open MPI's MPI_Finalize waits for every
+/// process of the job, a dead one too, so finalizeMpi() must not call it.
+std::string lostProcess;
+
+void recordLostProcess(int mpiRank) {
+  if (lostProcess.empty())
+    lostProcess = "MPI_COMM_WORLD rank " + std::to_string(mpiRank) +
+                  " stopped answering";
+}
+
+/// The liveness checks of one world: zero-byte messages on channel 0 of its
+/// MPI communicator. Every wait of every communicator answers pings, so a
+/// rank that is in a call (and only such a rank is ever asked) answers
+/// within a poll, whatever it waits for.
+class Liveness {
+public:
+  void start(MPI_Comm comm, int size) {
+    comm_ = comm;
+    lastAnswer_.assign(size, kNever);
+  }
+
+  /// Answers the pings that have arrived and takes in the answers.
+  void poll() {
+    if (comm_ == MPI_COMM_NULL)
+      return;
+    for (int kind : {kPing, kPong}) {
+      for (;;) {
+        int found = 0;
+        MPI_Status status;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, kind, comm_, &found, &status) !=
+                MPI_SUCCESS ||
+            !found)
+          break;
+        // A probed zero-byte message: the receive returns at once.
+        if (MPI_Recv(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kind, comm_,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          break;
+        if (kind == kPing)
+          send(status.MPI_SOURCE, kPong);
+        else
+          lastAnswer_[status.MPI_SOURCE] = Clock::now();
+      }
+    }
+  }
+
+  void ping(int mpiRank) { send(mpiRank, kPing); }
+  bool answeredSince(int mpiRank, Clock::time_point asked) const {
+    return lastAnswer_[mpiRank] >= asked;
+  }
+
+private:
+  /// No buffer to keep: the request is freed at once (a ping to a dead rank
+  /// never completes).
+  void send(int mpiRank, int kind) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Isend(nullptr, 0, MPI_BYTE, mpiRank, kind, comm_, &request) ==
+        MPI_SUCCESS)
+      MPI_Request_free(&request);
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<Clock::time_point> lastAnswer_;
+};
 
 /// The exit notices of one communicator's peers. A single receive from any
 /// source stays posted until every peer's notice is in: one entry in MPI's
@@ -189,8 +281,9 @@ void pauseAfter(int polls) {
 class RequestSet {
 public:
   /// `ranks[peer]` is the MPI rank in `comm` of communicator rank `peer`.
-  RequestSet(MPI_Comm comm, const std::vector<int> &ranks)
-      : comm_(comm), ranks_(ranks) {}
+  RequestSet(MPI_Comm comm, const std::vector<int> &ranks, Liveness &liveness)
+      : comm_(comm), ranks_(ranks), liveness_(liveness),
+        lost_(ranks.size(), false) {}
   RequestSet(const RequestSet &) = delete;
   RequestSet &operator=(const RequestSet &) = delete;
 
@@ -214,17 +307,22 @@ public:
   }
 
   /// Polls until every request completes, an MPI call fails, the deadline
-  /// passes, or a peer it waits for has left without making the call
-  /// (`madeCall(peer, notice)` is false). On failure the requests stay in
-  /// flight: settle() must withdraw them.
+  /// passes, a peer it waits for has left without making the call
+  /// (`madeCall(peer, notice)` is false), or, without a deadline, a peer it
+  /// waits for stops answering (see the file comment; `timeoutMs` sets the
+  /// intervals). On failure the requests stay in flight: settle() must
+  /// withdraw them.
   template <typename MadeCall>
-  precrt_status_t wait(Clock::time_point deadline, const std::string &what,
-                       PeerExits &exits, MadeCall madeCall) {
+  precrt_status_t wait(Clock::time_point deadline, int64_t timeoutMs,
+                       const std::string &what, PeerExits &exits,
+                       MadeCall madeCall) {
     if (postError_ != MPI_SUCCESS)
       return fail(PRECRT_ERROR_BACKEND, "%s: %s", what.c_str(),
                   mpiErrorText(postError_).c_str());
     std::vector<int> completed(requests_.size());
     size_t remaining = requests_.size();
+    timeoutMs_ = timeoutMs;
+    Watch watch(ranks_.size());
     for (int polls = 0; remaining > 0; ++polls) {
       int count = 0;
       int rc = MPI_Testsome(int(requests_.size()), requests_.data(), &count,
@@ -237,15 +335,22 @@ public:
       remaining -= count;
       if (remaining == 0)
         break;
+      if (count > 0)
+        watch.progressed();
       if (Clock::now() >= deadline) {
         std::string missing;
+        std::vector<int> missingPeers;
         for (size_t i = 0; i < requests_.size(); ++i) {
-          if (requests_[i] == MPI_REQUEST_NULL)
+          if (requests_[i] == MPI_REQUEST_NULL ||
+              std::find(missingPeers.begin(), missingPeers.end(), peers_[i]) !=
+                  missingPeers.end())
             continue;
-          std::string peer = "rank " + std::to_string(peers_[i]);
-          if (missing.find(peer) == std::string::npos)
-            missing += (missing.empty() ? "" : ", ") + peer;
+          missingPeers.push_back(peers_[i]);
+          missing += (missing.empty() ? "rank " : ", rank ") +
+                     std::to_string(peers_[i]);
         }
+        if (missingPeers.size() == 1)
+          lostPeer_ = missingPeers.front();
         return fail(PRECRT_ERROR_TIMEOUT, "%s timed out waiting for %s",
                     what.c_str(), missing.c_str());
       }
@@ -255,9 +360,25 @@ public:
           if (requests_[i] == MPI_REQUEST_NULL)
             continue;
           const ExitNotice *notice = exits.notice(peers_[i]);
-          if (notice && !madeCall(peers_[i], *notice))
+          if (notice && !madeCall(peers_[i], *notice)) {
+            lostPeer_ = int(notice->lostPeer);
             return fail(PRECRT_ERROR_PEER_FAILED, "%s",
                         peerLeft(peers_[i], *notice, what).c_str());
+          }
+        }
+      }
+      if (polls >= kSpinPolls) {
+        liveness_.poll();
+        // The exchange of descriptors has its deadline instead.
+        int silent = deadline == kNoDeadline
+                         ? silentPeer(watch, [](size_t) { return true; })
+                         : -1;
+        if (silent >= 0) {
+          lost_[silent] = true;
+          lostPeer_ = silent;
+          recordLostProcess(ranks_[silent]);
+          return fail(PRECRT_ERROR_PEER_FAILED, "%s",
+                      peerLost(silent, what, replyMs()).c_str());
         }
       }
       pauseAfter(polls);
@@ -274,7 +395,9 @@ public:
   /// completes or its peer has left without the call (`madeCall` false):
   /// that peer never matches it, so MPI never reads its buffer again. These
   /// waits end when the peers, all past the deadline-bound exchange of
-  /// descriptors, finish or leave. With `retirable` (buffers of the runtime's
+  /// descriptors, finish or leave; nothing is waited for from a peer that
+  /// stopped answering (its requests are freed: a dead process never writes
+  /// or reads the buffers again). With `retirable` (buffers of the runtime's
   /// own) nothing is waited for, and holdsBuffers() says whether the caller
   /// must retire the buffers.
   template <typename MadeCall, typename Leaving>
@@ -283,15 +406,15 @@ public:
     for (size_t i = 0; i < requests_.size(); ++i)
       if (receives_[i] && requests_[i] != MPI_REQUEST_NULL)
         MPI_Cancel(&requests_[i]);
+    auto lost = [&](size_t i) { return bool(lost_[peers_[i]]); };
     complete(
-        retirable, exits, [&](size_t i) { return bool(receives_[i]); },
-        [](size_t) { return false; });
+        retirable, exits, [&](size_t i) { return bool(receives_[i]); }, lost);
     leaving();
     complete(
         retirable, exits, [&](size_t i) { return !receives_[i]; },
         [&](size_t i) {
           const ExitNotice *notice = exits.notice(peers_[i]);
-          return notice && !madeCall(peers_[i], *notice);
+          return lost(i) || (notice && !madeCall(peers_[i], *notice));
         });
     for (MPI_Request &request : requests_) {
       if (request == MPI_REQUEST_NULL)
@@ -303,12 +426,63 @@ public:
   }
 
   bool holdsBuffers() const { return holdsBuffers_; }
+  /// The peer the failed wait gave up on (one that stopped answering, or
+  /// the only one missing at the deadline), or the one named by the notice
+  /// that failed it; -1 if none.
+  int lostPeer() const { return lostPeer_; }
 
   /// Payload bytes of the sends and receives posted so far.
   size_t bytesSent() const { return bytesSent_; }
   size_t bytesReceived() const { return bytesReceived_; }
 
 private:
+  /// What silentPeer() knows of one wait: when something last completed,
+  /// and per peer when it was asked (kNever: not now) and when to ask it
+  /// again after it answered.
+  struct Watch {
+    explicit Watch(size_t peers) : asked(peers, kNever), askAgain(peers, kNever) {}
+    void progressed() {
+      lastProgress = Clock::now();
+      std::fill(asked.begin(), asked.end(), kNever);
+    }
+    Clock::time_point lastProgress = Clock::now();
+    std::vector<Clock::time_point> asked, askAgain;
+  };
+
+  std::chrono::milliseconds stallAfter() const {
+    return std::chrono::milliseconds(timeoutMs_ / 2);
+  }
+  int64_t replyMs() const { return std::max(timeoutMs_ / 2, kMinReplyMs); }
+
+  /// Once nothing has completed for half the timeout, asks each peer that a
+  /// request picked by `selected` waits for whether it is alive. Returns a
+  /// peer that has not answered within replyMs(), or -1.
+  template <typename Selected>
+  int silentPeer(Watch &watch, Selected selected) {
+    auto now = Clock::now();
+    if (now - watch.lastProgress < stallAfter())
+      return -1;
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      int peer = peers_[i];
+      if (requests_[i] == MPI_REQUEST_NULL || !selected(i) || lost_[peer])
+        continue;
+      int mpiRank = ranks_[peer];
+      if (watch.asked[peer] == kNever) {
+        if (now >= watch.askAgain[peer]) {
+          liveness_.ping(mpiRank);
+          watch.asked[peer] = now;
+        }
+      } else if (liveness_.answeredSince(mpiRank, watch.asked[peer])) {
+        watch.asked[peer] = kNever;
+        watch.askAgain[peer] = now + stallAfter();
+      } else if (now - watch.asked[peer] >=
+                 std::chrono::milliseconds(replyMs())) {
+        return peer;
+      }
+    }
+    return -1;
+  }
+
   template <typename Post>
   void post(int peer, bool receive, Post postPiece, const char *data,
             size_t bytes) {
@@ -327,13 +501,15 @@ private:
     } while (offset < bytes);
   }
 
-  /// Polls the requests that `selected` picks until each completes or
-  /// `unneeded` lets it go (a single pass when `once`).
+  /// Polls the requests that `selected` picks until each completes,
+  /// `unneeded` lets it go, or its peer stops answering (a single pass when
+  /// `once`).
   template <typename Selected, typename Unneeded>
   void complete(bool once, PeerExits &exits, Selected selected,
                 Unneeded unneeded) {
+    Watch watch(ranks_.size());
     for (int polls = 0;; ++polls) {
-      bool pending = false;
+      bool pending = false, progressed = false;
       for (size_t i = 0; i < requests_.size(); ++i) {
         if (requests_[i] == MPI_REQUEST_NULL || !selected(i))
           continue;
@@ -341,11 +517,22 @@ private:
         // An MPI that fails here can tell nothing more.
         if (MPI_Test(&requests_[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
           return;
-        pending = pending || (!done && !unneeded(i));
+        progressed = progressed || done;
+        pending = pending || (!done && !unneeded(i) && !lost_[peers_[i]]);
       }
       if (!pending || once)
         return;
+      if (progressed)
+        watch.progressed();
       exits.poll();
+      liveness_.poll();
+      int silent = silentPeer(watch, [&](size_t i) {
+        return selected(i) && !unneeded(i);
+      });
+      if (silent >= 0) {
+        lost_[silent] = true;
+        recordLostProcess(ranks_[silent]);
+      }
       pauseAfter(polls);
     }
   }
@@ -358,6 +545,7 @@ private:
 
   MPI_Comm comm_;
   const std::vector<int> &ranks_;
+  Liveness &liveness_;
   std::vector<MPI_Request> requests_;
   std::vector<int> peers_;
   std::vector<bool> receives_;
@@ -365,6 +553,10 @@ private:
   bool holdsBuffers_ = false;
   size_t bytesSent_ = 0;
   size_t bytesReceived_ = 0;
+  int64_t timeoutMs_ = 0;
+  /// Peers that stopped answering: nothing more is waited for from them.
+  std::vector<bool> lost_;
+  int lostPeer_ = -1;
 };
 
 /// Receives and drops every message still waiting on `comm` with a tag in
@@ -410,6 +602,7 @@ struct MpiWorld {
   /// used (the world itself uses channel 0).
   uint32_t channels = 0;
   uint32_t nextChannel = 1;
+  Liveness liveness;
 };
 
 class MpiCommunicator;
@@ -450,6 +643,8 @@ public:
     MPI_Finalized(&finalized);
     // The world goes first, while its groups still exist.
     if (ownedWorld_ && !finalized) {
+      if (!brokenReason().empty())
+        lookForLostProcesses();
       if (announceExit())
         MPI_Comm_free(&ownedWorld_->comm);
     }
@@ -475,7 +670,8 @@ private:
   precrt_status_t finish(RequestSet &requests, Clock::time_point deadline,
                          const std::string &what, bool retirable,
                          MadeCall madeCall, Uncount uncount) {
-    precrt_status_t status = requests.wait(deadline, what, exits_, madeCall);
+    precrt_status_t status =
+        requests.wait(deadline, timeoutMs(), what, exits_, madeCall);
     if (status == PRECRT_SUCCESS) {
       // Only the data phase waits without a deadline; descriptors and
       // headers are not payload.
@@ -484,6 +680,7 @@ private:
       return status;
     }
     std::string reason = lastErrorMessage();
+    lostPeer_ = requests.lostPeer();
     requests.settle(retirable, exits_, madeCall, [&] {
       uncount();
       giveUp(reason);
@@ -526,6 +723,7 @@ private:
                              void *out);
 
   static bool announceExit();
+  void lookForLostProcesses();
 
   MpiWorld *world_;
   std::unique_ptr<MpiWorld> ownedWorld_;
@@ -538,6 +736,8 @@ private:
   /// point-to-point messages per peer.
   uint64_t collectivesMade_ = 0;
   std::vector<uint64_t> sendsTo_, receivesFrom_;
+  /// The peer that stopped answering in the call this rank gave up on, or -1.
+  int lostPeer_ = -1;
   /// The notices this rank sent (read by MPI in place) and their sends.
   bool noticesSent_ = false;
   std::vector<ExitNotice> notices_;
@@ -557,7 +757,7 @@ void MpiCommunicator::sendNotices(bool gaveUp) {
     if (peer == rank())
       continue;
     notices_.push_back({collectivesMade_, sendsTo_[peer], receivesFrom_[peer],
-                        uint64_t(gaveUp)});
+                        uint64_t(gaveUp), gaveUp ? lostPeer_ : -1});
     MPI_Request request = MPI_REQUEST_NULL;
     if (MPI_Isend(&notices_.back(), sizeof(ExitNotice), MPI_BYTE, ranks_[peer],
                   tag(kExitNotice), comm_, &request) == MPI_SUCCESS)
@@ -603,6 +803,7 @@ bool MpiCommunicator::announceExit() {
     bool complete = true, sent = true, failed = false;
     for (MpiCommunicator *comm : liveCommunicators) {
       comm->exits_.poll();
+      comm->world_->liveness.poll();
       complete = complete && (givenUp(comm) || comm->exits_.complete());
       int done = 0;
       failed = failed || MPI_Testall(int(comm->noticeSends_.size()),
@@ -640,6 +841,42 @@ bool MpiCommunicator::announceExit() {
   return drained;
 }
 
+/// A world given up on asks each peer whose notice is not in whether it is
+/// alive, and records one that neither answers nor leaves within the timeout
+/// as lost (see lostProcess): a process killed in the middle of a call may
+/// never have been waited for in a data phase here.
+void MpiCommunicator::lookForLostProcesses() {
+  Liveness &liveness = world_->liveness;
+  exits_.poll();
+  const auto asked = Clock::now();
+  std::vector<int> unknown;
+  for (int peer = 0; peer < size(); ++peer) {
+    if (peer == rank() || exits_.notice(peer))
+      continue;
+    liveness.ping(ranks_[peer]);
+    unknown.push_back(peer);
+  }
+  // Peers may still be busy outside precrt: they get the whole timeout.
+  const auto replyWait =
+      std::chrono::milliseconds(std::max(timeoutMs(), kMinReplyMs));
+  for (int polls = 0; !unknown.empty(); ++polls) {
+    liveness.poll();
+    exits_.poll();
+    unknown.erase(std::remove_if(unknown.begin(), unknown.end(),
+                                 [&](int peer) {
+                                   return exits_.notice(peer) ||
+                                          liveness.answeredSince(ranks_[peer],
+                                                                 asked);
+                                 }),
+                  unknown.end());
+    if (!unknown.empty() && Clock::now() - asked >= replyWait) {
+      recordLostProcess(ranks_[unknown.front()]);
+      return;
+    }
+    pauseAfter(polls);
+  }
+}
+
 /// A peer gives up on a call when it misses a descriptor by its deadline,
 /// possibly after its own descriptor reached this rank: a call that moves no
 /// data (barrier, grid split, agreement) would then succeed here alone. A
@@ -674,7 +911,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   if (call.op() == CollectiveOp::GridSplit && !call.agreementOnly)
     descriptors[me].backendWord = world_->nextChannel;
   {
-    RequestSet requests(comm_, ranks_);
+    RequestSet requests(comm_, ranks_, world_->liveness);
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me)
         continue;
@@ -710,7 +947,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     if (dst != src && length)
       std::memcpy(dst, src, length);
   };
-  RequestSet requests(comm_, ranks_);
+  RequestSet requests(comm_, ranks_, world_->liveness);
   switch (call.op()) {
   case CollectiveOp::Barrier:
   case CollectiveOp::PointToPoint:
@@ -829,7 +1066,7 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     std::memcpy(partial_.data(), ownElements(me - 1), chunkBytes(me - 1));
   for (int step = 0; step < n - 1; ++step) {
     int sendIndex = me - 1 - step, recvIndex = me - 2 - step;
-    RequestSet requests(comm_, ranks_);
+    RequestSet requests(comm_, ranks_, world_->liveness);
     if (chunkBytes(sendIndex))
       requests.send(partial_.data(), chunkBytes(sendIndex), right,
                     tag(kCollectiveData));
@@ -892,7 +1129,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   headers[kSent] = sendHeader;
   headers[kExpected] = recvHeader;
   {
-    RequestSet requests(comm_, ranks_);
+    RequestSet requests(comm_, ranks_, world_->liveness);
     if (call.sendPeer >= 0) {
       requests.send(&headers[kSent], sizeof(CallDescriptor), call.sendPeer,
                     tag(kSendHeader));
@@ -925,7 +1162,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   if (call.agreementOnly)
     return PRECRT_SUCCESS;
   size_t elementSize = precrtDtypeSize(call.dtype);
-  RequestSet requests(comm_, ranks_);
+  RequestSet requests(comm_, ranks_, world_->liveness);
   if (call.sendPeer >= 0 && call.sendCount)
     requests.send(call.send, call.sendCount * elementSize, call.sendPeer,
                   tag(kPointToPointData));
@@ -987,6 +1224,7 @@ precrt_status_t createMpiWorld(int64_t timeoutMs,
   MPI_Comm_size(comm, &size);
   auto state = std::make_unique<MpiWorld>();
   state->comm = comm;
+  state->liveness.start(comm, size);
   int *tagUpperBound = nullptr, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
   // MPI promises tags up to at least 32767.
@@ -1002,6 +1240,11 @@ precrt_status_t finalizeMpi() {
   if (!initializedMpiHere)
     return PRECRT_SUCCESS;
   initializedMpiHere = false;
+  if (!lostProcess.empty())
+    return fail(PRECRT_ERROR_PEER_FAILED,
+                "MPI is left unfinalized: %s, and MPI_Finalize waits for every "
+                "process of the job",
+                lostProcess.c_str());
   int rc = MPI_Finalize();
   if (rc != MPI_SUCCESS)
     return fail(PRECRT_ERROR_BACKEND, "MPI_Finalize failed: %s",
