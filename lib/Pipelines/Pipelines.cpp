@@ -195,6 +195,8 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   // The kernels become host functions that the same launches call through
   // the driver; then everything is host code, lowered as on the CPU.
   pm.addPass(createPrecEmulateGPUKernels());
+  // The host runs every kernel's fp8 rounding in integer arithmetic.
+  pm.addPass(createPrecExpandFp8Arith());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;
