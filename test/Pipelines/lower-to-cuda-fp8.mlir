@@ -3,6 +3,12 @@
 // RUN:   | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM90
 // RUN: prec-opt %s --prec-lower-to-cuda="format=isa chip=sm_80 features=+ptx70" \
 // RUN:   | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM80
+// sm_89 has the instruction from PTX 8.1; with PTX 7.8 it keeps the integer
+// arithmetic (NVPTX could not select the instruction there).
+// RUN: prec-opt %s --prec-lower-to-cuda="format=isa chip=sm_89 features=+ptx81" \
+// RUN:   | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM90
+// RUN: prec-opt %s --prec-lower-to-cuda="format=isa chip=sm_89 features=+ptx78" \
+// RUN:   | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM80
 
 // fp8 wires, scales and stochastic rounding lower for the GPU: no fp8 type
 // reaches NVPTX, the rank that keys a collective's stochastic rounding
@@ -21,10 +27,10 @@ shard.grid @dp(shape = 4)
 // (0xD2511F53 = 3528531795).
 // CHECK: gpu.binary {{.*}}3528531795
 
-// SM90: .target sm_90
+// SM90: .target sm_{{89|90}}
 // SM90: cvt.rn.satfinite.e4m3x2.f32
 // SM90: cvt.rn.satfinite.e5m2x2.f32
-// SM80: .target sm_80
+// SM80: .target sm_{{80|89}}
 // SM80-NOT: cvt.rn.satfinite
 // SM80-NOT: e4m3x2
 // SM80-NOT: e5m2x2

@@ -365,9 +365,10 @@ def PrecGPUMathToIntrinsics
 def PrecGPUFp8ToNVVM : Pass<"prec-gpu-fp8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let summary = "fp8 rounding in kernels through PTX's paired conversion";
   let description = [{
-    In a `gpu.module` whose targets are all NVVM targets of sm_89 or later
-    with PTX 7.8 or later (`#nvvm.target<chip = "sm_90", features =
-    "+ptx80">`), `prec.saturating_truncf` on scalars and 1-D vectors
+    In a `gpu.module` whose targets are all NVVM targets of sm_90 or later
+    with PTX 7.8 or later, or sm_89 with PTX 8.1 or later (what NVPTX needs
+    for the instruction; `#nvvm.target<chip = "sm_90", features = "+ptx80">`
+    qualifies), `prec.saturating_truncf` on scalars and 1-D vectors
     becomes `nvvm.convert.f32x2.to.f8x2` with round to nearest and
     `satfinite`, which NVPTX emits as `cvt.rn.satfinite.e4m3x2.f32` /
     `cvt.rn.satfinite.e5m2x2.f32`: one instruction per pair of elements,

@@ -47,16 +47,20 @@ unsigned parseVersionAfter(StringRef text, StringRef prefix) {
 }
 
 /// Whether every target of `module` has the conversion: NVVM targets of
-/// sm_89 or later whose features ask for PTX 7.8 or later (the instruction's
-/// requirements; without a `+ptx` feature NVPTX emits PTX 6.0).
+/// sm_90 or later with PTX 7.8 or later, or sm_89 with PTX 8.1 or later
+/// (NVPTX's requirements for the instruction; without a `+ptx` feature it
+/// emits PTX 6.0, and it cannot select the instruction below them).
 bool targetsHaveFp8Conversion(gpu::GPUModuleOp module) {
   ArrayAttr targets = module.getTargetsAttr();
   if (!targets || targets.empty())
     return false;
   return llvm::all_of(targets, [](Attribute attr) {
     auto target = dyn_cast<NVVM::NVVMTargetAttr>(attr);
-    return target && parseVersionAfter(target.getChip(), "sm_") >= 89 &&
-           parseVersionAfter(target.getFeatures(), "+ptx") >= 78;
+    if (!target)
+      return false;
+    unsigned sm = parseVersionAfter(target.getChip(), "sm_");
+    unsigned ptx = parseVersionAfter(target.getFeatures(), "+ptx");
+    return (sm >= 90 && ptx >= 78) || (sm >= 89 && ptx >= 81);
   });
 }
 

@@ -65,9 +65,32 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Before sm_89, with PTX before 7.8, or without a target, the conversion
-// stays for prec-expand-fp8-arith.
+// sm_89 needs PTX 8.1 (NVPTX cannot select the instruction with 7.8 there).
 module attributes {gpu.container_module} {
+  // CHECK-LABEL: gpu.module @sm89
+  gpu.module @sm89 [#nvvm.target<chip = "sm_89", features = "+ptx81">] {
+    gpu.func @f(%x: f32) kernel {
+      // CHECK: nvvm.convert.f32x2.to.f8x2
+      %q = prec.saturating_truncf %x : f32 to f8E4M3FN
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Before sm_89, with PTX before 7.8 (8.1 on sm_89), or without a target,
+// the conversion stays for prec-expand-fp8-arith.
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: gpu.module @sm89_ptx78
+  gpu.module @sm89_ptx78 [#nvvm.target<chip = "sm_89", features = "+ptx78">] {
+    gpu.func @f(%x: f32) kernel {
+      // CHECK-NOT: nvvm.convert
+      // CHECK: prec.saturating_truncf
+      %q = prec.saturating_truncf %x : f32 to f8E4M3FN
+      gpu.return
+    }
+  }
   // CHECK-LABEL: gpu.module @sm80
   gpu.module @sm80 [#nvvm.target<chip = "sm_80", features = "+ptx80">] {
     gpu.func @f(%v: vector<4xf32>) kernel {
