@@ -179,6 +179,9 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  // fp8 rounding in PTX's paired conversion where the target has it (sm_89
+  // and later), in integer arithmetic elsewhere.
+  kernels.addPass(createPrecGPUFp8ToNVVM());
   kernels.addPass(createPrecExpandFp8Arith());
   kernels.addPass(createPrecGPUMathToIntrinsics());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
@@ -206,6 +209,9 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   // The kernels become host functions that the same launches call through
   // the driver; then everything is host code, lowered as on the CPU.
   pm.addPass(createPrecEmulateGPUKernels());
+  // The host runs every kernel's fp8 rounding in integer arithmetic, which
+  // stands for PTX's conversion on sm_89 and later (docs/GPU.md).
+  pm.addPass(createPrecExpandFp8Arith());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;

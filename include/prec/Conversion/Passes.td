@@ -362,6 +362,44 @@ def PrecGPUMathToIntrinsics
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PrecGPUFp8ToNVVM : Pass<"prec-gpu-fp8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "fp8 rounding in kernels through PTX's paired conversion";
+  let description = [{
+    In a `gpu.module` whose targets are all NVVM targets of sm_90 or later
+    with PTX 7.8 or later, or sm_89 with PTX 8.1 or later (what NVPTX needs
+    for the instruction; `#nvvm.target<chip = "sm_90", features = "+ptx80">`
+    qualifies), `prec.saturating_truncf` on scalars and 1-D vectors
+    becomes `nvvm.convert.f32x2.to.f8x2` with round to nearest and
+    `satfinite`, which NVPTX emits as `cvt.rn.satfinite.e4m3x2.f32` /
+    `cvt.rn.satfinite.e5m2x2.f32`: one instruction per pair of elements,
+    an odd last element converted beside a zero. PTX specifies that
+    `satfinite` gives the largest finite value of the input's sign for
+    inputs beyond it (infinities included), as prec's fp8 rule does, and
+    only *a* NaN for NaN: a select on `x != x` writes the runtime's
+    canonical NaN (`0x7F` for f8E4M3FN, `0x7E` for f8E5M2), so results are
+    bit for bit `precrt/numerics.h`'s. Other targets keep the op for
+    `prec-expand-fp8-arith` (integer arithmetic).
+
+    ```mlir
+    %q = prec.saturating_truncf %v : vector<2xf32> to vector<2xf8E4M3FN>
+    ```
+    becomes
+    ```mlir
+    %p = nvvm.convert.f32x2.to.f8x2 %v1, %v0 {rnd = #nvvm.fp_rnd_mode<rn>,
+           sat = #nvvm.sat_mode<satfinite>} : i16 (f8E4M3FN)
+    %b = vector.bitcast %pairs : vector<1xi16> to vector<2xi8>
+    %n = arith.cmpf uno, %v, %v : vector<2xf32>
+    %s = arith.select %n, %canonical_nan, %b : vector<2xi1>, vector<2xi8>
+    %q = arith.bitcast %s : vector<2xi8> to vector<2xf8E4M3FN>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def PrecRequestCInterfaces
     : Pass<"prec-request-c-interfaces", "mlir::func::FuncOp"> {
   let summary = "request the C interface of every public function definition";

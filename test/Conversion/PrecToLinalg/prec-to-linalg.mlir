@@ -129,15 +129,14 @@ func.func @average_count_inexact_in_bf16(%x: tensor<257xbf16>) -> tensor<bf16> {
 
 // -----
 
-// fp8 has no LLVM type: the cast rounds the f32 bits by integer arithmetic
-// and stores the byte; the way back decodes the byte.
+// fp8 has no LLVM type: the cast rounds with prec's saturating rule, one
+// op that each target lowers (integer arithmetic, or PTX's conversion),
+// never upstream's arith.truncf; the way back decodes the byte.
 // CHECK-LABEL: func @fp8_cast
 // CHECK: linalg.generic
 // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f8E4M3FN):
-// CHECK: arith.bitcast %[[X]] : f32 to i32
 // CHECK-NOT: arith.truncf
-// CHECK: %[[BYTE:.*]] = arith.trunci %{{.*}} : i32 to i8
-// CHECK: %[[Q:.*]] = arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
+// CHECK: %[[Q:.*]] = prec.saturating_truncf %[[X]] : f32 to f8E4M3FN
 // CHECK: linalg.yield %[[Q]]
 // CHECK: linalg.generic
 // CHECK: ^bb0(%[[Y:.*]]: f8E5M2, %{{.*}}: f32):
@@ -159,8 +158,8 @@ func.func @fp8_cast(%x: tensor<8xf32>, %y: tensor<8xf8E5M2>)
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0) -> ()>
 // CHECK-LABEL: func @quantize_dynamic
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]], #[[$ID]]]
-// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: %[[QUOTIENT:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: prec.saturating_truncf %[[QUOTIENT]] : f32 to f8E4M3FN
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]], #[[$ID]]]
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
 func.func @quantize_dynamic(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf16> {

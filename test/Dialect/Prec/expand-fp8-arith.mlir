@@ -26,3 +26,20 @@ func.func @fp8_arithmetic(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
   %0 = arith.addf %a, %b : f8E4M3FN
   return %0 : f8E4M3FN
 }
+
+// -----
+
+// prec.saturating_truncf on vectors (the vectorized GPU kernels): the same
+// arithmetic with splat constants.
+// CHECK-LABEL: func @vectors
+// CHECK-SAME: (%[[V:.*]]: vector<16xf32>)
+// CHECK: arith.constant dense<2139095040> : vector<16xi32>
+// CHECK: arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[B:.*]] = arith.trunci %{{.*}} : vector<16xi32> to vector<16xi8>
+// CHECK: %[[Q:.*]] = arith.bitcast %[[B]] : vector<16xi8> to vector<16xf8E4M3FN>
+// CHECK-NOT: prec.saturating_truncf
+// CHECK: return %[[Q]]
+func.func @vectors(%v: vector<16xf32>) -> vector<16xf8E4M3FN> {
+  %0 = prec.saturating_truncf %v : vector<16xf32> to vector<16xf8E4M3FN>
+  return %0 : vector<16xf8E4M3FN>
+}

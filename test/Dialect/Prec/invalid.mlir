@@ -1012,3 +1012,19 @@ func.func @f16_divisor_beyond_acc(%x: tensor<8xf16>) -> tensor<8xf16> {
   %0 = prec.all_reduce %x on @dp acc_dtype = f16 pre_divisor = 1.0e5 : tensor<8xf16> -> tensor<8xf16>
   return %0 : tensor<8xf16>
 }
+
+// -----
+
+func.func @saturating_truncf_to_bf16(%x: f32) -> bf16 {
+  // expected-error @+1 {{'prec.saturating_truncf' op result #0 must be f8E4M3FN type or f8E5M2 type or vector of f8E4M3FN type or f8E5M2 type values, but got 'bf16'}}
+  %0 = prec.saturating_truncf %x : f32 to bf16
+  return %0 : bf16
+}
+
+// -----
+
+func.func @saturating_truncf_shapes(%v: vector<4xf32>) -> vector<8xf8E4M3FN> {
+  // expected-error @+1 {{'prec.saturating_truncf' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = prec.saturating_truncf %v : vector<4xf32> to vector<8xf8E4M3FN>
+  return %0 : vector<8xf8E4M3FN>
+}

@@ -177,3 +177,14 @@ func.func @scales(%w: tensor<16x64xf32>)
           : tensor<16x2xf8E8M0FNU> -> tensor<128x2xf8E8M0FNU>
   return %s, %g, %gs : tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
 }
+
+// CHECK-LABEL: func @saturating_truncf
+// CHECK-SAME: (%[[X:.*]]: f32, %[[V:.*]]: vector<16xf32>)
+func.func @saturating_truncf(%x: f32, %v: vector<16xf32>)
+    -> (f8E4M3FN, vector<16xf8E5M2>) {
+  // CHECK: prec.saturating_truncf %[[X]] : f32 to f8E4M3FN
+  %0 = prec.saturating_truncf %x : f32 to f8E4M3FN
+  // CHECK: prec.saturating_truncf %[[V]] : vector<16xf32> to vector<16xf8E5M2>
+  %1 = prec.saturating_truncf %v : vector<16xf32> to vector<16xf8E5M2>
+  return %0, %1 : f8E4M3FN, vector<16xf8E5M2>
+}

@@ -1,5 +1,6 @@
 //===- ExpandFp8Arith.cpp - fp8 conversions as integer arithmetic ---------===//
 
+#include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
@@ -36,12 +37,24 @@ struct ExpandFp8Conversion : OpRewritePattern<ConversionOp> {
   }
 };
 
+/// prec.saturating_truncf, on scalars or vectors, as integer arithmetic.
+struct ExpandSaturatingTruncF : OpRewritePattern<SaturatingTruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SaturatingTruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, expandSaturatingTruncF(rewriter, op.getLoc(),
+                                                  op.getIn(), op.getType()));
+    return success();
+  }
+};
+
 struct ExpandFp8ArithPass
     : public prec::impl::PrecExpandFp8ArithBase<ExpandFp8ArithPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandFp8Conversion<arith::ExtFOp>,
-                 ExpandFp8Conversion<arith::TruncFOp>>(&getContext());
+                 ExpandFp8Conversion<arith::TruncFOp>, ExpandSaturatingTruncF>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Other arithmetic on fp8 has no lowering: name it rather than fail in

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -119,15 +120,19 @@ int getWidth(const NarrowFormat &format) {
 struct IntegerOps {
   OpBuilder &b;
   Location loc;
-  IntegerType type;
+  /// An integer type, or a vector of one (constants are then splats).
+  Type type;
 
   Value c(int64_t value) {
-    return arith::ConstantOp::create(
-        b, loc,
-        IntegerAttr::get(type, APInt(type.getWidth(),
-                                     static_cast<uint64_t>(value),
-                                     /*isSigned=*/false,
-                                     /*implicitTrunc=*/true)));
+    auto element = cast<IntegerType>(getElementTypeOrSelf(type));
+    auto attr = IntegerAttr::get(element, APInt(element.getWidth(),
+                                                static_cast<uint64_t>(value),
+                                                /*isSigned=*/false,
+                                                /*implicitTrunc=*/true));
+    if (auto vector = dyn_cast<VectorType>(type))
+      return arith::ConstantOp::create(b, loc,
+                                       SplatElementsAttr::get(vector, attr));
+    return arith::ConstantOp::create(b, loc, attr);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
@@ -156,18 +161,27 @@ bool mlir::prec::isBitManipulatedFloatType(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+/// `type`'s shape (scalar or vector) with the element type `element`.
+static Type withElementType(Type type, Type element) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(element);
+  return element;
+}
+
 /// Round to nearest even as the runtime's vectorized encoder does
 /// (numerics/Convert.h, encodeBranchFree): 32-bit integer arithmetic with
 /// constant shifts, so that the loops vectorize at full width. Normal
 /// results rebias the exponent and round the dropped bits by adding half a
 /// spacing (minus one, plus the kept lsb); subnormal results add a power of
 /// two whose ulp is the format's subnormal step, so that the FPU rounds,
-/// and keep the low bits of the sum.
-static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
-                                         Value value, FloatType to,
-                                         const NarrowFormat &format) {
+/// and keep the low bits of the sum. On scalars or vectors.
+Value mlir::prec::expandSaturatingTruncF(OpBuilder &b, Location loc,
+                                         Value value, Type to) {
   using P = arith::CmpIPredicate;
-  IntegerOps i32{b, loc, b.getI32Type()};
+  const NarrowFormat &format = *getNarrowFormat(getElementTypeOrSelf(to));
+  Type shaped = value.getType();
+  Type i32Type = withElementType(shaped, b.getI32Type());
+  IntegerOps i32{b, loc, i32Type};
   FloatType f32 = b.getF32Type();
   const int m = format.mantissaBits;
   const int dropped = 23 - m;
@@ -182,7 +196,7 @@ static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
   const uint32_t subnormalMagicBits =
       uint32_t(127 + format.minNormalExponent() - m + 23) << 23;
 
-  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+  Value bits = arith::BitcastOp::create(b, loc, i32Type, value);
   Value absBits = i32.bitAnd(bits, i32.c(0x7FFFFFFF));
   Value sign =
       i32.shl(i32.shr(bits, i32.c(31)), i32.c(m + format.exponentBits));
@@ -192,13 +206,17 @@ static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
   Value normal = i32.shr(
       i32.add(i32.add(rebased, i32.c((1 << (dropped - 1)) - 1)), lsb),
       i32.c(dropped));
-  Value magic = arith::ConstantOp::create(
-      b, loc, f32,
-      b.getFloatAttr(f32, llvm::bit_cast<float>(subnormalMagicBits)));
+  FloatAttr magicAttr =
+      b.getFloatAttr(f32, llvm::bit_cast<float>(subnormalMagicBits));
+  Value magic =
+      isa<VectorType>(shaped)
+          ? arith::ConstantOp::create(
+                b, loc, SplatElementsAttr::get(cast<VectorType>(shaped),
+                                               magicAttr))
+          : arith::ConstantOp::create(b, loc, magicAttr);
   Value sum = arith::AddFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, f32, absBits), magic);
-  Value subnormal = i32.sub(arith::BitcastOp::create(b, loc, b.getI32Type(),
-                                                     sum),
+      b, loc, arith::BitcastOp::create(b, loc, shaped, absBits), magic);
+  Value subnormal = i32.sub(arith::BitcastOp::create(b, loc, i32Type, sum),
                             i32.c(subnormalMagicBits));
   Value magnitude = i32.select(i32.cmp(P::ult, absBits, i32.c(minNormalBits)),
                                subnormal, normal);
@@ -209,7 +227,8 @@ static Value encodeNearestEvenBranchFree(OpBuilder &b, Location loc,
       i32.select(i32.cmp(P::ugt, absBits, i32.c(0x7F800000)),
                  i32.c(format.canonicalNaNBits), i32.bitOr(sign, magnitude));
   Value narrow = arith::TruncIOp::create(
-      b, loc, b.getIntegerType(getWidth(format)), encoded);
+      b, loc, withElementType(shaped, b.getIntegerType(getWidth(format))),
+      encoded);
   return arith::BitcastOp::create(b, loc, to, narrow);
 }
 
@@ -225,7 +244,7 @@ Value mlir::prec::encodeLowPrecisionFloat(OpBuilder &b, Location loc,
   using P = arith::CmpIPredicate;
   const NarrowFormat &format = *getNarrowFormat(to);
   if (!random && format.saturates)
-    return encodeNearestEvenBranchFree(b, loc, value, to, format);
+    return SaturatingTruncFOp::create(b, loc, to, value);
   IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
   const int m = format.mantissaBits;
 

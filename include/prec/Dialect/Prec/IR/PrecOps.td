@@ -67,6 +67,35 @@ def Prec_CastOp : Prec_Op<"cast", [Pure]> {
   }];
 }
 
+def Prec_SaturatingTruncFOp : Prec_Op<"saturating_truncf",
+    [Pure, ElementwiseMappable]> {
+  let summary = "f32 to fp8 in kernels: nearest even, saturating";
+  let description = [{
+    The conversion prec's kernels use from f32 to `f8E4M3FN` or `f8E5M2`,
+    on scalars or vectors: round to nearest even; finite values beyond the
+    largest finite value and infinities become the largest finite value of
+    their sign; NaN becomes the format's canonical NaN (`0x7F` for
+    f8E4M3FN, `0x7E` for f8E5M2, positive). This is the fp8 rule of
+    docs/Prec.md and the runtime's reference (`precrt/numerics.h`,
+    `encodeNearestEven`); upstream's `arith.truncf` gives NaN (f8E4M3FN) or
+    infinity (f8E5M2) on overflow instead.
+
+    The kernel builders emit it so that each target chooses its lowering
+    late: `prec-expand-fp8-arith` turns it into integer arithmetic (CPUs,
+    GPUs before sm_89, the emulated GPU path), and `prec-gpu-fp8-to-nvvm`
+    into PTX's `cvt.rn.satfinite.e4m3x2.f32` / `e5m2x2` on sm_89 and later.
+
+    ```mlir
+    %q = prec.saturating_truncf %x : f32 to f8E4M3FN
+    %v = prec.saturating_truncf %y : vector<16xf32> to vector<16xf8E5M2>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[F32, VectorOfAnyRankOf<[F32]>]>:$in);
+  let results = (outs AnyTypeOf<[F8E4M3FN, F8E5M2,
+                                 VectorOfAnyRankOf<[F8E4M3FN, F8E5M2]>]>:$out);
+  let assemblyFormat = "$in attr-dict `:` type($in) `to` type($out)";
+}
+
 //===----------------------------------------------------------------------===//
 // Local reduction
 //===----------------------------------------------------------------------===//

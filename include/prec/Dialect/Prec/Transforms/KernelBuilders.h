@@ -29,9 +29,17 @@ bool isBitManipulatedFloatType(Type type);
 /// runtime's reference rules (precrt/numerics.h): round to nearest even, or
 /// stochastic rounding driven by the i32 word `random` when it is given;
 /// saturating to the largest finite value (infinities included); a NaN
-/// becomes the format's canonical NaN.
+/// becomes the format's canonical NaN. Round to nearest even is one
+/// prec.saturating_truncf, which each target lowers (expandSaturatingTruncF
+/// or PTX's conversion).
 Value encodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value,
                               FloatType to, Value random = {});
+
+/// The integer arithmetic of prec.saturating_truncf: f32 `value` (a scalar
+/// or a vector) to `to`, an fp8 type (isBitManipulatedFloatType) or a
+/// vector of one of its shape, with the runtime's nearest-even rule.
+Value expandSaturatingTruncF(OpBuilder &builder, Location loc, Value value,
+                             Type to);
 
 /// An fp8 value (isBitManipulatedFloatType) to f32, exactly.
 Value decodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value);

@@ -633,8 +633,12 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
     prec's own kernels use, bit for bit the runtime's reference: exact
     decoding, and rounding to nearest even that saturates to the largest
     finite value (infinities included) and gives the format's NaN for NaN,
-    the fp8 rule of docs/Prec.md. Both pipelines run it once the kernels are
-    scalar code (after the loops on CPUs, in the GPU modules before NVVM).
+    the fp8 rule of docs/Prec.md. `prec.saturating_truncf`, the rounding
+    prec's kernels use, becomes the same arithmetic, on scalars or vectors.
+    Both pipelines run it once the kernels are scalar code (after the loops
+    on CPUs, in the GPU modules before NVVM, after `prec-gpu-fp8-to-nvvm`
+    has taken the conversions PTX does in one instruction; in the emulated
+    GPU path, on the vectorized kernels turned host functions).
 
     ```mlir
     %w = arith.extf %q : f8E4M3FN to f32
@@ -646,7 +650,8 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
     %w = arith.bitcast %bits : i32 to f32
     ```
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::prec::PrecDialect"];
 }
 
 def PrecDecomposeAggregateOps
