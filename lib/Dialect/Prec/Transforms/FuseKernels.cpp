@@ -38,12 +38,14 @@ bool isSingleUseProducer(OpOperand *fusedOperand) {
          producer->getBlock() == fusedOperand->getOwner()->getBlock();
 }
 
-/// Whether `value` is read by exactly one kernel, through single-use static
-/// reshapes.
+/// Whether `value` is read by exactly one kernel of its block (where it can
+/// fuse), through single-use static reshapes.
 bool isReadByOneKernel(Value value) {
   if (!value.hasOneUse())
     return false;
   Operation *user = *value.getUsers().begin();
+  if (user->getBlock() != value.getParentBlock())
+    return false;
   if (isa<linalg::GenericOp>(user))
     return true;
   return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
