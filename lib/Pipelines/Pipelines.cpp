@@ -66,11 +66,15 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // the backward functions have differentiated them.
   funcs.addPass(createPrecDecomposeAggregateOps());
   // A kernel that only feeds another runs inside it: a reduce-scatter's
-  // unpack inside the optimizer step, a cast inside a pack kernel.
-  if (fuseKernels)
-    funcs.addPass(createPrecFuseKernels());
+  // unpack inside the optimizer step, a cast inside a pack kernel. The
+  // generated backward function is inlined into the step first, so that its
+  // gradients' unpack kernels meet the optimizer kernels that read them.
+  if (fuseKernels) {
+    pm.addPass(createPrecInlineKernelCallees());
+    pm.nest<func::FuncOp>().addPass(createPrecFuseKernels());
+  }
   if (reportTraffic)
-    funcs.addPass(createPrecReportTraffic());
+    pm.nest<func::FuncOp>().addPass(createPrecReportTraffic());
   pm.addPass(createConvertPrecToRuntime());
   // No CSE before bufferization: it would merge the `tensor.empty` and
   // `linalg.fill` destinations of all layers into one value with thousands of

@@ -24,10 +24,11 @@ struct PrecLowerToCPUOptions
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",
-      llvm::cl::desc("fold casts into collectives (prec-fold-casts) and fuse "
-                     "each elementwise kernel into its only consumer "
-                     "(prec-fuse-kernels); the values are the same either "
-                     "way"),
+      llvm::cl::desc("fold casts into collectives (prec-fold-casts), inline "
+                     "calls whose kernels feed the caller's "
+                     "(prec-inline-kernel-callees) and fuse each elementwise "
+                     "kernel into its only consumer (prec-fuse-kernels); the "
+                     "values are the same either way"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> gemmContractions{
       *this, "gemm-contractions",

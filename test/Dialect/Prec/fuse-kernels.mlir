@@ -60,3 +60,127 @@ func.func @two_uses(%a: tensor<8xbf16>) -> (tensor<8xf32>, tensor<8xf32>) {
   } -> tensor<8xf32>
   return %neg, %sq : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A bucket: the unpack kernel (here a divide) is read through two disjoint
+// slices, each reshaped and read by one kernel. Each becomes a kernel of its
+// slice of the received values, which fuses into its reader: two kernels,
+// each dividing its own elements, once.
+// CHECK-LABEL: func @disjoint_slices
+// CHECK-SAME: (%[[R:.*]]: tensor<24xf32>, %[[W0:.*]]: tensor<2x4xf32>, %[[W1:.*]]: tensor<16xf32>)
+// CHECK-DAG: %[[S0:.*]] = tensor.extract_slice %[[R]][0] [8] [1]
+// CHECK-DAG: %[[E0:.*]] = tensor.expand_shape %[[S0]] {{\[}}[0, 1]] output_shape [2, 4]
+// CHECK-DAG: %[[S1:.*]] = tensor.extract_slice %[[R]][8] [16] [1]
+// CHECK: linalg.generic {{.*}} ins(%[[W0]], %[[E0]] : tensor<2x4xf32>, tensor<2x4xf32>)
+// CHECK:   arith.divf
+// CHECK:   arith.subf
+// CHECK: linalg.generic {{.*}} ins(%[[W1]], %[[S1]] : tensor<16xf32>, tensor<16xf32>)
+// CHECK:   arith.divf
+// CHECK:   arith.subf
+// CHECK-NOT: linalg.generic
+func.func @disjoint_slices(%r: tensor<24xf32>, %w0: tensor<2x4xf32>, %w1: tensor<16xf32>)
+    -> (tensor<2x4xf32>, tensor<16xf32>) {
+  %four = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<24xf32>
+  %avg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%r : tensor<24xf32>) outs(%e : tensor<24xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.divf %x, %four : f32
+    linalg.yield %y : f32
+  } -> tensor<24xf32>
+  %g0 = tensor.extract_slice %avg[0] [8] [1] : tensor<24xf32> to tensor<8xf32>
+  %g0r = tensor.expand_shape %g0 [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %g1 = tensor.extract_slice %avg[8] [16] [1] : tensor<24xf32> to tensor<16xf32>
+  %e0 = tensor.empty() : tensor<2x4xf32>
+  %n0 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w0, %g0r : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e0 : tensor<2x4xf32>) {
+  ^bb0(%w: f32, %g: f32, %o: f32):
+    %z = arith.subf %w, %g : f32
+    linalg.yield %z : f32
+  } -> tensor<2x4xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %n1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w1, %g1 : tensor<16xf32>, tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%w: f32, %g: f32, %o: f32):
+    %z = arith.subf %w, %g : f32
+    linalg.yield %z : f32
+  } -> tensor<16xf32>
+  return %n0, %n1 : tensor<2x4xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Overlapping slices: a kernel per slice would compute elements 4 to 7
+// twice, so the kernel stays whole and the slices read its result.
+// CHECK-LABEL: func @overlapping_slices
+// CHECK: %[[AVG:.*]] = linalg.generic
+// CHECK: tensor.extract_slice %[[AVG]][0] [8] [1]
+// CHECK: tensor.extract_slice %[[AVG]][4] [8] [1]
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @overlapping_slices(%r: tensor<12xf32>, %w0: tensor<8xf32>, %w1: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %four = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<12xf32>
+  %avg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%r : tensor<12xf32>) outs(%e : tensor<12xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.divf %x, %four : f32
+    linalg.yield %y : f32
+  } -> tensor<12xf32>
+  %g0 = tensor.extract_slice %avg[0] [8] [1] : tensor<12xf32> to tensor<8xf32>
+  %g1 = tensor.extract_slice %avg[4] [8] [1] : tensor<12xf32> to tensor<8xf32>
+  %e0 = tensor.empty() : tensor<8xf32>
+  %n0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w0, %g0 : tensor<8xf32>, tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%w: f32, %g: f32, %o: f32):
+    %z = arith.subf %w, %g : f32
+    linalg.yield %z : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %n1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w1, %g1 : tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%w: f32, %g: f32, %o: f32):
+    %z = arith.subf %w, %g : f32
+    linalg.yield %z : f32
+  } -> tensor<8xf32>
+  return %n0, %n1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A slice read by no kernel (returned): splitting would gain no fusion and
+// turn one kernel into two, so the kernel stays whole.
+// CHECK-LABEL: func @slice_not_read_by_kernel
+// CHECK: %[[AVG:.*]] = linalg.generic
+// CHECK: tensor.extract_slice %[[AVG]][0] [4] [1]
+// CHECK: tensor.extract_slice %[[AVG]][4] [4] [1]
+func.func @slice_not_read_by_kernel(%r: tensor<8xf32>, %w0: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %four = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %avg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%r : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.divf %x, %four : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %g0 = tensor.extract_slice %avg[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  %g1 = tensor.extract_slice %avg[4] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  %e0 = tensor.empty() : tensor<4xf32>
+  %n0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w0, %g0 : tensor<4xf32>, tensor<4xf32>) outs(%e0 : tensor<4xf32>) {
+  ^bb0(%w: f32, %g: f32, %o: f32):
+    %z = arith.subf %w, %g : f32
+    linalg.yield %z : f32
+  } -> tensor<4xf32>
+  return %n0, %g1 : tensor<4xf32>, tensor<4xf32>
+}

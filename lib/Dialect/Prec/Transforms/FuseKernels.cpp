@@ -4,7 +4,9 @@
 // its whole result. Upstream's elementwise fusion computes the producer's
 // body inside the consumer instead; with one use per producer nothing is
 // computed twice, and the fused body keeps every operation and its order,
-// so the values are bit for bit the same.
+// so the values are bit for bit the same. A kernel read through disjoint
+// slices (a bucket's unpack kernel, read member by member) is first split
+// into one kernel per slice, which then fuse into their readers the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::prec {
@@ -33,19 +38,110 @@ bool isSingleUseProducer(OpOperand *fusedOperand) {
          producer->getBlock() == fusedOperand->getOwner()->getBlock();
 }
 
+/// Whether `value` is read by exactly one kernel of its block (where it can
+/// fuse), through single-use static reshapes.
+bool isReadByOneKernel(Value value) {
+  if (!value.hasOneUse())
+    return false;
+  Operation *user = *value.getUsers().begin();
+  if (user->getBlock() != value.getParentBlock())
+    return false;
+  if (isa<linalg::GenericOp>(user))
+    return true;
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
+         cast<ShapedType>(user->getResult(0).getType()).hasStaticShape() &&
+         isReadByOneKernel(user->getResult(0));
+}
+
+/// Whether all uses of `value` are static, unit-stride, rank-preserving
+/// slices, each read by one kernel, and pairwise disjoint (known from one
+/// dimension along which none overlaps another).
+bool isReadThroughDisjointSlices(Value value) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  for (Operation *user : value.getUsers()) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !slice.hasUnitStride() || !slice.getOffsets().empty() ||
+        !slice.getSizes().empty() ||
+        slice.getType().getRank() != slice.getSourceType().getRank() ||
+        !isReadByOneKernel(slice.getResult()))
+      return false;
+    slices.push_back(slice);
+  }
+  if (slices.size() < 2)
+    return !slices.empty();
+  int64_t rank = slices.front().getSourceType().getRank();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    SmallVector<std::pair<int64_t, int64_t>> intervals;
+    for (tensor::ExtractSliceOp slice : slices)
+      intervals.emplace_back(slice.getStaticOffsets()[dim],
+                             slice.getStaticOffsets()[dim] +
+                                 slice.getStaticSizes()[dim]);
+    llvm::sort(intervals);
+    if (llvm::all_of(llvm::seq<size_t>(1, intervals.size()), [&](size_t i) {
+          return intervals[i - 1].second <= intervals[i].first;
+        }))
+      return true;
+  }
+  return false;
+}
+
+/// A slice of an elementwise kernel's result becomes a kernel that computes
+/// just that slice from slices of its operands. Only when all the kernel's
+/// uses are such slices and disjoint, so that each element is still
+/// computed once; and only when each slice is read by one kernel, which the
+/// sliced kernel can then fuse into.
+struct SliceElementwiseProducer
+    : public OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!producer || producer->getNumResults() != 1 ||
+        !linalg::isElementwise(producer) ||
+        producer->getBlock() != slice->getBlock())
+      return rewriter.notifyMatchFailure(slice, "not an elementwise kernel");
+    if (!isReadThroughDisjointSlices(slice.getSource()))
+      return rewriter.notifyMatchFailure(
+          slice, "kernel not read through disjoint slices only");
+    rewriter.setInsertionPoint(slice);
+    FailureOr<TilingResult> sliced =
+        tensor::replaceExtractSliceWithTiledProducer(
+            rewriter, slice, cast<OpResult>(slice.getSource()));
+    if (failed(sliced))
+      return failure();
+    rewriter.replaceOp(slice, sliced->tiledValues.front());
+    return success();
+  }
+};
+
+/// A static expansion of a single-use elementwise kernel's result read by
+/// one kernel: moving the expansion above the producer lets the two fuse.
+bool isExpansionBetweenKernels(OpOperand *fusedOperand) {
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(fusedOperand->getOwner());
+  if (!expand || !expand.getResultType().hasStaticShape() ||
+      !expand->hasOneUse() || !isa<linalg::GenericOp>(*expand->user_begin()))
+    return false;
+  auto producer = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+  return producer && producer->hasOneUse() && linalg::isElementwise(producer) &&
+         producer->getBlock() == expand->getBlock();
+}
+
 struct FuseKernelsPass
     : public prec::impl::PrecFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns,
-                                                 isSingleUseProducer);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, isSingleUseProducer);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        patterns, isExpansionBetweenKernels);
+    patterns.add<SliceElementwiseProducer>(&getContext());
     // Only the fusion itself: no folding of the kernels' constants or
     // shapes, which the rest of the pipeline does not expect here.
     GreedyRewriteConfig config;
     config.enableFolding(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
   }
 };

@@ -678,6 +678,41 @@ def PrecDecomposeAggregateOps
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PrecInlineKernelCallees
+    : Pass<"prec-inline-kernel-callees", "mlir::ModuleOp"> {
+  let summary = "inline calls whose results are kernels read by kernels";
+  let description = [{
+    Inlines (upstream's `inlineCall`) each `func.call` of a private,
+    one-block function when one of the call's results is read by a
+    `linalg.generic` of the caller (directly or through static reshapes) and
+    the value the callee returns for it is a `linalg.generic`'s result
+    (directly or through static reshapes and slices). Such a pair of kernels
+    could fuse but for the call between them: in a training step, the unpack
+    kernel of a generated backward function's gradient reduce-scatter and
+    the optimizer step of the caller. `prec-fuse-kernels` fuses within a
+    block; with the callee's body in the caller's block it can.
+
+    Inlining moves operations and changes none of them, so every value is bit
+    for bit what the call computed. Only private callees are inlined (nothing
+    outside the module calls them, so a callee left without calls is erased);
+    only one-block callees (their body fits any caller's block, a loop's
+    included); never a function into itself. Other calls stay: they gain
+    nothing from it and each inlined copy grows the caller.
+
+    Before:
+    ```mlir
+    func.func private @loss_backward(...) -> tensor<16x64xf32> {
+      ...
+      %g = linalg.generic ... // the reduce-scatter's unpack kernel
+      return %g : tensor<16x64xf32>
+    }
+    %grad = call @loss_backward(...)
+    %w = linalg.generic ins(%master, %grad ...) // sgd
+    ```
+    After: `@loss_backward`'s body in the caller, `%w` reading `%g`.
+  }];
+}
+
 def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
   let summary = "fuse each elementwise kernel into its only consumer";
   let description = [{
@@ -688,6 +723,18 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
     producer's body in registers, and the intermediate tensor, a pass over
     memory to write it and one to read it back, disappear.
 
+    Two rewrites bring more producers to that form, neither computing
+    anything twice:
+
+    - a kernel read only through pairwise disjoint static slices (the unpack
+      kernel of a bucketed collective, read member by member), each slice
+      read by one kernel, becomes one kernel per slice that computes just
+      that slice (`tensor::replaceExtractSliceWithTiledProducer`): the
+      slices are disjoint, so every element is still computed once;
+    - a static `tensor.expand_shape` between a single-use elementwise kernel
+      and the one kernel that reads it moves above the producer (upstream's
+      reshape propagation by expansion), so that the two kernels meet.
+
     The fused body is the producer's body followed by the consumer's, with
     the same operations in the same order: results are bit for bit those of
     the unfused kernels. What this fuses in a training step:
@@ -696,7 +743,10 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
       `acc_dtype`, divide, cast) into the `prec.sgd` / `prec.adamw` kernel
       that reads the gradient, which then also updates master weights and
       state and writes the next step's low-precision shard: the optimizer
-      runs in the reduce-scatter's last kernel;
+      runs in the reduce-scatter's last kernel. For a bucket, each member's
+      optimizer kernel reads its own slice of the received chunks. With
+      `prec-inline-kernel-callees` before it, this includes a reduce-scatter
+      in a generated backward function;
     - a `prec.cast` kernel into the pack kernel of the collective it feeds,
       or an unpack kernel into the cast of its result.
 
@@ -708,8 +758,22 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
            outs(...) { ...sgd... }
     ```
     After: one `linalg.generic` reading `%c0`, `%c1` and `%master`.
+
+    A bucket (the members 8 elements each):
+    ```mlir
+    %g = linalg.generic ... ins(%received : tensor<16xf32>) { ...divide... }
+    %g0 = tensor.extract_slice %g[0] [8] [1]
+    %g1 = tensor.extract_slice %g[8] [8] [1]
+    %w0 = linalg.generic ins(%master0, %g0 ...) { ...sgd... }
+    %w1 = linalg.generic ins(%master1, %g1 ...) { ...sgd... }
+    ```
+    After: `%w0` reads `tensor.extract_slice %received[0] [8] [1]` and
+    divides and updates in one kernel; `%w1` likewise the other half.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
