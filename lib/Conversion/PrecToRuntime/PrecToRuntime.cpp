@@ -1,6 +1,7 @@
 //===- PrecToRuntime.cpp - prec.transport to precrt calls -----------------===//
 
 #include "prec/Conversion/Passes.h"
+#include "prec/Dialect/Prec/Utils/StaticSlices.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "precrt/compiled.h"
@@ -354,20 +355,7 @@ bool areDisjoint(MutableArrayRef<tensor::ExtractSliceOp> slices) {
         return slice.getSource() != source;
       }))
     return false;
-  int64_t rank = slices.front().getSourceType().getRank();
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    SmallVector<std::pair<int64_t, int64_t>> intervals;
-    for (tensor::ExtractSliceOp slice : slices)
-      intervals.emplace_back(slice.getStaticOffsets()[dim],
-                             slice.getStaticOffsets()[dim] +
-                                 slice.getStaticSizes()[dim]);
-    llvm::sort(intervals);
-    if (llvm::all_of(llvm::seq<size_t>(1, intervals.size()), [&](size_t i) {
-          return intervals[i - 1].second <= intervals[i].first;
-        }))
-      return true;
-  }
-  return false;
+  return areSeparatedAlongOneDimension(slices);
 }
 
 /// The memref type of each reshape of `tree` applied to `buffer`; failure

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Dialect/Prec/Utils/StaticSlices.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,20 +70,7 @@ bool isReadThroughDisjointSlices(Value value) {
   }
   if (slices.size() < 2)
     return !slices.empty();
-  int64_t rank = slices.front().getSourceType().getRank();
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    SmallVector<std::pair<int64_t, int64_t>> intervals;
-    for (tensor::ExtractSliceOp slice : slices)
-      intervals.emplace_back(slice.getStaticOffsets()[dim],
-                             slice.getStaticOffsets()[dim] +
-                                 slice.getStaticSizes()[dim]);
-    llvm::sort(intervals);
-    if (llvm::all_of(llvm::seq<size_t>(1, intervals.size()), [&](size_t i) {
-          return intervals[i - 1].second <= intervals[i].first;
-        }))
-      return true;
-  }
-  return false;
+  return areSeparatedAlongOneDimension(slices);
 }
 
 /// A slice of an elementwise kernel's result becomes a kernel that computes
