@@ -23,10 +23,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -37,7 +39,15 @@ struct ThreadUsage {
 };
 
 ThreadUsage &getThreadUsage() {
-  thread_local ThreadUsage *usage = new ThreadUsage;
+  // Every thread's record stays in this list, which is never destroyed
+  // either, so that records outlive their threads and stay reachable.
+  static auto *records = new std::vector<std::unique_ptr<ThreadUsage>>;
+  static auto *recordsMutex = new std::mutex;
+  thread_local ThreadUsage *usage = [] {
+    std::lock_guard<std::mutex> lock(*recordsMutex);
+    records->push_back(std::make_unique<ThreadUsage>());
+    return records->back().get();
+  }();
   return *usage;
 }
 
