@@ -103,7 +103,8 @@ static inline bool precRunnerIsNull(PrecRunner runner) { return !runner.ptr; }
 
 MLIR_CAPI_EXPORTED void precRunnerDestroy(PrecRunner runner);
 
-/// The ranks a run has on a backend of threads.
+/// The ranks a run has on a backend of threads, and the entry's numbers of
+/// arguments and results; -1 for a null runner.
 MLIR_CAPI_EXPORTED int32_t precRunnerGetNumRanks(PrecRunner runner);
 MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumArguments(PrecRunner runner);
 MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);

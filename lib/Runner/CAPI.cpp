@@ -239,14 +239,20 @@ PrecRunner precRunnerCreate(MlirModule module, const PrecRunnerOptions *options,
 void precRunnerDestroy(PrecRunner runner) { delete unwrap(runner); }
 
 int32_t precRunnerGetNumRanks(PrecRunner runner) {
+  if (!runner.ptr)
+    return -1;
   return unwrap(runner)->getNumRanks();
 }
 
 intptr_t precRunnerGetNumArguments(PrecRunner runner) {
+  if (!runner.ptr)
+    return -1;
   return unwrap(runner)->getSignature().arguments.size();
 }
 
 intptr_t precRunnerGetNumResults(PrecRunner runner) {
+  if (!runner.ptr)
+    return -1;
   return unwrap(runner)->getSignature().results.size();
 }
 

@@ -255,6 +255,15 @@ static int runSgdSteps(MlirContext ctx) {
   PrecRunner missing = precRunnerCreate(module, &options, error, sizeof(error));
   printf("missing entry: %s\n", precRunnerIsNull(missing) ? error : "created");
   // CHECK: missing entry: no function @nowhere to run (public functions: @sgd)
+  printf("null runner: %d ranks, %d arguments, %d results, run %s\n",
+         (int)precRunnerGetNumRanks(missing),
+         (int)precRunnerGetNumArguments(missing),
+         (int)precRunnerGetNumResults(missing),
+         mlirLogicalResultIsFailure(precRunnerRun(missing, 1, NULL, NULL, 0,
+                                                  error, sizeof(error)))
+             ? error
+             : "succeeded");
+  // CHECK: null runner: -1 ranks, -1 arguments, -1 results, run expected a runner, got a null one
 
   /* The only public function, on as many ranks as the grid has. */
   options = precRunnerOptionsGetDefault();
