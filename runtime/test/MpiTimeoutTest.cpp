@@ -95,6 +95,8 @@ TEST(MpiTimeout, TransferSlowerThanTheTimeoutCompletes) {
 }
 
 TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
+  // How long rank 1 stays after giving up: what the others must not wait.
+  static constexpr int kStaySeconds = 6;
   if (worldSize < 3)
     GTEST_SKIP() << "needs 3 ranks";
   ASSERT_EQ(runMpi([](precrt_comm_t world, int rank) {
@@ -116,7 +118,8 @@ TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
               if (rank == 1) {
                 EXPECT_EQ(status, PRECRT_ERROR_TIMEOUT)
                     << precrtGetLastErrorMessage();
-                std::this_thread::sleep_for(std::chrono::seconds(3));
+                std::this_thread::sleep_for(
+                    std::chrono::seconds(kStaySeconds));
                 return;
               }
               EXPECT_EQ(status, PRECRT_ERROR_PEER_FAILED);
@@ -125,7 +128,9 @@ TEST(MpiTimeout, RankThatGivesUpReleasesThoseMovingDataAtOnce) {
                                           "all_gather #0"))
                   << precrtGetLastErrorMessage();
               // The late rank 2 waited for nobody; the others for rank 2.
-              EXPECT_LT(secondsSince(called), rank == 2 ? 1.5 : 2.2);
+              // Both bounds lie well below rank 1's exit (0.2 s + its stay),
+              // with room for 4 processes on 2 loaded cores.
+              EXPECT_LT(secondsSince(called), rank == 2 ? 3.0 : 4.0);
             }),
             PRECRT_SUCCESS)
       << precrtGetLastErrorMessage();
