@@ -30,11 +30,9 @@ using namespace mlir::prec;
 /// upstream's deallocation then frees; prec-gpu-host-to-runtime does not yet
 /// place such buffers on the device, so the GPU pipeline leaves it off.
 /// `foldCasts` merges casts into collectives, `fuseKernels` fuses
-/// elementwise kernels into their consumers; neither changes a value.
-/// prec-gpu-host-to-runtime does not yet place the operands of fused
-/// kernels on the device, so the GPU pipeline folds casts but does not fuse.
-/// `reportTraffic` remarks the bytes of every transport and kernel as they
-/// will run.
+/// elementwise kernels into their consumers; neither changes a value, and
+/// both pipelines run both by default. `reportTraffic` remarks the bytes of
+/// every transport and kernel as they will run.
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
                                        bool foldCasts, bool fuseKernels,
@@ -68,7 +66,10 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // A kernel that only feeds another runs inside it: a reduce-scatter's
   // unpack inside the optimizer step, a cast inside a pack kernel. The
   // generated backward function is inlined into the step first, so that its
-  // gradients' unpack kernels meet the optimizer kernels that read them.
+  // gradients' unpack kernels meet the optimizer kernels that read them. On
+  // the GPU a fused kernel is one launch; what it reads (arguments, received
+  // buffers, scalars, constant globals) is placed on the device like any
+  // kernel's operands.
   if (fuseKernels) {
     pm.addPass(createPrecInlineKernelCallees());
     pm.nest<func::FuncOp>().addPass(createPrecFuseKernels());
@@ -143,7 +144,7 @@ static void
 buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                               const PrecLowerToCUDAOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
-                             options.foldCasts, /*fuseKernels=*/false,
+                             options.foldCasts, options.fuseKernels,
                              options.reportTraffic);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by

@@ -454,6 +454,7 @@ llvm::Error Runner::lower() {
     gpuOptions.chip = options.gpuChip;
     gpuOptions.format = options.gpuFormat;
     gpuOptions.foldCasts = options.fuseKernels;
+    gpuOptions.fuseKernels = options.fuseKernels;
     gpuOptions.reportTraffic = options.reportTraffic;
     if (options.gpuEmulation)
       buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);

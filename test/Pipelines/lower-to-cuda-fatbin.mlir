@@ -15,3 +15,13 @@ func.func @gather(%w: tensor<512xf32>) -> tensor<1024xbf16> {
 
 // CHECK:  gpu.binary @gather_kernel {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {ISAToBinaryTimeInMs = {{[0-9]+}} : i64, LLVMIRToISATimeInMs = {{[0-9]+}} : i64}, "P\EDU\BA
 // CUBIN:  gpu.binary @gather_kernel {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">, properties = {{{.*}}}, bin = "\7FELF
+
+// ptxas compiles every kernel of the examples as prec-lower-to-cuda fuses
+// them (an optimizer in its reduce-scatter's unpack kernel, casts in pack
+// kernels): one cubin per launch.
+// RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=bin" \
+// RUN:   | grep -c 'bin = "\\7FELF' | FileCheck %s --check-prefix=FSDP-CUBINS
+// RUN: prec-opt %prec_src/examples/transformer_block_step.mlir --prec-lower-to-cuda="format=bin" \
+// RUN:   | grep -c 'bin = "\\7FELF' | FileCheck %s --check-prefix=BLOCK-CUBINS
+// FSDP-CUBINS: {{^}}44{{$}}
+// BLOCK-CUBINS: {{^}}120{{$}}

@@ -102,9 +102,9 @@ cl::opt<std::string> maxMemory(
     cl::init(""), cl::cat(runCategory));
 cl::opt<bool> fuseKernels(
     "fuse-kernels",
-    cl::desc("fold casts into collectives and, on the CPU, fuse each "
-             "elementwise kernel into its only consumer (default; =false: "
-             "one kernel per op, the same values)"),
+    cl::desc("fold casts into collectives and fuse each elementwise "
+             "kernel into its only consumer, on CPUs and GPUs (default; "
+             "=false: one kernel per op, the same values)"),
     cl::init(true), cl::cat(runCategory));
 cl::opt<bool> profileSteps(
     "profile",

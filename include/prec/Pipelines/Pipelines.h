@@ -89,6 +89,14 @@ struct PrecLowerToCUDAOptions
       llvm::cl::desc("fold casts into collectives (prec-fold-casts); the "
                      "values are the same either way"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseKernels{
+      *this, "fuse-kernels",
+      llvm::cl::desc("inline calls whose kernels feed the caller's "
+                     "(prec-inline-kernel-callees) and fuse each elementwise "
+                     "kernel into its only consumer (prec-fuse-kernels), so "
+                     "that the pair is one launch; the values are the same "
+                     "either way"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reportTraffic{
       *this, "report-traffic",
       llvm::cl::desc("remark the bytes each rank sends and receives per "

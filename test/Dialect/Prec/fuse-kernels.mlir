@@ -184,3 +184,49 @@ func.func @slice_not_read_by_kernel(%r: tensor<8xf32>, %w0: tensor<4xf32>)
   } -> tensor<4xf32>
   return %n0, %g1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A loop's accumulation (prec-accumulate-microbatches' form) keeps writing
+// into the tensor the loop carries, with the unpack kernel of each
+// iteration's gradient fused into it: upstream's patterns would give it a
+// fresh init (its body does not read the init), and the loop would carry a
+// fresh tensor, which bufferizes to an allocation per iteration and which
+// prec-lower-to-cuda rejects.
+// CHECK-LABEL: func @loop_accumulation
+// CHECK-SAME: (%[[GRADS:.*]]: tensor<2x8xf32>)
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xf32>)
+// CHECK:   %[[G:.*]] = tensor.extract_slice %[[GRADS]]
+// CHECK-NOT: tensor.empty
+// CHECK:   %[[NEXT:.*]] = linalg.generic {{.*}} ins(%[[ACC]], %[[G]] : tensor<8xf32>, tensor<8xf32>) outs(%[[ACC]] : tensor<8xf32>)
+// CHECK:     arith.divf
+// CHECK:     arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK:   scf.yield %[[NEXT]]
+func.func @loop_accumulation(%grads: tensor<2x8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %four = arith.constant 4.0 : f32
+  %zero = arith.constant dense<0.0> : tensor<8xf32>
+  %sum = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (tensor<8xf32>) {
+    %g = tensor.extract_slice %grads[%i, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+    %e = tensor.empty() : tensor<8xf32>
+    %avg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%g : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.divf %x, %four : f32
+      linalg.yield %y : f32
+    } -> tensor<8xf32>
+    %next = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%acc, %avg : tensor<8xf32>, tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %z = arith.addf %a, %b : f32
+      linalg.yield %z : f32
+    } -> tensor<8xf32>
+    scf.yield %next : tensor<8xf32>
+  }
+  return %sum : tensor<8xf32>
+}

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::prec {
@@ -115,6 +116,42 @@ bool isExpansionBetweenKernels(OpOperand *fusedOperand) {
          producer->getBlock() == expand->getBlock();
 }
 
+/// Upstream's fusion patterns give a kernel whose body does not read its
+/// init a `tensor.empty` init instead (`RemoveOutsDependency`). A loop's
+/// accumulation, `ins(%acc, %x) outs(%acc)` yielded as the next `%acc`
+/// (prec-accumulate-microbatches' form), would then carry a fresh tensor:
+/// bufferized, an allocation per iteration, and a loop that
+/// prec-lower-to-cuda rejects. Such a kernel writes into the iteration
+/// argument again; it reads each element where it writes it, so no value
+/// changes.
+void restoreLoopCarriedInits(Operation *root) {
+  root->walk([](LoopLikeOpInterface loop) {
+    for (auto [iterArg, yielded] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getYieldedValues())) {
+      auto result = dyn_cast<OpResult>(yielded);
+      auto kernel =
+          result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+      if (!kernel || !linalg::isElementwise(kernel) ||
+          kernel->getParentRegion() != iterArg.getParentRegion())
+        continue;
+      OpOperand *init = kernel.getDpsInitOperand(result.getResultNumber());
+      auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
+      if (!empty || empty.getType() != iterArg.getType() ||
+          kernel.payloadUsesValueFromOperand(init))
+        continue;
+      AffineMap written = kernel.getMatchingIndexingMap(init);
+      if (llvm::none_of(kernel.getDpsInputOperands(), [&](OpOperand *input) {
+            return input->get() == iterArg &&
+                   kernel.getMatchingIndexingMap(input) == written;
+          }))
+        continue;
+      init->set(iterArg);
+      if (empty->use_empty())
+        empty->erase();
+    }
+  });
+}
+
 struct FuseKernelsPass
     : public prec::impl::PrecFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
@@ -131,6 +168,7 @@ struct FuseKernelsPass
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
+    restoreLoopCarriedInits(getOperation());
   }
 };
 

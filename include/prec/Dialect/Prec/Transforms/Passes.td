@@ -737,7 +737,12 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
 
     The fused body is the producer's body followed by the consumer's, with
     the same operations in the same order: results are bit for bit those of
-    the unfused kernels. What this fuses in a training step:
+    the unfused kernels. A kernel that accumulates into the tensor a loop
+    carries (`ins(%acc, %g) outs(%acc)`, yielded as the next `%acc`) keeps
+    that init, although upstream's patterns give an init the body does not
+    read a `tensor.empty`: the loop would otherwise carry a fresh tensor,
+    which bufferizes to an allocation per iteration and which
+    `prec-lower-to-cuda` does not lower. What this fuses in a training step:
 
     - the unpack kernel of a reduce-scatter (sum the wire chunks in
       `acc_dtype`, divide, cast) into the `prec.sgd` / `prec.adamw` kernel
