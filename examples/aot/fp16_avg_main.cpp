@@ -163,6 +163,20 @@ int runRank(precrt_comm_t world, void *userData) {
   Fp16AverageResults results = {};
   _mlir_ciface_fp16_average(&results, &gradArg, kLossScale, &weightArg,
                             kLearningRate);
+  // Results are buffers the call allocated on the stream (unless one is an
+  // argument returned as is, which this function never does); like the
+  // inputs, they go back on every way out, a failed call's included.
+  struct DeviceResults {
+    std::vector<void *> owned;
+    ~DeviceResults() {
+      for (void *buffer : owned)
+        precrtGpuFree(buffer);
+    }
+  } resultBuffers;
+  for (void *allocation : {static_cast<void *>(results.average.allocated),
+                           static_cast<void *>(results.weightNext.allocated)})
+    if (allocation && allocation != deviceGrad && allocation != deviceWeight)
+      resultBuffers.owned.push_back(allocation);
 
   // The compiled code returns without waiting for the GPU.
   if (precrtGpuStreamSynchronize(stream) != PRECRT_SUCCESS)
@@ -184,12 +198,10 @@ int runRank(precrt_comm_t world, void *userData) {
       precrtGpuStreamSynchronize(stream))
     return fail(rank, "copy to the host", precrtGetLastErrorMessage());
 
-  // Results are buffers the call allocated on the stream (unless one is an
-  // argument returned as is, which this function never does).
-  for (void *allocation : {static_cast<void *>(results.average.allocated),
-                           static_cast<void *>(results.weightNext.allocated)})
-    if (allocation != deviceGrad && allocation != deviceWeight &&
-        precrtGpuFreeAsync(allocation, stream) != PRECRT_SUCCESS)
+  std::vector<void *> finished;
+  finished.swap(resultBuffers.owned);
+  for (void *allocation : finished)
+    if (precrtGpuFreeAsync(allocation, stream) != PRECRT_SUCCESS)
       return fail(rank, "freeing a result", precrtGetLastErrorMessage());
   if (precrtGpuStreamSynchronize(stream) != PRECRT_SUCCESS)
     return fail(rank, "freeing the inputs", precrtGetLastErrorMessage());
