@@ -49,8 +49,10 @@
 #include "precrt/precrt.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -313,26 +315,54 @@ void printAgainstMemcpy(ArrayRef<const char *> names,
 //===----------------------------------------------------------------------===//
 
 /// Makes `kernel` (a linalg.generic in `func`'s one block) write in place
-/// into a new memref argument of `func` that the function then returns
-/// nothing but, so that a timed call allocates nothing.
-void writeIntoNewArgument(func::FuncOp func, linalg::GenericOp kernel) {
+/// into new memref arguments of `func`, one per result, that the function
+/// then returns nothing but, so that a timed call allocates nothing.
+void writeIntoNewArguments(func::FuncOp func, linalg::GenericOp kernel) {
   Block &body = func.getBody().front();
-  auto type = cast<RankedTensorType>(kernel.getResult(0).getType());
-  BlockArgument out = body.addArgument(
-      MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
   OpBuilder builder(kernel);
-  Value init = bufferization::ToTensorOp::create(
-      builder, kernel.getLoc(), type, out, /*restrict=*/true,
-      /*writable=*/true);
-  kernel.getDpsInitsMutable()[0].assign(init);
   Operation *terminator = body.getTerminator();
+  for (OpResult result : kernel->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    BlockArgument out = body.addArgument(
+        MemRefType::get(type.getShape(), type.getElementType()),
+        func.getLoc());
+    builder.setInsertionPoint(kernel);
+    Value init = bufferization::ToTensorOp::create(
+        builder, kernel.getLoc(), type, out, /*restrict=*/true,
+        /*writable=*/true);
+    kernel.getDpsInitsMutable()[result.getResultNumber()].assign(init);
+    builder.setInsertionPoint(terminator);
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        builder, terminator->getLoc(), result, out);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
   builder.setInsertionPoint(terminator);
-  auto materialize = bufferization::MaterializeInDestinationOp::create(
-      builder, terminator->getLoc(), kernel.getResult(0), out);
-  materialize.setRestrict(true);
-  materialize.setWritable(true);
   func::ReturnOp::create(builder, terminator->getLoc());
   terminator->erase();
+}
+
+/// Bufferizes `module` now, while the kernels' destinations are the
+/// callers' buffers. Left to prec-lower-to-cpu, the canonicalizer first
+/// replaces a destination the kernel body does not read by a
+/// `tensor.empty`, and bufferization then writes into a fresh allocation
+/// and copies it out: a timed call would allocate, first touch and copy
+/// its whole output (above glibc's largest mmap threshold, 32 MiB, on
+/// every call). Fails if anything is still allocated.
+void bufferizeInPlace(ModuleOp module) {
+  PassManager pm(module.getContext());
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  if (failed(pm.run(module)))
+    fatal("bufferizing the extracted kernel failed");
+  WalkResult allocates = module.walk([](memref::AllocOp alloc) {
+    return WalkResult::interrupt();
+  });
+  if (allocates.wasInterrupted())
+    fatal("the extracted kernel does not write in place");
 }
 
 /// The quantization of an f32 tensor to f8E4M3FN with a dynamic (per-tensor)
@@ -363,9 +393,10 @@ void extractQuantizeKernel(ModuleOp module) {
       body.getTerminator()->getOperand(0).getDefiningOp<linalg::GenericOp>();
   if (!kernel)
     fatal("prec.quantize did not become one kernel");
-  writeIntoNewArgument(func, kernel);
+  writeIntoNewArguments(func, kernel);
   func.setFunctionType(
       FunctionType::get(module.getContext(), body.getArgumentTypes(), {}));
+  bufferizeInPlace(module);
 }
 
 void benchmarkFp8Pack(Compiler &compiler) {
@@ -509,7 +540,7 @@ SmallVector<int64_t> extractPackKernel(ModuleOp module) {
 
   Block &body = func.getBody().front();
   auto packedType = cast<RankedTensorType>(kernel.getResult(0).getType());
-  writeIntoNewArgument(func, kernel);
+  writeIntoNewArguments(func, kernel);
   // Everything but the kernel and what it reads is now dead.
   for (bool erased = true; erased;) {
     erased = false;
@@ -523,6 +554,7 @@ SmallVector<int64_t> extractPackKernel(ModuleOp module) {
   }
   func.setFunctionType(
       FunctionType::get(module.getContext(), body.getArgumentTypes(), {}));
+  bufferizeInPlace(module);
   return SmallVector<int64_t>(packedType.getShape());
 }
 
