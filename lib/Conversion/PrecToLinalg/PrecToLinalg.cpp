@@ -438,9 +438,7 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(
               b, l,
-              arith::MaximumFOp::create(b, l, args[1],
-                                        buildAmaxTerm(b, l, args[0]))
-                  .getResult());
+              buildAmaxMaximum(b, l, args[1], buildAmaxTerm(b, l, args[0])));
         });
     rewriter.replaceOp(op, reduced.getResult(0));
     return success();

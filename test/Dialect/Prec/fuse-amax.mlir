@@ -17,7 +17,8 @@
 // CHECK: %[[MAG:.+]] = math.absf
 // CHECK: %[[FINITE:.+]] = arith.cmpf olt, %[[MAG]]
 // CHECK: %[[TERM:.+]] = arith.select %[[FINITE]], %[[MAG]]
-// CHECK: %[[LARGEST:.+]] = arith.maximumf %{{.*}}, %[[TERM]]
+// CHECK: %[[GREATER:.+]] = arith.cmpf ogt, %{{.*}}, %[[TERM]]
+// CHECK: %[[LARGEST:.+]] = arith.select %[[GREATER]], %{{.*}}, %[[TERM]]
 // CHECK: %[[QUOTIENT:.+]] = arith.divf
 // CHECK: %[[Q:.+]] = prec.saturating_truncf %[[QUOTIENT]] : f32 to f8E4M3FN
 // CHECK: linalg.yield %[[LARGEST]], %[[Q]]

@@ -166,9 +166,8 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
             [&](OpBuilder &kb, Location kl, ValueRange args) {
               linalg::YieldOp::create(
                   kb, kl,
-                  arith::MaximumFOp::create(kb, kl, args[1],
-                                            buildAmaxTerm(kb, kl, args[0]))
-                      .getResult());
+                  buildAmaxMaximum(kb, kl, args[1],
+                                   buildAmaxTerm(kb, kl, args[0])));
             });
         Value scalesRow = extractRow(nb, nl, carried[1], row);
         auto scales = linalg::GenericOp::create(
@@ -253,8 +252,8 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
                AffineMap::get(2, 0, {j}, context), elementMap},
       ArrayRef{utils::IteratorType::reduction, utils::IteratorType::parallel},
       [&](OpBuilder &kb, Location kl, ValueRange args) {
-        Value largest = arith::MaximumFOp::create(
-            kb, kl, args[2], buildAmaxTerm(kb, kl, args[0]));
+        Value largest =
+            buildAmaxMaximum(kb, kl, args[2], buildAmaxTerm(kb, kl, args[0]));
         linalg::YieldOp::create(
             kb, kl,
             ValueRange{largest, buildQuantizedElement(kb, kl, args[0], args[1],
@@ -269,7 +268,7 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
       [&](OpBuilder &kb, Location kl, ValueRange args) {
         linalg::YieldOp::create(
             kb, kl,
-            arith::MaximumFOp::create(kb, kl, args[1], args[0]).getResult());
+            buildAmaxMaximum(kb, kl, args[1], args[0]));
       });
   quantize.getResult().replaceAllUsesWith(
       reshapeTensor(b, loc, kernel.getResult(1), quantize.getType()));

@@ -547,6 +547,14 @@ Value mlir::prec::buildAmaxTerm(OpBuilder &b, Location loc, Value x) {
   return arith::SelectOp::create(b, loc, finite, magnitude, constant(f32, 0.0));
 }
 
+Value mlir::prec::buildAmaxMaximum(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs) {
+  // x86's maxps: a compare and a select, not expanded further.
+  Value greater =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lhs, rhs);
+  return arith::SelectOp::create(b, loc, greater, lhs, rhs);
+}
+
 Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,
                                         Value scale) {
   FloatType compute = getQuantizationComputeType(b, x);

@@ -58,6 +58,12 @@ Value buildScaleFromAmax(OpBuilder &builder, Location loc, Value amax,
 /// a NaN.
 Value buildAmaxTerm(OpBuilder &builder, Location loc, Value x);
 
+/// The larger of two amax terms (buildAmaxTerm) or partial amaxes: neither
+/// is NaN or -0, so `lhs > rhs ? lhs : rhs` is their maximum, without the
+/// NaN and signed-zero handling of arith.maximumf (two more compares and
+/// selects per element once expanded).
+Value buildAmaxMaximum(OpBuilder &builder, Location loc, Value lhs, Value rhs);
+
 /// prec.quantize's quotient `x / scale`, in f32, or in the type of `x`
 /// where that is wider.
 Value buildQuantizeQuotient(OpBuilder &builder, Location loc, Value x,
