@@ -84,11 +84,11 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> mode(
-    "mode",
-    cl::desc("pack, fp8-pack, fp8-amax, reduce-scatter, all-reduce or "
-             "all (default)"),
-    cl::init("all"));
+static cl::opt<std::string>
+    mode("mode",
+         cl::desc("pack, fp8-pack, fp8-amax, reduce-scatter, all-reduce or "
+                  "all (default)"),
+         cl::init("all"));
 static cl::list<int64_t> packElements(
     "pack-elements",
     cl::desc("element counts of the pack kernel (default 16Mi and 64Mi: "
@@ -327,12 +327,11 @@ void writeIntoNewArguments(func::FuncOp func, linalg::GenericOp kernel) {
   for (OpResult result : kernel->getResults()) {
     auto type = cast<RankedTensorType>(result.getType());
     BlockArgument out = body.addArgument(
-        MemRefType::get(type.getShape(), type.getElementType()),
-        func.getLoc());
+        MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
     builder.setInsertionPoint(kernel);
-    Value init = bufferization::ToTensorOp::create(
-        builder, kernel.getLoc(), type, out, /*restrict=*/true,
-        /*writable=*/true);
+    Value init = bufferization::ToTensorOp::create(builder, kernel.getLoc(),
+                                                   type, out, /*restrict=*/true,
+                                                   /*writable=*/true);
     kernel.getDpsInitsMutable()[result.getResultNumber()].assign(init);
     builder.setInsertionPoint(terminator);
     auto materialize = bufferization::MaterializeInDestinationOp::create(
@@ -361,9 +360,8 @@ void bufferizeInPlace(ModuleOp module) {
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   if (failed(pm.run(module)))
     fatal("bufferizing the extracted kernel failed");
-  WalkResult allocates = module.walk([](memref::AllocOp alloc) {
-    return WalkResult::interrupt();
-  });
+  WalkResult allocates = module.walk(
+      [](memref::AllocOp alloc) { return WalkResult::interrupt(); });
   if (allocates.wasInterrupted())
     fatal("the extracted kernel does not write in place");
 }
@@ -557,8 +555,7 @@ void benchmarkFp8Amax(Compiler &compiler) {
       PackedFunction functions[2];
       std::unique_ptr<ExecutionEngine> engines[2];
       for (int fused = 0; fused < 2; ++fused) {
-        OwningOpRef<ModuleOp> module =
-            compiler.parse(fp8AmaxSource(n, block));
+        OwningOpRef<ModuleOp> module = compiler.parse(fp8AmaxSource(n, block));
         lowerToCPU(*module, /*fuseKernels=*/fused == 1);
         engines[fused] = jitCompile(*module, "", /*cachingAllocator=*/true);
         functions[fused] = lookup(*engines[fused], "pack");
@@ -632,8 +629,8 @@ void benchmarkFp8Amax(Compiler &compiler) {
         std::memcpy(&unfusedAmax, bytesOf(unfused, dataFields, 4), 4);
         std::memcpy(&fusedAmax, bytesOf(fused, dataFields, 4), 4);
         if (unfusedAmax != amax || fusedAmax != amax)
-          fatal(llvm::formatv("amax {0} (fused {1}), expected {2}",
-                              unfusedAmax, fusedAmax, amax));
+          fatal(llvm::formatv("amax {0} (fused {1}), expected {2}", unfusedAmax,
+                              fusedAmax, amax));
       }
       release(unfused);
       release(fused);
@@ -1247,8 +1244,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "prec_bench_e2e: generated CPU kernels and collectives\n");
   if (mode != "all" && mode != "pack" && mode != "fp8-pack" &&
-      mode != "fp8-amax" && mode != "reduce-scatter" &&
-      mode != "all-reduce")
+      mode != "fp8-amax" && mode != "reduce-scatter" && mode != "all-reduce")
     fatal("--mode must be pack, fp8-pack, fp8-amax, reduce-scatter, "
           "all-reduce or all");
   Compiler compiler;

@@ -11,7 +11,6 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTPRECTOLINALG
 #include "prec/Conversion/Passes.h.inc"
@@ -425,10 +424,9 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
     }
     Value zero = floatConstant(rewriter, loc, f32, 0.0);
     Value init =
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(
-                rewriter, loc, resultType.getShape(), f32)})
+        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                               ValueRange{tensor::EmptyOp::create(
+                                   rewriter, loc, resultType.getShape(), f32)})
             .getResult(0);
     auto reduced = linalg::GenericOp::create(
         rewriter, loc, resultType, input, init,

@@ -30,6 +30,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 
+#include <algorithm>
+
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECFUSEAMAX
 #include "prec/Dialect/Prec/Transforms/Passes.h.inc"
@@ -68,8 +70,7 @@ bool isFusible(QuantizeOp quantize) {
 
 Value buildZeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
   FloatType f32 = b.getF32Type();
-  Value zero =
-      arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 0.0));
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 0.0));
   Value empty = tensor::EmptyOp::create(b, loc, shape, f32);
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
@@ -86,8 +87,7 @@ Value extractRow(OpBuilder &b, Location loc, Value matrix, Value row) {
   auto rowType =
       RankedTensorType::get({type.getDimSize(1)}, type.getElementType());
   return tensor::ExtractSliceOp::create(
-      b, loc, rowType, matrix,
-      ArrayRef<OpFoldResult>{row, b.getIndexAttr(0)},
+      b, loc, rowType, matrix, ArrayRef<OpFoldResult>{row, b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1),
                              b.getIndexAttr(type.getDimSize(1))},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
@@ -120,14 +120,14 @@ Value splitBlocks(OpBuilder &b, Location loc, Value row, int64_t blockSize) {
 void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
                      QuantizeOp quantize) {
   OpBuilder b(amax);
-  Location loc = b.getFusedLoc(
-      {amax.getLoc(), scaleOp.getLoc(), quantize.getLoc()});
+  Location loc =
+      b.getFusedLoc({amax.getLoc(), scaleOp.getLoc(), quantize.getLoc()});
   Value input = quantize.getInput();
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t blockSize = static_cast<int64_t>(*amax.getBlockSize());
   int64_t blocks = inputType.getNumElements() / blockSize;
-  int64_t blocksPerRow =
-      getLargestDivisor(blocks, std::max<int64_t>(kTileElements / blockSize, 1));
+  int64_t blocksPerRow = getLargestDivisor(
+      blocks, std::max<int64_t>(kTileElements / blockSize, 1));
   int64_t rows = blocks / blocksPerRow;
   int64_t columns = blocksPerRow * blockSize;
   Type dataElement = quantize.getType().getElementType();
@@ -140,8 +140,8 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
   Value matrix = reshapeTensor(
       b, loc, input,
       RankedTensorType::get({rows, columns}, inputType.getElementType()));
-  Value dataInit = tensor::EmptyOp::create(b, loc, ArrayRef{rows, columns},
-                                           dataElement);
+  Value dataInit =
+      tensor::EmptyOp::create(b, loc, ArrayRef{rows, columns}, dataElement);
   Value scalesInit = tensor::EmptyOp::create(
       b, loc, ArrayRef{rows, blocksPerRow}, scaleElement);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -154,11 +154,11 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
   auto loop = scf::ForOp::create(
       b, loc, zero, end, one, ValueRange{dataInit, scalesInit},
       [&](OpBuilder &nb, Location nl, Value row, ValueRange carried) {
-        Value tile = splitBlocks(nb, nl, extractRow(nb, nl, matrix, row),
-                                 blockSize);
+        Value tile =
+            splitBlocks(nb, nl, extractRow(nb, nl, matrix, row), blockSize);
         auto amaxes = linalg::GenericOp::create(
-            nb, nl, TypeRange{RankedTensorType::get({blocksPerRow},
-                                                    nb.getF32Type())},
+            nb, nl,
+            TypeRange{RankedTensorType::get({blocksPerRow}, nb.getF32Type())},
             tile, buildZeros(nb, nl, {blocksPerRow}),
             ArrayRef{elementMap, blockMap},
             ArrayRef{utils::IteratorType::parallel,
@@ -184,25 +184,23 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
         Value dataRow =
             splitBlocks(nb, nl, extractRow(nb, nl, carried[0], row), blockSize);
         auto quantized = linalg::GenericOp::create(
-            nb, nl, dataRow.getType(),
-            ValueRange{tile, scales.getResult(0)}, dataRow,
-            ArrayRef{elementMap, blockMap, elementMap},
+            nb, nl, dataRow.getType(), ValueRange{tile, scales.getResult(0)},
+            dataRow, ArrayRef{elementMap, blockMap, elementMap},
             ArrayRef{utils::IteratorType::parallel,
                      utils::IteratorType::parallel},
             [&](OpBuilder &kb, Location kl, ValueRange args) {
               linalg::YieldOp::create(
                   kb, kl,
-                  buildQuantizedElement(kb, kl, args[0], args[1],
-                                        dataElement));
+                  buildQuantizedElement(kb, kl, args[0], args[1], dataElement));
             });
         Value flatData = tensor::CollapseShapeOp::create(
             nb, nl, quantized.getResult(0),
             ArrayRef<ReassociationIndices>{{0, 1}});
         scf::YieldOp::create(
             nb, nl,
-            ValueRange{insertRow(nb, nl, flatData, carried[0], row),
-                       insertRow(nb, nl, scales.getResult(0), carried[1],
-                                 row)});
+            ValueRange{
+                insertRow(nb, nl, flatData, carried[0], row),
+                insertRow(nb, nl, scales.getResult(0), carried[1], row)});
       });
   Value data = reshapeTensor(b, loc, loop.getResult(0), quantize.getType());
   Value scales = reshapeTensor(b, loc, loop.getResult(1), scaleOp.getType());
@@ -237,8 +235,8 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
   Value matrix = reshapeTensor(
       b, loc, input,
       RankedTensorType::get({rows, columns}, inputType.getElementType()));
-  Value dataInit = tensor::EmptyOp::create(b, loc, ArrayRef{rows, columns},
-                                           dataElement);
+  Value dataInit =
+      tensor::EmptyOp::create(b, loc, ArrayRef{rows, columns}, dataElement);
   MLIRContext *context = b.getContext();
   AffineExpr i = getAffineDimExpr(0, context), j = getAffineDimExpr(1, context);
   auto elementMap = AffineMap::get(2, 0, {i, j}, context);
@@ -266,9 +264,8 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
                AffineMap::get(1, 0, {}, context)},
       ArrayRef{utils::IteratorType::reduction},
       [&](OpBuilder &kb, Location kl, ValueRange args) {
-        linalg::YieldOp::create(
-            kb, kl,
-            buildAmaxMaximum(kb, kl, args[1], args[0]));
+        linalg::YieldOp::create(kb, kl,
+                                buildAmaxMaximum(kb, kl, args[1], args[0]));
       });
   quantize.getResult().replaceAllUsesWith(
       reshapeTensor(b, loc, kernel.getResult(1), quantize.getType()));
@@ -297,8 +294,8 @@ struct FuseAmaxPass : public prec::impl::PrecFuseAmaxBase<FuseAmaxPass> {
       Block *block = quantize->getBlock();
       if (quantize.getScaling().getKind() == ScalingKind::Block) {
         auto scaleOp = quantize.getScale().getDefiningOp<ScaleFromAmaxOp>();
-        auto amax = scaleOp ? scaleOp.getAmax().getDefiningOp<AmaxOp>()
-                            : AmaxOp();
+        auto amax =
+            scaleOp ? scaleOp.getAmax().getDefiningOp<AmaxOp>() : AmaxOp();
         if (!amax || amax.getInput() != input || !amax->hasOneUse() ||
             amax.getBlockSize() !=
                 uint64_t(quantize.getScaling().getBlockSize()) ||

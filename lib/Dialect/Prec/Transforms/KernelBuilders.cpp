@@ -538,12 +538,12 @@ Value mlir::prec::buildAmaxTerm(OpBuilder &b, Location loc, Value x) {
       constant(compute, std::numeric_limits<double>::infinity()));
   // f64 and wider magnitudes round to f32 and stay finite.
   if (compute != f32)
-    magnitude = convertFloat(
-        b, loc,
-        arith::MinimumFOp::create(
-            b, loc, magnitude,
-            constant(compute, std::numeric_limits<float>::max())),
-        f32);
+    magnitude =
+        convertFloat(b, loc,
+                     arith::MinimumFOp::create(
+                         b, loc, magnitude,
+                         constant(compute, std::numeric_limits<float>::max())),
+                     f32);
   return arith::SelectOp::create(b, loc, finite, magnitude, constant(f32, 0.0));
 }
 
