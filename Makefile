@@ -95,6 +95,7 @@ bench-e2e: configure
 bench-fp8: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-run prec_bench_e2e
 	$(BUILD_DIR)/bin/prec_bench_e2e --mode fp8-pack
+	$(BUILD_DIR)/bin/prec_bench_e2e --mode fp8-amax
 	/usr/bin/python3 bench/numerics/fp8_scaling_error.py --prec-run $(PREC_RUN) \
 	  --plot docs/images/fp8-scaling-error.png
 	python3 bench/e2e/fp8_gather_bench.py --prec-run $(PREC_RUN)

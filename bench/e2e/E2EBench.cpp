@@ -49,8 +49,10 @@
 #include "precrt/precrt.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -82,10 +84,11 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> mode(
-    "mode",
-    cl::desc("pack, fp8-pack, reduce-scatter, all-reduce or all (default)"),
-    cl::init("all"));
+static cl::opt<std::string>
+    mode("mode",
+         cl::desc("pack, fp8-pack, fp8-amax, reduce-scatter, all-reduce or "
+                  "all (default)"),
+         cl::init("all"));
 static cl::list<int64_t> packElements(
     "pack-elements",
     cl::desc("element counts of the pack kernel (default 16Mi and 64Mi: "
@@ -189,9 +192,11 @@ struct Compiler {
   }
 };
 
-void lowerToCPU(ModuleOp module) {
+void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   PassManager pm(module.getContext());
-  prec::buildPrecLowerToCPUPipeline(pm, prec::PrecLowerToCPUOptions());
+  prec::PrecLowerToCPUOptions options;
+  options.fuseKernels = fuseKernels;
+  prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))
     fatal("prec-lower-to-cpu failed");
 }
@@ -313,26 +318,52 @@ void printAgainstMemcpy(ArrayRef<const char *> names,
 //===----------------------------------------------------------------------===//
 
 /// Makes `kernel` (a linalg.generic in `func`'s one block) write in place
-/// into a new memref argument of `func` that the function then returns
-/// nothing but, so that a timed call allocates nothing.
-void writeIntoNewArgument(func::FuncOp func, linalg::GenericOp kernel) {
+/// into new memref arguments of `func`, one per result, that the function
+/// then returns nothing but, so that a timed call allocates nothing.
+void writeIntoNewArguments(func::FuncOp func, linalg::GenericOp kernel) {
   Block &body = func.getBody().front();
-  auto type = cast<RankedTensorType>(kernel.getResult(0).getType());
-  BlockArgument out = body.addArgument(
-      MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
   OpBuilder builder(kernel);
-  Value init = bufferization::ToTensorOp::create(
-      builder, kernel.getLoc(), type, out, /*restrict=*/true,
-      /*writable=*/true);
-  kernel.getDpsInitsMutable()[0].assign(init);
   Operation *terminator = body.getTerminator();
+  for (OpResult result : kernel->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    BlockArgument out = body.addArgument(
+        MemRefType::get(type.getShape(), type.getElementType()), func.getLoc());
+    builder.setInsertionPoint(kernel);
+    Value init = bufferization::ToTensorOp::create(builder, kernel.getLoc(),
+                                                   type, out, /*restrict=*/true,
+                                                   /*writable=*/true);
+    kernel.getDpsInitsMutable()[result.getResultNumber()].assign(init);
+    builder.setInsertionPoint(terminator);
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        builder, terminator->getLoc(), result, out);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
   builder.setInsertionPoint(terminator);
-  auto materialize = bufferization::MaterializeInDestinationOp::create(
-      builder, terminator->getLoc(), kernel.getResult(0), out);
-  materialize.setRestrict(true);
-  materialize.setWritable(true);
   func::ReturnOp::create(builder, terminator->getLoc());
   terminator->erase();
+}
+
+/// Bufferizes `module` now, while the kernels' destinations are the
+/// callers' buffers. Left to prec-lower-to-cpu, the canonicalizer first
+/// replaces a destination the kernel body does not read by a
+/// `tensor.empty`, and bufferization then writes into a fresh allocation
+/// and copies it out: a timed call would allocate, first touch and copy
+/// its whole output (above glibc's largest mmap threshold, 32 MiB, on
+/// every call). Fails if anything is still allocated.
+void bufferizeInPlace(ModuleOp module) {
+  PassManager pm(module.getContext());
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  if (failed(pm.run(module)))
+    fatal("bufferizing the extracted kernel failed");
+  WalkResult allocates = module.walk(
+      [](memref::AllocOp alloc) { return WalkResult::interrupt(); });
+  if (allocates.wasInterrupted())
+    fatal("the extracted kernel does not write in place");
 }
 
 /// The quantization of an f32 tensor to f8E4M3FN with a dynamic (per-tensor)
@@ -363,9 +394,10 @@ void extractQuantizeKernel(ModuleOp module) {
       body.getTerminator()->getOperand(0).getDefiningOp<linalg::GenericOp>();
   if (!kernel)
     fatal("prec.quantize did not become one kernel");
-  writeIntoNewArgument(func, kernel);
+  writeIntoNewArguments(func, kernel);
   func.setFunctionType(
       FunctionType::get(module.getContext(), body.getArgumentTypes(), {}));
+  bufferizeInPlace(module);
 }
 
 void benchmarkFp8Pack(Compiler &compiler) {
@@ -407,12 +439,24 @@ void benchmarkFp8Pack(Compiler &compiler) {
                                            describe(output, {n})};
     std::vector<float> quotients(n);
 
-    enum { Memcpy, Generated, Runtime, NumCandidates };
+    // The kernel's traffic without its arithmetic: each f32 read, one byte
+    // of it written with ordinary stores. memcpy's stores of large copies
+    // bypass the cache, so it moves 5 bytes per element where these loops
+    // also read each output line before writing it (6 bytes).
+    auto *streamOutput = static_cast<uint8_t *>(allocate(outputBytes));
+    std::memset(streamOutput, 0, outputBytes);
+    auto *inputBits = reinterpret_cast<const uint32_t *>(input);
+
+    enum { Memcpy, Stream, Generated, Runtime, NumCandidates };
     std::vector<double> times[NumCandidates];
     for (int rep = 0; rep < packReps; ++rep) {
       auto start = Clock::now();
       std::memcpy(copyTarget, copySource, copyBytes);
       times[Memcpy].push_back(secondsSince(start));
+      start = Clock::now();
+      for (int64_t i = 0; i < n; ++i)
+        streamOutput[i] = static_cast<uint8_t>(inputBits[i] >> 24);
+      times[Stream].push_back(secondsSince(start));
       start = Clock::now();
       callWithMemRefs(kernel, args, /*resultRank=*/-1);
       times[Generated].push_back(secondsSince(start));
@@ -443,13 +487,168 @@ void benchmarkFp8Pack(Compiler &compiler) {
     llvm::outs() << llvm::formatv(
         "{0} elements ({1} MiB f32 in, {2} MiB fp8 out), {3} reps:\n", n, mib,
         mib / 4, packReps.getValue());
-    printAgainstMemcpy({"memcpy of 5N bytes", "generated quantize kernel",
+    printAgainstMemcpy({"memcpy of 5N bytes", "loop: read 4N, write N bytes",
+                        "generated quantize kernel",
                         "divide, then runtime precrtConvert"},
                        times, copyBytes);
     std::free(input);
     std::free(output);
+    std::free(streamOutput);
     std::free(copySource);
     std::free(copyTarget);
+  }
+}
+
+/// The quantizations whose amax prec-fuse-amax computes in the quantizing
+/// kernel's read, on `elements` f32 as [elements / 1024, 1024]: a delayed
+/// scale with this step's amax of the same input (as
+/// examples/fp8_delayed_step.mlir writes them), and MX block scales (32
+/// elements, E8M0), as prec-materialize-scales writes them for a
+/// block-scaled collective.
+std::string fp8AmaxSource(int64_t elements, bool block) {
+  int64_t rows = elements / 1024;
+  if (block)
+    return llvm::formatv(R"mlir(
+func.func @pack(%x: tensor<{0}x1024xf32>, %s: tensor<f32>)
+    -> (tensor<{0}x1024xf8E4M3FN>, tensor<{0}x32xf8E8M0FNU>) {
+  %a = prec.amax %x block_size = 32 : tensor<{0}x1024xf32> -> tensor<{0}x32xf32>
+  %b = prec.scale_from_amax %a element_type = f8E4M3FN
+         : tensor<{0}x32xf32> -> tensor<{0}x32xf8E8M0FNU>
+  %q = prec.quantize %x scale %b scaling = <block, block_size = 32>
+         : tensor<{0}x1024xf32>, tensor<{0}x32xf8E8M0FNU> -> tensor<{0}x1024xf8E4M3FN>
+  return %q, %b : tensor<{0}x1024xf8E4M3FN>, tensor<{0}x32xf8E8M0FNU>
+}
+)mlir",
+                         rows)
+        .str();
+  return llvm::formatv(R"mlir(
+func.func @pack(%x: tensor<{0}x1024xf32>, %s: tensor<f32>)
+    -> (tensor<{0}x1024xf8E4M3FN>, tensor<f32>) {
+  %q = prec.quantize %x scale %s scaling = <delayed, history = 16>
+         : tensor<{0}x1024xf32>, tensor<f32> -> tensor<{0}x1024xf8E4M3FN>
+  %a = prec.amax %x : tensor<{0}x1024xf32> -> tensor<f32>
+  return %q, %a : tensor<{0}x1024xf8E4M3FN>, tensor<f32>
+}
+)mlir",
+                       rows)
+      .str();
+}
+
+/// Each program of fp8AmaxSource lowered whole, with prec-fuse-amax and
+/// without it (fuse-kernels=false: the amax kernel, the scale kernel for
+/// blocks, then the quantize kernel). Both allocate their results through
+/// the caching allocator, as a step does, so that every call writes warm,
+/// reused buffers. Baseline: memcpy of 5 bytes per element.
+void benchmarkFp8Amax(Compiler &compiler) {
+  SmallVector<int64_t> sizes(packElements.begin(), packElements.end());
+  if (sizes.empty())
+    sizes.append({int64_t(1) << 24, int64_t(1) << 26});
+  llvm::outs() << "== fp8 quantization with its amax in one read "
+                  "(prec-fuse-amax) against an amax pass and a quantize "
+                  "pass (fuse-kernels=false): f32 -> f8E4M3FN, one thread; "
+                  "baseline memcpy of 5 bytes per element ==\n";
+  for (bool block : {false, true}) {
+    for (int64_t n : sizes) {
+      if (n % 1024 != 0)
+        fatal("--pack-elements must be multiples of 1024 for fp8-amax");
+      int64_t rows = n / 1024;
+      PackedFunction functions[2];
+      std::unique_ptr<ExecutionEngine> engines[2];
+      for (int fused = 0; fused < 2; ++fused) {
+        OwningOpRef<ModuleOp> module = compiler.parse(fp8AmaxSource(n, block));
+        lowerToCPU(*module, /*fuseKernels=*/fused == 1);
+        engines[fused] = jitCompile(*module, "", /*cachingAllocator=*/true);
+        functions[fused] = lookup(*engines[fused], "pack");
+      }
+      size_t copyBytes = n * 5;
+      auto *input = static_cast<float *>(allocate(n * 4));
+      void *copySource = allocate(copyBytes);
+      void *copyTarget = allocate(copyBytes);
+      float amax = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        input[i] = std::sin(0.001f * static_cast<float>(i)) *
+                   std::ldexp(3.0f, static_cast<int>(i % 7) - 3);
+        amax = std::max(amax, std::fabs(input[i]));
+      }
+      // A scale from earlier steps, smaller than this step's: the largest
+      // elements saturate.
+      float scale = amax / 2 / 448.0f;
+      std::memset(copySource, 1, copyBytes);
+      std::memset(copyTarget, 0, copyBytes);
+      SmallVector<SmallVector<int64_t>> args{describe(input, {rows, 1024}),
+                                             describe(&scale, {})};
+      // The results' descriptors: the quantized data (rank 2), then the
+      // amax (rank 0) or the block scales (rank 2).
+      size_t dataFields = 7, resultFields = dataFields + (block ? 7 : 3);
+      auto call = [&](PackedFunction function, SmallVector<int64_t> &results) {
+        results.assign(resultFields, 0);
+        SmallVector<void *> pointers;
+        for (SmallVector<int64_t> &arg : args)
+          for (int64_t &field : arg)
+            pointers.push_back(&field);
+        pointers.push_back(results.data());
+        function(pointers.data());
+      };
+      auto release = [&](SmallVector<int64_t> &results) {
+        precrtCompiledFree(reinterpret_cast<void *>(results[0]));
+        precrtCompiledFree(reinterpret_cast<void *>(results[dataFields]));
+      };
+
+      enum { Memcpy, Unfused, Fused, NumCandidates };
+      std::vector<double> times[NumCandidates];
+      SmallVector<int64_t> results;
+      for (int rep = 0; rep < packReps; ++rep) {
+        auto start = Clock::now();
+        std::memcpy(copyTarget, copySource, copyBytes);
+        times[Memcpy].push_back(secondsSince(start));
+        for (int fused = 0; fused < 2; ++fused) {
+          start = Clock::now();
+          call(functions[fused], results);
+          times[Unfused + fused].push_back(secondsSince(start));
+          release(results);
+        }
+      }
+
+      // Both give the same bits; the amax is that of the input.
+      SmallVector<int64_t> unfused, fused;
+      call(functions[0], unfused);
+      call(functions[1], fused);
+      auto bytesOf = [](SmallVector<int64_t> &r, size_t first,
+                        size_t elementBytes) {
+        return reinterpret_cast<const uint8_t *>(r[first + 1]) +
+               r[first + 2] * elementBytes;
+      };
+      if (std::memcmp(bytesOf(unfused, 0, 1), bytesOf(fused, 0, 1), n) != 0)
+        fatal("fused and unfused fp8 quantizations differ");
+      if (block) {
+        if (std::memcmp(bytesOf(unfused, dataFields, 1),
+                        bytesOf(fused, dataFields, 1), n / 32) != 0)
+          fatal("fused and unfused block scales differ");
+      } else {
+        float unfusedAmax, fusedAmax;
+        std::memcpy(&unfusedAmax, bytesOf(unfused, dataFields, 4), 4);
+        std::memcpy(&fusedAmax, bytesOf(fused, dataFields, 4), 4);
+        if (unfusedAmax != amax || fusedAmax != amax)
+          fatal(llvm::formatv("amax {0} (fused {1}), expected {2}", unfusedAmax,
+                              fusedAmax, amax));
+      }
+      release(unfused);
+      release(fused);
+
+      double mib = n * 4.0 / (1 << 20);
+      llvm::outs() << llvm::formatv(
+          "{0}: {1} elements ({2} MiB f32 in, {3} MiB fp8 out), {4} "
+          "reps:\n",
+          block ? "block scales (32, E8M0)" : "delayed scale + amax", n, mib,
+          mib / 4, packReps.getValue());
+      printAgainstMemcpy({"memcpy of 5N bytes",
+                          "unfused: amax pass, quantize pass",
+                          "fused: prec-fuse-amax"},
+                         times, copyBytes);
+      std::free(input);
+      std::free(copySource);
+      std::free(copyTarget);
+    }
   }
 }
 
@@ -509,7 +708,7 @@ SmallVector<int64_t> extractPackKernel(ModuleOp module) {
 
   Block &body = func.getBody().front();
   auto packedType = cast<RankedTensorType>(kernel.getResult(0).getType());
-  writeIntoNewArgument(func, kernel);
+  writeIntoNewArguments(func, kernel);
   // Everything but the kernel and what it reads is now dead.
   for (bool erased = true; erased;) {
     erased = false;
@@ -523,6 +722,7 @@ SmallVector<int64_t> extractPackKernel(ModuleOp module) {
   }
   func.setFunctionType(
       FunctionType::get(module.getContext(), body.getArgumentTypes(), {}));
+  bufferizeInPlace(module);
   return SmallVector<int64_t>(packedType.getShape());
 }
 
@@ -1044,13 +1244,16 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv, "prec_bench_e2e: generated CPU kernels and collectives\n");
   if (mode != "all" && mode != "pack" && mode != "fp8-pack" &&
-      mode != "reduce-scatter" && mode != "all-reduce")
-    fatal("--mode must be pack, fp8-pack, reduce-scatter, all-reduce or all");
+      mode != "fp8-amax" && mode != "reduce-scatter" && mode != "all-reduce")
+    fatal("--mode must be pack, fp8-pack, fp8-amax, reduce-scatter, "
+          "all-reduce or all");
   Compiler compiler;
   if ((mode == "all" || mode == "pack") && backendName == "local")
     benchmarkPack(compiler);
   if ((mode == "all" || mode == "fp8-pack") && backendName == "local")
     benchmarkFp8Pack(compiler);
+  if ((mode == "all" || mode == "fp8-amax") && backendName == "local")
+    benchmarkFp8Amax(compiler);
   if (mode == "all" || mode == "reduce-scatter")
     benchmarkReduceScatter(compiler);
   if (mode == "all" || mode == "all-reduce")

@@ -58,6 +58,10 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecMaterializeScales());
   funcs.addPass(createPrecBucketCollectives());
   funcs.addPass(createPrecDecomposeCollectives());
+  // An amax and the quantization of the same input in one read, where the
+  // quantization does not wait for the amax.
+  if (fuseKernels)
+    funcs.addPass(createPrecFuseAmax());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
   // linalg.softmax and other ops defined by their decomposition, now that

@@ -11,8 +11,6 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <limits>
-
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTPRECTOLINALG
 #include "prec/Conversion/Passes.h.inc"
@@ -334,11 +332,6 @@ Value buildScaledElementwise(
   return generic.getResult(0);
 }
 
-/// f32, or the element type of the input where that is wider.
-FloatType getQuantizationComputeType(OpBuilder &b, FloatType input) {
-  return input.getWidth() > 32 ? input : b.getF32Type();
-}
-
 /// `saturate(round(x / scale))`, the quotient computed in f32 (in the input
 /// type where that is wider).
 struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
@@ -347,16 +340,12 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
   matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultElement = cast<FloatType>(op.getType().getElementType());
-    FloatType compute = getQuantizationComputeType(
-        rewriter, cast<FloatType>(op.getInput().getType().getElementType()));
     rewriter.replaceOp(
         op, buildScaledElementwise(
                 rewriter, op.getLoc(), adaptor.getInput(), adaptor.getScale(),
                 op.getScaling(), op.getType(),
                 [&](OpBuilder &b, Location l, Value x, Value scale) {
-                  Value quotient = arith::DivFOp::create(
-                      b, l, convertFloat(b, l, x, compute),
-                      convertFloat(b, l, scale, compute));
+                  Value quotient = buildQuantizeQuotient(b, l, x, scale);
                   return convertElement(b, l, quotient, resultElement,
                                         adaptor.getSeed(),
                                         op.getType().getShape());
@@ -435,39 +424,19 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
     }
     Value zero = floatConstant(rewriter, loc, f32, 0.0);
     Value init =
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(
-                rewriter, loc, resultType.getShape(), f32)})
+        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                               ValueRange{tensor::EmptyOp::create(
+                                   rewriter, loc, resultType.getShape(), f32)})
             .getResult(0);
-    // f64 and wider magnitudes round to f32 and stay finite.
-    double largestF32 = std::numeric_limits<float>::max();
     auto reduced = linalg::GenericOp::create(
         rewriter, loc, resultType, input, init,
         ArrayRef<AffineMap>{
             rewriter.getMultiDimIdentityMap(rank),
             AffineMap::get(rank, 0, kept, rewriter.getContext())},
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value magnitude = math::AbsFOp::create(
-              b, l, getQuantizationComputeType(b, inputElement) == f32
-                        ? convertFloat(b, l, args[0], f32)
-                        : args[0]);
-          auto magnitudeType = cast<FloatType>(magnitude.getType());
-          Value finite = arith::CmpFOp::create(
-              b, l, arith::CmpFPredicate::OLT, magnitude,
-              floatConstant(b, l, magnitudeType,
-                            std::numeric_limits<double>::infinity()));
-          if (magnitudeType != f32)
-            magnitude = convertFloat(
-                b, l,
-                arith::MinimumFOp::create(
-                    b, l, magnitude,
-                    floatConstant(b, l, magnitudeType, largestF32)),
-                f32);
-          Value term = arith::SelectOp::create(b, l, finite, magnitude,
-                                               floatConstant(b, l, f32, 0.0));
           linalg::YieldOp::create(
-              b, l, arith::MaximumFOp::create(b, l, args[1], term).getResult());
+              b, l,
+              buildAmaxMaximum(b, l, args[1], buildAmaxTerm(b, l, args[0])));
         });
     rewriter.replaceOp(op, reduced.getResult(0));
     return success();

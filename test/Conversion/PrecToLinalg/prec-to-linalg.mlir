@@ -181,8 +181,10 @@ func.func @quantize_dynamic(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf1
 // CHECK: %[[V:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [2, 2, 32]
 // CHECK: linalg.generic {indexing_maps = [#[[$VIEW]], #[[$KEPT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[V]]
 // CHECK: math.absf
-// CHECK: arith.cmpf olt
-// CHECK: arith.maximumf
+// CHECK: %[[FINITE:.*]] = arith.cmpf olt
+// CHECK: %[[TERM:.*]] = arith.select %[[FINITE]]
+// CHECK: %[[GREATER:.*]] = arith.cmpf ogt, %{{.*}}, %[[TERM]]
+// CHECK: arith.select %[[GREATER]], %{{.*}}, %[[TERM]]
 // CHECK: linalg.generic
 // CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$BLOCK]], #{{.*}}]

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -515,6 +516,50 @@ static SmallVector<ReassociationIndices> mergeAllDims(int64_t rank) {
   for (int64_t dim = 0; dim < rank; ++dim)
     all.push_back(dim);
   return {all};
+}
+
+/// f32, or the type of `x` where that is wider.
+static FloatType getQuantizationComputeType(OpBuilder &b, Value x) {
+  auto type = cast<FloatType>(x.getType());
+  return type.getWidth() > 32 ? type : b.getF32Type();
+}
+
+Value mlir::prec::buildAmaxTerm(OpBuilder &b, Location loc, Value x) {
+  FloatType f32 = b.getF32Type();
+  FloatType compute = getQuantizationComputeType(b, x);
+  auto constant = [&](FloatType type, double value) -> Value {
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  };
+  Value magnitude = math::AbsFOp::create(
+      b, loc, compute == f32 ? convertFloat(b, loc, x, f32) : x);
+  // Ordered: false for a NaN as for an infinity.
+  Value finite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, magnitude,
+      constant(compute, std::numeric_limits<double>::infinity()));
+  // f64 and wider magnitudes round to f32 and stay finite.
+  if (compute != f32)
+    magnitude =
+        convertFloat(b, loc,
+                     arith::MinimumFOp::create(
+                         b, loc, magnitude,
+                         constant(compute, std::numeric_limits<float>::max())),
+                     f32);
+  return arith::SelectOp::create(b, loc, finite, magnitude, constant(f32, 0.0));
+}
+
+Value mlir::prec::buildAmaxMaximum(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs) {
+  // x86's maxps: a compare and a select, not expanded further.
+  Value greater =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lhs, rhs);
+  return arith::SelectOp::create(b, loc, greater, lhs, rhs);
+}
+
+Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,
+                                        Value scale) {
+  FloatType compute = getQuantizationComputeType(b, x);
+  return arith::DivFOp::create(b, loc, convertFloat(b, loc, x, compute),
+                               convertFloat(b, loc, scale, compute));
 }
 
 Value mlir::prec::reshapeTensor(OpBuilder &b, Location loc, Value value,

@@ -53,6 +53,22 @@ Value decodeScale(OpBuilder &builder, Location loc, Value value);
 Value buildScaleFromAmax(OpBuilder &builder, Location loc, Value amax,
                          FloatType elementType, FloatType scaleType);
 
+/// One element's term of prec.amax: `|x|` in f32 for a finite `x` (an f64
+/// magnitude rounded to f32, at most the largest f32), 0 for an infinity or
+/// a NaN.
+Value buildAmaxTerm(OpBuilder &builder, Location loc, Value x);
+
+/// The larger of two amax terms (buildAmaxTerm) or partial amaxes: neither
+/// is NaN or -0, so `lhs > rhs ? lhs : rhs` is their maximum, without the
+/// NaN and signed-zero handling of arith.maximumf (two more compares and
+/// selects per element once expanded).
+Value buildAmaxMaximum(OpBuilder &builder, Location loc, Value lhs, Value rhs);
+
+/// prec.quantize's quotient `x / scale`, in f32, or in the type of `x`
+/// where that is wider.
+Value buildQuantizeQuotient(OpBuilder &builder, Location loc, Value x,
+                            Value scale);
+
 /// Converts a float scalar to `to` like convertFloat, rounding stochastically
 /// with the i32 word `random` where it rounds to a type narrower than f32
 /// (through f32, rounded to odd, from a wider type).

@@ -713,6 +713,76 @@ def PrecInlineKernelCallees
   }];
 }
 
+def PrecFuseAmax : Pass<"prec-fuse-amax", "mlir::func::FuncOp"> {
+  let summary = "compute amaxes in the read of the kernel that quantizes";
+  let description = [{
+    A `prec.amax` reads its whole input, and the `prec.quantize` of the
+    same input reads it again. Where the quantization does not wait for
+    that amax, this pass builds one kernel that does both, before
+    `convert-prec-to-linalg` lowers what is left:
+
+    - **block (MX) scaling**: `prec.amax` with `block_size = B`, the
+      `prec.scale_from_amax` of its result and the `prec.quantize` of the
+      same input with those scales (what `prec-materialize-scales` writes for
+      every block-scaled gather, reduce-scatter, all-reduce and all_to_all)
+      become one `scf.for` over rows of whole blocks of the input (at most
+      4096 elements, 16 KiB of f32). Each iteration computes the row's
+      block amaxes, their scales, and quantizes the row, which it reads
+      from memory once; the loop's results are the quantized tensor and the
+      scales.
+    - **a per-tensor scale that does not depend on the amax** (delayed
+      scaling, whose scale comes from the amax history): a `prec.amax` and a
+      `prec.quantize` of the same input become one `linalg.generic` with
+      two results, the quantized tensor and the largest magnitude of each
+      column of a [rows, columns] view of the input (columns: the largest
+      divisor of its size up to 4096 and up to a sixteenth of it), then a
+      small kernel takes the largest of the columns. The innermost loop
+      reads the input, writes the quantized elements and updates the column
+      maxima at consecutive addresses, so LLVM vectorizes it; a maximum
+      carried from one element to the next through memory would not be.
+      The kernel takes the place of the earlier of the two ops where the
+      later one's operands are known there (the input and, for a
+      quantization, its scale), or else of the later one where everything
+      that uses the earlier one's result comes after it.
+
+    A dynamic per-tensor scale comes from the amax of the whole tensor (of
+    every rank): no element can be quantized before that amax is known, so
+    it stays a pass of its own.
+
+    The kernels compute every value with the operations of the separate
+    kernels, and a maximum is exact in any order: the results are the same
+    bits. Quantizations with stochastic rounding (whose stream is keyed by
+    each element's index in the whole tensor) are left as they are. Runs
+    in `prec-lower-to-cpu` with kernel fusion on (`fuse-kernels`), right
+    before `convert-prec-to-linalg`; the GPU pipeline keeps the separate
+    kernels.
+
+    Before:
+    ```mlir
+    %q = prec.quantize %w scale %s scaling = <delayed, history = 16>
+           : tensor<16x64xf32>, tensor<f32> -> tensor<16x64xf8E4M3FN>
+    ...
+    %a = prec.amax %w : tensor<16x64xf32> -> tensor<f32>
+    ```
+    After:
+    ```mlir
+    %v = tensor.collapse_shape %w [[0, 1]] : tensor<16x64xf32> into tensor<1024xf32>
+    %m = tensor.expand_shape %v [[0, 1]] output_shape [16, 64] : ...
+    %k:2 = linalg.generic {iterator_types = ["reduction", "parallel"]}
+             ins(%m, %s : tensor<16x64xf32>, tensor<f32>)
+             outs(%zeros, %e : tensor<64xf32>, tensor<16x64xf8E4M3FN>) {...}
+    %a = linalg.generic {iterator_types = ["reduction"]}
+           ins(%k#0 : tensor<64xf32>) outs(%zero : tensor<f32>) {...}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
   let summary = "fuse each elementwise kernel into its only consumer";
   let description = [{
