@@ -31,12 +31,15 @@ using namespace mlir::prec;
 /// place such buffers on the device, so the GPU pipeline leaves it off.
 /// `foldCasts` merges casts into collectives, `fuseKernels` fuses
 /// elementwise kernels into their consumers; neither changes a value, and
-/// both pipelines run both by default. `reportTraffic` remarks the bytes of
-/// every transport and kernel as they will run.
+/// both pipelines run both by default. `fuseAmax` computes amaxes in the
+/// read of the kernel that quantizes the same input: a loop with a
+/// reduction, which the GPU pipeline's kernel mapping (parallel kernels
+/// only) does not take, so only the CPU pipeline runs it. `reportTraffic`
+/// remarks the bytes of every transport and kernel as they will run.
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
                                        bool foldCasts, bool fuseKernels,
-                                       bool reportTraffic) {
+                                       bool fuseAmax, bool reportTraffic) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -60,7 +63,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   funcs.addPass(createPrecDecomposeCollectives());
   // An amax and the quantization of the same input in one read, where the
   // quantization does not wait for the amax.
-  if (fuseKernels)
+  if (fuseAmax)
     funcs.addPass(createPrecFuseAmax());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
@@ -109,6 +112,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
                              options.fuseKernels, options.fuseKernels,
+                             /*fuseAmax=*/options.fuseKernels,
                              options.reportTraffic);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
@@ -149,6 +153,7 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                               const PrecLowerToCUDAOptions &options) {
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
                              options.foldCasts, options.fuseKernels,
+                             /*fuseAmax=*/false,
                              options.reportTraffic);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
