@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 import shutil
 import subprocess
 
@@ -37,6 +38,21 @@ llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir
 # per input (a hang above it) grows with it, from 30 s to 150 s.
 if config.llvm_use_sanitizer:
     config.available_features.add("sanitizer")
+
+# Programs prec does not build that load the sanitized runtime (the Python
+# checkers through ctypes, mlir-runner) need ASan's runtime loaded before
+# anything else; their own allocations are not checked for leaks.
+sanitizer_preload = ""
+if config.llvm_use_sanitizer:
+    libasan = subprocess.run(
+        [getattr(config, "cxx_compiler", "") or "c++", "-print-file-name=libasan.so"],
+        capture_output=True, text=True).stdout.strip()
+    sanitizer_preload = "env LD_PRELOAD=%s ASAN_OPTIONS=%s:detect_leaks=0 " % (
+        libasan, os.environ.get("ASAN_OPTIONS", ""))
+    # Ahead of lit's own %python, which it replaces.
+    config.substitutions.insert(
+        0, ("%python", sanitizer_preload + '"%s"' % sys.executable))
+config.substitutions.append(("%sanitizer_preload", sanitizer_preload))
 config.substitutions.append(
     ("%fuzz_timeout", "150" if config.llvm_use_sanitizer else "30"))
 

@@ -1,8 +1,8 @@
 // The pass plugin registers passes after options are parsed, so passes are
 // named in --pass-pipeline.
 // Debian's mlir-opt loads prec as a dialect plugin and as a pass plugin.
-// RUN: mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so | FileCheck %s --check-prefix=ROUNDTRIP
-// RUN: mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so --load-pass-plugin=%prec_lib/PrecPlugin.so --pass-pipeline="builtin.module(func.func(prec-infer-precision))" | FileCheck %s --check-prefix=PASS
+// RUN: %sanitizer_preload mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: %sanitizer_preload mlir-opt %s --load-dialect-plugin=%prec_lib/PrecPlugin.so --load-pass-plugin=%prec_lib/PrecPlugin.so --pass-pipeline="builtin.module(func.func(prec-infer-precision))" | FileCheck %s --check-prefix=PASS
 // Without the plugin the dialect is unknown.
 // RUN: not mlir-opt %s 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
 

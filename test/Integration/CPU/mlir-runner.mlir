@@ -4,17 +4,17 @@
 // REQUIRES: mlir-runner
 // RUN: sed -e "s/shape = 2/shape = 1/" -e "s/2x3xf32/1x3xf32/g" %s \
 // RUN:   | prec-opt --prec-lower-to-cpu > %t.1.mlir
-// RUN: mlir-runner %t.1.mlir -e main -entry-point-result=void \
+// RUN: %sanitizer_preload mlir-runner %t.1.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%precrt_lib/libprecrt%shlibext,%mlir_lib/libmlir_c_runner_utils%shlibext,%mlir_lib/libmlir_runner_utils%shlibext \
 // RUN:   | FileCheck %s --check-prefix=ONE
 // A grid of two ranks does not fit the implicit world of one: the process
 // ends with the runtime's error instead of going on with garbage.
 // RUN: prec-opt %s --prec-lower-to-cpu > %t.2.mlir
-// RUN: not mlir-runner %t.2.mlir -e main -entry-point-result=void \
+// RUN: not %sanitizer_preload mlir-runner %t.2.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%precrt_lib/libprecrt%shlibext,%mlir_lib/libmlir_c_runner_utils%shlibext,%mlir_lib/libmlir_runner_utils%shlibext \
 // RUN:   2>&1 | FileCheck %s --check-prefix=TOO-FEW
 // RUN: %if mpi %{ rm -f %t.rank* && %mpirun 2 env PRECRT_BACKEND=mpi sh -c \
-// RUN:   'mlir-runner %t.2.mlir -e main -entry-point-result=void \
+// RUN:   '%sanitizer_preload mlir-runner %t.2.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%precrt_lib/libprecrt%shlibext,%mlir_lib/libmlir_c_runner_utils%shlibext,%mlir_lib/libmlir_runner_utils%shlibext \
 // RUN:   > %t.rank${OMPI_COMM_WORLD_RANK:-$PMI_RANK}' %}
 // RUN: %if mpi %{ FileCheck %s --check-prefix=TWO < %t.rank0 %}
