@@ -350,7 +350,8 @@ void writeIntoNewArguments(func::FuncOp func, linalg::GenericOp kernel) {
 /// `tensor.empty`, and bufferization then writes into a fresh allocation
 /// and copies it out: a timed call would allocate, first touch and copy
 /// its whole output (above glibc's largest mmap threshold, 32 MiB, on
-/// every call). Fails if anything is still allocated.
+/// every call). The copy of each result onto the buffer it was written in
+/// is a no-op and goes; fails if anything is still allocated or copied.
 void bufferizeInPlace(ModuleOp module) {
   PassManager pm(module.getContext());
   bufferization::OneShotBufferizePassOptions options;
@@ -364,6 +365,14 @@ void bufferizeInPlace(ModuleOp module) {
       [](memref::AllocOp alloc) { return WalkResult::interrupt(); });
   if (allocates.wasInterrupted())
     fatal("the extracted kernel does not write in place");
+  WalkResult copies = module.walk([](memref::CopyOp copy) {
+    if (copy.getSource() != copy.getTarget())
+      return WalkResult::interrupt();
+    copy.erase();
+    return WalkResult::advance();
+  });
+  if (copies.wasInterrupted())
+    fatal("the extracted kernel copies its output");
 }
 
 /// The quantization of an f32 tensor to f8E4M3FN with a dynamic (per-tensor)
