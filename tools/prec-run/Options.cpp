@@ -103,8 +103,9 @@ cl::opt<std::string> maxMemory(
 cl::opt<bool> fuseKernels(
     "fuse-kernels",
     cl::desc("fold casts into collectives and fuse each elementwise "
-             "kernel into its only consumer, on CPUs and GPUs (default; "
-             "=false: one kernel per op, the same values)"),
+             "kernel into its only consumer, on CPUs and GPUs, and on CPUs "
+             "compute amaxes in the read that quantizes (default; =false: "
+             "one kernel per op, the same values)"),
     cl::init(true), cl::cat(runCategory));
 cl::opt<bool> profileSteps(
     "profile",

@@ -26,9 +26,11 @@ struct PrecLowerToCPUOptions
       *this, "fuse-kernels",
       llvm::cl::desc("fold casts into collectives (prec-fold-casts), inline "
                      "calls whose kernels feed the caller's "
-                     "(prec-inline-kernel-callees) and fuse each elementwise "
-                     "kernel into its only consumer (prec-fuse-kernels); the "
-                     "values are the same either way"),
+                     "(prec-inline-kernel-callees), fuse each elementwise "
+                     "kernel into its only consumer (prec-fuse-kernels) and "
+                     "compute amaxes in the read of the kernel that "
+                     "quantizes the same input (prec-fuse-amax); the values "
+                     "are the same either way"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> gemmContractions{
       *this, "gemm-contractions",
