@@ -1,6 +1,5 @@
 # -*- Python -*-
 import os
-import sys
 import shutil
 import subprocess
 
@@ -39,9 +38,10 @@ llvm_config.add_tool_substitutions(tools, [prec_tools_dir, config.llvm_tools_dir
 if config.llvm_use_sanitizer:
     config.available_features.add("sanitizer")
 
-# Programs prec does not build that load the sanitized runtime (the Python
-# checkers through ctypes, mlir-runner) need ASan's runtime loaded before
-# anything else; their own allocations are not checked for leaks.
+# %sanitizer_preload PROGRAM: a program prec does not build that loads the
+# sanitized runtime or plugin (a Python checker through ctypes, mlir-runner,
+# mlir-opt) needs ASan's runtime loaded before anything else; its own
+# allocations are not checked for leaks. Empty in other builds.
 sanitizer_preload = ""
 if config.llvm_use_sanitizer:
     libasan = subprocess.run(
@@ -49,9 +49,6 @@ if config.llvm_use_sanitizer:
         capture_output=True, text=True).stdout.strip()
     sanitizer_preload = "env LD_PRELOAD=%s ASAN_OPTIONS=%s:detect_leaks=0 " % (
         libasan, os.environ.get("ASAN_OPTIONS", ""))
-    # Ahead of lit's own %python, which it replaces.
-    config.substitutions.insert(
-        0, ("%python", sanitizer_preload + '"%s"' % sys.executable))
 config.substitutions.append(("%sanitizer_preload", sanitizer_preload))
 config.substitutions.append(
     ("%fuzz_timeout", "150" if config.llvm_use_sanitizer else "30"))

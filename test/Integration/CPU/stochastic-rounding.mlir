@@ -14,7 +14,7 @@
 // RUN:   mkdir -p %t/$n; \
 // RUN:   sed -e "s/shape = 4/shape = $n/" -e "s/1024x/$((256 * n))x/g" %s > %t/$n.mlir && \
 // RUN:   prec-run %t/$n.mlir --arg 2=%t/same.bin --scalar 3=20261125 --output-dir %t/$n --print none && \
-// RUN:   %python %S/Inputs/check_stochastic.py check %t/$n $n %precrt_lib/libprecrt.so || exit 1; \
+// RUN:   %sanitizer_preload %python %S/Inputs/check_stochastic.py check %t/$n $n %precrt_lib/libprecrt.so || exit 1; \
 // RUN: done
 
 shard.grid @dp(shape = 4)
