@@ -125,7 +125,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   if (options.profile)
     pm.addPass(createPrecProfileKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createPrecExpandFp8Arith());
+  PrecExpandFp8ArithOptions expandFp8;
+  expandFp8.include16Bit = options.expandBF16;
+  pm.addPass(createPrecExpandFp8Arith(expandFp8));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   if (options.expandBF16) {
@@ -225,7 +227,9 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   pm.addPass(createPrecEmulateGPUKernels());
   // The host runs every kernel's fp8 rounding in integer arithmetic, which
   // stands for PTX's conversion on sm_89 and later (docs/GPU.md).
-  pm.addPass(createPrecExpandFp8Arith());
+  PrecExpandFp8ArithOptions expandFp8;
+  expandFp8.include16Bit = true;
+  pm.addPass(createPrecExpandFp8Arith(expandFp8));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;

@@ -20,7 +20,8 @@ struct PrecLowerToCPUOptions
   PassOptions::Option<bool> expandBF16{
       *this, "expand-bf16",
       llvm::cl::desc("lower bf16 conversions with integer arithmetic "
-                     "(portable, bit-exact round-to-nearest-even)"),
+                     "(portable, bit-exact round-to-nearest-even) and give "
+                     "f16 truncations the runtime's canonical NaN"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",

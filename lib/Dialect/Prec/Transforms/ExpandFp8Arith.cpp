@@ -48,8 +48,38 @@ struct ExpandSaturatingTruncF : OpRewritePattern<SaturatingTruncFOp> {
   }
 };
 
+/// Rewrites each arith.truncf from f32 to bf16 or f16 that rounds to
+/// nearest even, on scalars or vectors, so that it gives the runtime's
+/// canonical NaN. Not a pattern: the f16 form keeps an arith.truncf.
+void expandSixteenBitTruncations(Operation *root) {
+  SmallVector<arith::TruncFOp> truncations;
+  root->walk([&](arith::TruncFOp op) {
+    std::optional<arith::RoundingMode> mode = op.getRoundingmode();
+    Type to = getElementTypeOrSelf(op.getType());
+    if (getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+        isa<BFloat16Type, Float16Type>(to) &&
+        (!mode || *mode == arith::RoundingMode::to_nearest_even))
+      truncations.push_back(op);
+  });
+  for (arith::TruncFOp op : truncations) {
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    if (isa<BFloat16Type>(getElementTypeOrSelf(op.getType()))) {
+      op.replaceAllUsesWith(expandTruncFToBF16(b, op.getLoc(), op.getIn()));
+      op.erase();
+      continue;
+    }
+    // LLVM's f16 truncation (one instruction with F16C) keeps a NaN's sign
+    // and payload; the select on f16 lanes vectorizes.
+    Value canonical =
+        selectCanonicalNaN(b, op.getLoc(), op.getIn(), op.getResult());
+    op.getResult().replaceAllUsesExcept(canonical, canonical.getDefiningOp());
+  }
+}
+
 struct ExpandFp8ArithPass
     : public prec::impl::PrecExpandFp8ArithBase<ExpandFp8ArithPass> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandFp8Conversion<arith::ExtFOp>,
@@ -57,6 +87,8 @@ struct ExpandFp8ArithPass
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    if (include16Bit)
+      expandSixteenBitTruncations(getOperation());
     // Other arithmetic on fp8 has no lowering: name it rather than fail in
     // LLVM translation.
     WalkResult walk = getOperation()->walk([](Operation *op) {

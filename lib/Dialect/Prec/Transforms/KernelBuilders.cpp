@@ -233,6 +233,51 @@ Value mlir::prec::expandSaturatingTruncF(OpBuilder &b, Location loc,
   return arith::BitcastOp::create(b, loc, to, narrow);
 }
 
+/// Round to nearest even from f32 to bf16 on the bits, as the runtime's
+/// floatToBF16 does: add half a bf16 spacing (minus one, plus the kept lsb)
+/// and keep the high half; the carry of the largest finite values lands on
+/// infinity, as it should. A NaN is replaced by the canonical NaN's f32 bits
+/// before rounding, not after: `arith-expand` chooses after the truncation,
+/// a select of bf16 vectors that x86 without native bf16 performs lane by
+/// lane, and LLVM folds a select of the i16 bits back into one of bf16.
+Value mlir::prec::expandTruncFToBF16(OpBuilder &b, Location loc, Value value) {
+  using P = arith::CmpIPredicate;
+  const NarrowFormat &format = precrt::numerics::kBF16;
+  Type shaped = value.getType();
+  IntegerOps i32{b, loc, withElementType(shaped, b.getI32Type())};
+  Value bits = arith::BitcastOp::create(b, loc, i32.type, value);
+  Value isNaN =
+      i32.cmp(P::ugt, i32.bitAnd(bits, i32.c(0x7FFFFFFF)), i32.c(0x7F800000));
+  Value word =
+      i32.select(isNaN, i32.c(int64_t(format.canonicalNaNBits) << 16), bits);
+  Value lsb = i32.bitAnd(i32.shr(word, i32.c(16)), i32.c(1));
+  Value rounded = i32.add(i32.add(word, i32.c(0x7FFF)), lsb);
+  Value high = arith::TruncIOp::create(
+      b, loc, withElementType(shaped, b.getI16Type()),
+      i32.shr(rounded, i32.c(16)));
+  return arith::BitcastOp::create(b, loc,
+                                  withElementType(shaped, b.getBF16Type()),
+                                  high);
+}
+
+Value mlir::prec::selectCanonicalNaN(OpBuilder &b, Location loc,
+                                     Value source, Value narrow) {
+  using P = arith::CmpIPredicate;
+  const NarrowFormat &format =
+      *getNarrowFormat(getElementTypeOrSelf(narrow.getType()));
+  Type shaped = source.getType();
+  IntegerOps i32{b, loc, withElementType(shaped, b.getI32Type())};
+  Value bits = arith::BitcastOp::create(b, loc, i32.type, source);
+  Value isNaN =
+      i32.cmp(P::ugt, i32.bitAnd(bits, i32.c(0x7FFFFFFF)), i32.c(0x7F800000));
+  IntegerOps narrowInt{
+      b, loc,
+      withElementType(shaped, b.getIntegerType(getWidth(format)))};
+  Value nan = arith::BitcastOp::create(b, loc, narrow.getType(),
+                                       narrowInt.c(format.canonicalNaNBits));
+  return arith::SelectOp::create(b, loc, isNaN, nan, narrow);
+}
+
 /// The reference encoders of precrt/numerics.h, for fp8 and (stochastic
 /// rounding only; arith.truncf rounds to nearest) bf16 and f16 (encodeNearestEven,
 /// encodeStochastic) without branches: the significand and exponent of |x|,

@@ -13,6 +13,7 @@ f32, the saturation thresholds, infinities, NaNs with payloads and signs, and
 random values across the exponent range of both formats.
 """
 
+import bisect
 import ctypes
 import math
 import os
@@ -37,6 +38,15 @@ def inputs():
         top = table[-1]
         values += [top * 1.03125, top * 1.0625, top * 2, 3.4e38, -3.4e38]
     values += [1e-45, -1e-45, 1.17e-38, 2.0**-149 * 3]
+    # bf16 and f16: ties and their neighbours in the normal and subnormal
+    # ranges, and around the largest finite values and overflow.
+    def f32(bits):
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    for bits in [0x3F808000, 0x3F818000, 0x00008000, 0x00018000, 0x7F7F8000,
+                 0x7F7F7FFF, 0x7F7FFFFF, 0x7F7F0000, 0x80008000, 0xFF7F8000]:
+        values += [f32(bits), f32(bits + 1), f32(bits - 1)]
+    values += [1 + 2.0**-11, 1 + 3 * 2.0**-11, 2.0**-25, 3 * 2.0**-25,
+               65504.0, 65519.0, 65520.0, 65536.0, -65520.0, 2.0**-24]
     rng = random.Random(20261125)
     while len(values) < COUNT - 4:
         values.append(rng.uniform(-1, 1) * 2.0 ** rng.randint(-30, 20))
@@ -66,6 +76,56 @@ def generate(directory):
 def read(directory, index, fmt, count):
     with open(os.path.join(directory, f"rank0_result{index}.bin"), "rb") as f:
         return struct.unpack(f"<{count}{fmt}", f.read())
+
+
+def read_bytes(directory, name):
+    with open(os.path.join(directory, name), "rb") as f:
+        return f.read()
+
+
+# IEEE formats that round to nearest even without saturating:
+# name: (mantissa bits, exponent bits, bias, canonical NaN)
+IEEE_FORMATS = {"bf16": (7, 8, 127, 0x7FC0), "f16": (10, 5, 15, 0x7E00)}
+
+
+def _ieee_table(name):
+    m, e, bias, _ = IEEE_FORMATS[name]
+    values = []
+    for bits in range((((1 << e) - 1) << m)):
+        exponent, mantissa = bits >> m, bits & ((1 << m) - 1)
+        if exponent == 0:
+            values.append((mantissa * 2.0 ** (1 - bias - m), bits))
+        else:
+            values.append(((1 + mantissa / 2.0**m) * 2.0 ** (exponent - bias),
+                           bits))
+    # Beyond the largest finite value, infinity stands where the next
+    # binade would start: halfway rounds up to it, as IEEE rounds.
+    values.append((2.0 ** ((1 << e) - 1 - bias), ((1 << e) - 1) << m))
+    return values
+
+
+_IEEE_TABLES = {name: _ieee_table(name) for name in IEEE_FORMATS}
+
+
+def encode_ieee(x, name):
+    """x rounded to nearest even in bf16 or f16, the canonical NaN for NaN."""
+    m, e, _, nan = IEEE_FORMATS[name]
+    if math.isnan(x):
+        return nan
+    sign = (1 << (m + e)) if math.copysign(1.0, x) < 0 else 0
+    table = _IEEE_TABLES[name]
+    magnitude = abs(x)
+    if magnitude >= table[-1][0]:
+        return sign | table[-1][1]
+    values = [v for v, _ in table]
+    i = bisect.bisect_left(values, magnitude)
+    if values[i] == magnitude:
+        return sign | table[i][1]
+    lo, hi = table[i - 1], table[i]
+    if magnitude - lo[0] < hi[0] - magnitude or (
+            magnitude - lo[0] == hi[0] - magnitude and lo[1] % 2 == 0):
+        return sign | lo[1]
+    return sign | hi[1]
 
 
 def same(a, b):
@@ -128,6 +188,22 @@ def check(directory, library):
             if got[i] != want[i]:
                 failures.append(f"result {index}: {x[i]!r} rounded stochastically: "
                                 f"got 0x{got[i]:x}, expected 0x{want[i]:x}")
+
+    # Nearest even to bf16 and f16 (the pack kernels' casts): bit for bit
+    # the IEEE rule below and the runtime's reference conversion.
+    for index, name, dtype in [(12, "bf16", 3), (13, "f16", 2)]:
+        got = read(directory, index, "H", COUNT)
+        # The words of x.bin as they are: NaN payloads kept.
+        src = ctypes.create_string_buffer(read_bytes(directory, "x.bin"))
+        dst = (ctypes.c_uint16 * COUNT)()
+        assert precrt.precrtConvert(src, 1, dst, dtype,
+                                    ctypes.c_size_t(COUNT)) == 0
+        for i, value in enumerate(x):
+            want = encode_ieee(value, name)
+            if got[i] != want or dst[i] != want:
+                failures.append(f"result {index}: {value!r} to {name}: got "
+                                f"0x{got[i]:04x}, expected 0x{want:04x} "
+                                f"(runtime 0x{dst[i]:04x})")
 
     for line in failures[:20]:
         print(line)

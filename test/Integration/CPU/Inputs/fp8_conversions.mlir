@@ -8,7 +8,7 @@ func.func @conversions(%x: tensor<8192xf32>, %d: tensor<8192xf64>,
         tensor<8192xf8E4M3FN>, tensor<8192xf8E5M2>,
         tensor<256xf32>, tensor<256xf32>, tensor<256xbf16>, tensor<256xf64>,
         tensor<8192xf8E4M3FN>, tensor<8192xf8E5M2>, tensor<8192xbf16>,
-        tensor<8192xf16>) {
+        tensor<8192xf16>, tensor<8192xbf16>, tensor<8192xf16>) {
   %0 = prec.cast %x : tensor<8192xf32> to tensor<8192xf8E4M3FN>
   %1 = prec.cast %x : tensor<8192xf32> to tensor<8192xf8E5M2>
   %2 = prec.cast %d : tensor<8192xf64> to tensor<8192xf8E4M3FN>
@@ -21,10 +21,12 @@ func.func @conversions(%x: tensor<8192xf32>, %d: tensor<8192xf64>,
   %9 = prec.cast %x rounding = <stochastic> seed %seed : tensor<8192xf32> to tensor<8192xf8E5M2>
   %10 = prec.cast %x rounding = <stochastic> seed %seed : tensor<8192xf32> to tensor<8192xbf16>
   %11 = prec.cast %x rounding = <stochastic> seed %seed : tensor<8192xf32> to tensor<8192xf16>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11
+  %12 = prec.cast %x : tensor<8192xf32> to tensor<8192xbf16>
+  %13 = prec.cast %x : tensor<8192xf32> to tensor<8192xf16>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13
       : tensor<8192xf8E4M3FN>, tensor<8192xf8E5M2>,
         tensor<8192xf8E4M3FN>, tensor<8192xf8E5M2>,
         tensor<256xf32>, tensor<256xf32>, tensor<256xbf16>, tensor<256xf64>,
         tensor<8192xf8E4M3FN>, tensor<8192xf8E5M2>, tensor<8192xbf16>,
-        tensor<8192xf16>
+        tensor<8192xf16>, tensor<8192xbf16>, tensor<8192xf16>
 }

@@ -41,6 +41,17 @@ Value encodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value,
 Value expandSaturatingTruncF(OpBuilder &builder, Location loc, Value value,
                              Type to);
 
+/// `arith.truncf` of f32 `value` (a scalar or a vector) to bf16 in 32-bit
+/// integer arithmetic, bit for bit the runtime's floatToBF16 (nearest even,
+/// the canonical NaN), in a form that vectorizes at full width on x86.
+Value expandTruncFToBF16(OpBuilder &builder, Location loc, Value value);
+
+/// `narrow`, the bf16 or f16 truncation of the f32 `source` (scalars or
+/// vectors of one shape), with the runtime's canonical NaN where `source` is
+/// a NaN; LLVM's truncation keeps a NaN's sign and payload.
+Value selectCanonicalNaN(OpBuilder &builder, Location loc, Value source,
+                         Value narrow);
+
 /// An fp8 value (isBitManipulatedFloatType) to f32, exactly.
 Value decodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value);
 

@@ -649,7 +649,22 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
     // ... integer ops that rebias the exponent, subnormals scaled exactly
     %w = arith.bitcast %bits : i32 to f32
     ```
+
+    With `include-16-bit`, `arith.truncf` from f32 to bf16 and f16 that
+    rounds to nearest even gives the runtime's canonical NaN (`floatToBF16`,
+    `floatToF16`) in a form that vectorizes at full width. To bf16 it
+    becomes 32-bit integer arithmetic, and a NaN is replaced by the
+    canonical NaN's bits before the rounding, so the loop selects on i32
+    lanes (upstream's `arith-expand` selects on the bf16 result, which x86
+    without native bf16 performs lane by lane: docs/performance.md, the pack
+    kernel). To f16 the truncation stays (one instruction on x86 with F16C)
+    and a select on the f16 result replaces a NaN, whose sign and payload
+    LLVM's truncation keeps, by the canonical one.
   }];
+  let options = [
+    Option<"include16Bit", "include-16-bit", "bool", /*default=*/"false",
+           "also f32 to bf16 and f16 truncations, with the canonical NaN">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::prec::PrecDialect"];
 }
