@@ -117,18 +117,20 @@ func.func @stochastic(%x: tensor<64xf32>, %s: tensor<f32>, %seed: i64)
 // Block (MX) scaling: the amaxes, E8M0 scales and quantization of the
 // 4 x 256 elements (32 blocks of 32) become one loop over rows of whole
 // blocks (here all 1024 elements, 4 KiB: one row) that reads each row once
-// and yields the quantized data and the scales, which travel with it.
+// and yields the quantized data and the scales, which travel with it. One
+// row's amaxes are carried too: every row reuses their buffer.
 // CHECK-LABEL: func.func @block(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x256xf32>
 // CHECK-NOT: prec.amax
 // CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<4x256xf32> into tensor<1024xf32>
 // CHECK: %[[M:.+]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [1, 1024]
-// CHECK: %[[LOOP:.+]]:2 = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DATA:.+]] = %{{.+}}, %[[SCALES:.+]] = %{{.+}}) -> (tensor<1x1024xf8E4M3FN>, tensor<1x32xf8E8M0FNU>)
+// CHECK: %[[LOOP:.+]]:3 = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DATA:.+]] = %{{.+}}, %[[SCALES:.+]] = %{{.+}}, %[[AMAXES:.+]] = %{{.+}}) -> (tensor<1x1024xf8E4M3FN>, tensor<1x32xf8E8M0FNU>, tensor<32xf32>)
 // CHECK: %[[R:.+]] = tensor.extract_slice %[[M]][%[[ROW]], 0] [1, 1024] [1, 1] : tensor<1x1024xf32> to tensor<1024xf32>
 // CHECK: %[[T:.+]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [32, 32]
+// CHECK: %[[ZEROS:.+]] = linalg.fill {{.*}} outs(%[[AMAXES]] : tensor<32xf32>)
 // CHECK: %[[AMAX:.+]] = linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "reduction"]
-// CHECK-SAME: ins(%[[T]] : tensor<32x32xf32>)
+// CHECK-SAME: ins(%[[T]] : tensor<32x32xf32>) outs(%[[ZEROS]] : tensor<32xf32>)
 // CHECK: math.absf
 // CHECK: %[[SROW:.+]] = tensor.extract_slice %[[SCALES]][%[[ROW]], 0] [1, 32]
 // CHECK: %[[S:.+]] = linalg.generic
@@ -142,7 +144,7 @@ func.func @stochastic(%x: tensor<64xf32>, %s: tensor<f32>, %seed: i64)
 // CHECK: %[[QFLAT:.+]] = tensor.collapse_shape %[[Q]]
 // CHECK: %[[D2:.+]] = tensor.insert_slice %[[QFLAT]] into %[[DATA]][%[[ROW]], 0] [1, 1024]
 // CHECK: %[[S2:.+]] = tensor.insert_slice %[[S]] into %[[SCALES]][%[[ROW]], 0] [1, 32]
-// CHECK: scf.yield %[[D2]], %[[S2]]
+// CHECK: scf.yield %[[D2]], %[[S2]], %[[AMAX]]
 // CHECK: %[[DATAFLAT:.+]] = tensor.collapse_shape %[[LOOP]]#0
 // CHECK: %[[RESULT:.+]] = tensor.expand_shape %[[DATAFLAT]] {{.*}} output_shape [4, 256]
 // CHECK: %[[SCALESFLAT:.+]] = tensor.collapse_shape %[[LOOP]]#1
@@ -162,7 +164,7 @@ func.func @block(%x: tensor<4x256xf32>)
 
 // Rows of at most 4096 elements: 64 x 128 f32 is two rows of 64 blocks of 64.
 // CHECK-LABEL: func.func @block_rows(
-// CHECK: scf.for {{.*}} -> (tensor<2x4096xf8E5M2>, tensor<2x64xf8E8M0FNU>)
+// CHECK: scf.for {{.*}} -> (tensor<2x4096xf8E5M2>, tensor<2x64xf8E8M0FNU>, tensor<64xf32>)
 func.func @block_rows(%x: tensor<64x128xf32>)
     -> (tensor<64x128xf8E5M2>, tensor<64x2xf8E8M0FNU>) {
   %a = prec.amax %x block_size = 64 : tensor<64x128xf32> -> tensor<64x2xf32>

@@ -230,3 +230,44 @@ func.func @loop_accumulation(%grads: tensor<2x8xf32>) -> tensor<8xf32> {
   }
   return %sum : tensor<8xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A loop that writes one row of the tensor it carries per iteration, through
+// a reshape (prec-fuse-amax's loop over rows): the kernel keeps writing into
+// that row of the iteration argument instead of a fresh tensor that
+// bufferization would allocate per iteration and copy into the row.
+// CHECK-LABEL: func @loop_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<2x8xbf16>)
+// CHECK:   %[[ROW:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [1, 8] [1, 1] : tensor<2x8xbf16> to tensor<8xbf16>
+// CHECK:   %[[BLOCKS:.*]] = tensor.expand_shape %[[ROW]] {{\[\[}}0, 1]] output_shape [2, 4] : tensor<8xbf16> into tensor<2x4xbf16>
+// CHECK-NOT: tensor.empty
+// CHECK:   %[[R:.*]] = linalg.generic {{.*}} outs(%[[BLOCKS]] : tensor<2x4xbf16>)
+// CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[R]]
+// CHECK:   %[[NEXT:.*]] = tensor.insert_slice %[[FLAT]] into %[[OUT]][%[[I]], 0] [1, 8] [1, 1]
+// CHECK:   scf.yield %[[NEXT]]
+func.func @loop_rows(%x: tensor<2x8xf32>) -> tensor<2x8xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %init = tensor.empty() : tensor<2x8xbf16>
+  %all = scf.for %i = %c0 to %c2 step %c1 iter_args(%out = %init) -> (tensor<2x8xbf16>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<2x8xf32> to tensor<8xf32>
+    %blocks = tensor.expand_shape %row [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+    %orow = tensor.extract_slice %out[%i, 0] [1, 8] [1, 1] : tensor<2x8xbf16> to tensor<8xbf16>
+    %oblocks = tensor.expand_shape %orow [[0, 1]] output_shape [2, 4] : tensor<8xbf16> into tensor<2x4xbf16>
+    %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%blocks : tensor<2x4xf32>) outs(%oblocks : tensor<2x4xbf16>) {
+    ^bb0(%a: f32, %o: bf16):
+      %t = arith.truncf %a : f32 to bf16
+      linalg.yield %t : bf16
+    } -> tensor<2x4xbf16>
+    %flat = tensor.collapse_shape %r [[0, 1]] : tensor<2x4xbf16> into tensor<8xbf16>
+    %next = tensor.insert_slice %flat into %out[%i, 0] [1, 8] [1, 1] : tensor<8xbf16> into tensor<2x8xbf16>
+    scf.yield %next : tensor<2x8xbf16>
+  }
+  return %all : tensor<2x8xbf16>
+}

@@ -68,11 +68,16 @@ bool isFusible(QuantizeOp quantize) {
          isBitManipulatedFloatType(quantize.getType().getElementType());
 }
 
-Value buildZeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+/// `destination` filled with f32 zeros.
+Value buildZeros(OpBuilder &b, Location loc, Value destination) {
   FloatType f32 = b.getF32Type();
   Value zero = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 0.0));
-  Value empty = tensor::EmptyOp::create(b, loc, shape, f32);
-  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  return linalg::FillOp::create(b, loc, zero, destination).getResult(0);
+}
+
+Value buildZeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return buildZeros(b, loc,
+                    tensor::EmptyOp::create(b, loc, shape, b.getF32Type()));
 }
 
 Value buildQuantizedElement(OpBuilder &b, Location loc, Value x, Value scale,
@@ -144,6 +149,10 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
       tensor::EmptyOp::create(b, loc, ArrayRef{rows, columns}, dataElement);
   Value scalesInit = tensor::EmptyOp::create(
       b, loc, ArrayRef{rows, blocksPerRow}, scaleElement);
+  // One row's amaxes, carried by the loop so that every row reuses one
+  // buffer instead of allocating its own.
+  Value amaxesInit =
+      tensor::EmptyOp::create(b, loc, ArrayRef{blocksPerRow}, b.getF32Type());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value end = arith::ConstantIndexOp::create(b, loc, rows);
@@ -152,14 +161,14 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
   auto elementMap = AffineMap::get(2, 0, {j, k}, context);
   auto blockMap = AffineMap::get(2, 0, {j}, context);
   auto loop = scf::ForOp::create(
-      b, loc, zero, end, one, ValueRange{dataInit, scalesInit},
+      b, loc, zero, end, one, ValueRange{dataInit, scalesInit, amaxesInit},
       [&](OpBuilder &nb, Location nl, Value row, ValueRange carried) {
         Value tile =
             splitBlocks(nb, nl, extractRow(nb, nl, matrix, row), blockSize);
         auto amaxes = linalg::GenericOp::create(
             nb, nl,
             TypeRange{RankedTensorType::get({blocksPerRow}, nb.getF32Type())},
-            tile, buildZeros(nb, nl, {blocksPerRow}),
+            tile, buildZeros(nb, nl, carried[2]),
             ArrayRef{elementMap, blockMap},
             ArrayRef{utils::IteratorType::parallel,
                      utils::IteratorType::reduction},
@@ -200,7 +209,8 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
             nb, nl,
             ValueRange{
                 insertRow(nb, nl, flatData, carried[0], row),
-                insertRow(nb, nl, scales.getResult(0), carried[1], row)});
+                insertRow(nb, nl, scales.getResult(0), carried[1], row),
+                amaxes.getResult(0)});
       });
   Value data = reshapeTensor(b, loc, loop.getResult(0), quantize.getType());
   Value scales = reshapeTensor(b, loc, loop.getResult(1), scaleOp.getType());
@@ -259,7 +269,7 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
       });
   AffineExpr c = getAffineDimExpr(0, context);
   auto largest = linalg::GenericOp::create(
-      b, loc, amax.getType(), kernel.getResult(0), buildZeros(b, loc, {}),
+      b, loc, amax.getType(), kernel.getResult(0), buildZeros(b, loc, ArrayRef<int64_t>{}),
       ArrayRef{AffineMap::get(1, 0, {c}, context),
                AffineMap::get(1, 0, {}, context)},
       ArrayRef{utils::IteratorType::reduction},

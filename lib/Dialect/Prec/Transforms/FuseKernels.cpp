@@ -152,6 +152,74 @@ void restoreLoopCarriedInits(Operation *root) {
   });
 }
 
+/// The same for a kernel that writes one slice of a loop's iteration
+/// argument (prec-fuse-amax's loop over rows): its result, possibly through
+/// static reshapes, is inserted into the iteration argument and yielded,
+/// and its init was that slice of the iteration argument before
+/// `RemoveOutsDependency` made it a `tensor.empty`. Bufferized, the empty
+/// init is a buffer per iteration copied into the slice. The kernel writes
+/// into the slice again (its body does not read its init, so no value
+/// changes; other readers of its result read the same values).
+void restoreLoopCarriedSliceInits(Operation *root) {
+  root->walk([](LoopLikeOpInterface loop) {
+    for (auto [iterArg, yielded] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getYieldedValues())) {
+      auto insert = yielded.getDefiningOp<tensor::InsertSliceOp>();
+      if (!insert || insert.getDest() != iterArg || !insert->hasOneUse())
+        continue;
+      // The reshapes between the kernel and the insertion, nearest first.
+      SmallVector<Operation *> reshapes;
+      Value source = insert.getSource();
+      while (Operation *reshape = source.getDefiningOp()) {
+        if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape) ||
+            !reshape->hasOneUse() ||
+            !cast<RankedTensorType>(reshape->getOperand(0).getType())
+                 .hasStaticShape())
+          break;
+        reshapes.push_back(reshape);
+        source = reshape->getOperand(0);
+      }
+      auto result = dyn_cast<OpResult>(source);
+      auto kernel =
+          result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+      if (!kernel || kernel->getParentRegion() != iterArg.getParentRegion())
+        continue;
+      OpOperand *init = kernel.getDpsInitOperand(result.getResultNumber());
+      auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
+      if (!empty || kernel.payloadUsesValueFromOperand(init))
+        continue;
+
+      OpBuilder b(kernel);
+      Location loc = kernel.getLoc();
+      Value slice = tensor::ExtractSliceOp::create(
+          b, loc, insert.getSourceType(), iterArg, insert.getMixedOffsets(),
+          insert.getMixedSizes(), insert.getMixedStrides());
+      // The slice in the kernel's shape: each reshape undone, nearest first.
+      for (Operation *reshape : reshapes) {
+        auto shape = cast<RankedTensorType>(reshape->getOperand(0).getType());
+        if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
+          slice = tensor::ExpandShapeOp::create(
+              b, loc, shape, slice, collapse.getReassociationIndices());
+        else
+          slice = tensor::CollapseShapeOp::create(
+              b, loc, shape, slice,
+              cast<tensor::ExpandShapeOp>(reshape).getReassociationIndices());
+      }
+      if (slice.getType() != empty.getType()) {
+        for (Value created = slice; created != iterArg;) {
+          Operation *op = created.getDefiningOp();
+          created = op->getOperand(0);
+          op->erase();
+        }
+        continue;
+      }
+      init->set(slice);
+      if (empty->use_empty())
+        empty->erase();
+    }
+  });
+}
+
 struct FuseKernelsPass
     : public prec::impl::PrecFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
@@ -169,6 +237,7 @@ struct FuseKernelsPass
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     restoreLoopCarriedInits(getOperation());
+    restoreLoopCarriedSliceInits(getOperation());
   }
 };
 
