@@ -3,12 +3,19 @@
 Three prec programs gather the same f32 weight shards (ROWS x COLS per
 rank), each run for --steps steps under mpirun with the MPI backend (or on
 the local backend's threads with --local); prec-run reports the time of the
-steps after compilation. The bf16 gather (FSDP's param_dtype) is the
+steps' calls (--profile, the slowest rank). The bf16 gather (FSDP's param_dtype) is the
 baseline measured in the same run:
 
   bf16             cast the shard to bf16, gather bf16, bf16 result
   fp8 + scale      torchao's Float8Linear form: amax, all_reduce(max), scale,
                    quantize, gather fp8, fp8 result and its scale
+  fp8 + precomputed scale
+                   the gather of FSDP2's fp8 all-gather hook
+                   (fsdp_pre_all_gather) as torchao runs it: the scale is an
+                   argument, computed with every other weight's in one amax
+                   all_reduce after the optimizer step
+                   (precompute_float8_dynamic_scale_for_fsdp), so the gather
+                   quantizes and gathers
   fp8 dequantized  the same gather dequantized to a bf16 result
 
   python3 bench/e2e/fp8_gather_bench.py --prec-run build/bin/prec-run [--local]
@@ -20,6 +27,7 @@ import argparse
 import os
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -48,6 +56,16 @@ func.func @gather(%w: tensor<{r}x{c}xf32>) -> (tensor<{a}x{c}xf8E4M3FN>, tensor<
   return %g, %s : tensor<{a}x{c}xf8E4M3FN>, tensor<f32>
 }}
 """,
+    "fp8 + precomputed scale": """
+shard.grid @dp(shape = 4)
+func.func @gather(%w: tensor<{r}x{c}xf32>, %s: tensor<f32>) -> (tensor<{a}x{c}xf8E4M3FN>, tensor<f32>) {{
+  %q = prec.quantize %w scale %s scaling = <dynamic>
+         : tensor<{r}x{c}xf32>, tensor<f32> -> tensor<{r}x{c}xf8E4M3FN>
+  %g = prec.all_gather %q on @dp gather_axis = 0
+         : tensor<{r}x{c}xf8E4M3FN> -> tensor<{a}x{c}xf8E4M3FN>
+  return %g, %s : tensor<{a}x{c}xf8E4M3FN>, tensor<f32>
+}}
+""",
     "fp8 dequantized": """
 shard.grid @dp(shape = 4)
 func.func @gather(%w: tensor<{r}x{c}xf32>) -> tensor<{a}x{c}xbf16> {{
@@ -58,22 +76,32 @@ func.func @gather(%w: tensor<{r}x{c}xf32>) -> tensor<{a}x{c}xbf16> {{
 """,
 }
 
-WIRE_BYTES = {"bf16": 2, "fp8 + scale": 1, "fp8 dequantized": 1}
+WIRE_BYTES = {"bf16": 2, "fp8 + scale": 1, "fp8 + precomputed scale": 1,
+              "fp8 dequantized": 1}
 
 
-def run(prec_run, path, steps, local):
-    command = [prec_run, path, "--steps", str(steps), "--print", "none"]
+def run(prec_run, path, steps, local, scale_path):
+    """Seconds per step: the calls of the step function alone, from
+    prec-run's --profile, of the slowest rank. prec-run's total ("N step(s)
+    in S s") also counts the ranks' setup (argument initialization) and
+    result handling, which are not the gather's."""
+    command = [prec_run, path, "--steps", str(steps), "--print", "none",
+               "--profile"]
+    if "precomputed" in path:
+        # The scale of weights in [-1, 1): amax / max_finite(f8E4M3FN).
+        command += ["--arg", "1=" + scale_path]
     if not local:
         command = ["mpirun", "--oversubscribe", "-np", str(RANKS)] + command + [
             "--backend", "mpi"]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     out = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
-    match = re.findall(r"(\d+) step\(s\) in ([0-9.]+) s", out.stdout + out.stderr)
-    if not match:
-        sys.exit("no timing in prec-run's output:\n" + out.stdout + out.stderr)
-    # Under mpirun every rank reports; the slowest rank is the step's time.
-    return max(float(seconds) for _, seconds in match) / steps
+    text = out.stdout + out.stderr
+    per_rank = re.findall(r"^\s+step\s+([0-9.]+) ms$", text, re.MULTILINE)
+    if len(per_rank) != RANKS:
+        sys.exit("expected a profile of each of %d ranks in prec-run's output:\n%s"
+                 % (RANKS, text))
+    return max(float(ms) for ms in per_rank) / 1e3
 
 
 def main():
@@ -94,10 +122,14 @@ def main():
             paths[name] = os.path.join(work, name.replace(" ", "_") + ".mlir")
             with open(paths[name], "w") as out:
                 out.write(text.format(r=r, c=c, a=RANKS * r))
+        scale_path = os.path.join(work, "scale.bin")
+        with open(scale_path, "wb") as out:
+            out.write(struct.pack("<f", 1.0 / 448.0))
         # Interleaved, so that every program sees the same machine load.
         for _ in range(args.repeats):
             for name in PROGRAMS:
-                times[name].append(run(args.prec_run, paths[name], args.steps, args.local))
+                times[name].append(run(args.prec_run, paths[name], args.steps,
+                                       args.local, scale_path))
     elements = r * c
     print("%d ranks (%s), %d x %d f32 per rank (%.0f MiB), %d steps x %d runs" %
           (RANKS, "local threads" if args.local else "mpirun, MPI backend", r, c,
@@ -108,7 +140,8 @@ def main():
     base = statistics.median(times["bf16"])
     for name in PROGRAMS:
         t = statistics.median(times[name])
-        sent = elements * WIRE_BYTES[name] + (4 if name != "bf16" else 0)
+        # fp8 + precomputed scale: the scale is an argument, not sent.
+        sent = elements * WIRE_BYTES[name] + (4 if "+ scale" in name else 0)
         print("| %s | %.2f | %.2f | %.1f MiB | %.1f MiB |" %
               (name, t * 1e3, t / base, sent / 2**20, sent * (RANKS - 1) / 2**20))
     return 0
