@@ -5,6 +5,7 @@
 // before the rounding, so that no select of bf16 remains.
 // CHECK-LABEL: func @to_bf16
 // CHECK-SAME: (%[[X:.*]]: vector<8xf32>)
+// CHECK-NOT: arith.truncf
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : vector<8xf32> to vector<8xi32>
 // CHECK: %[[NAN:.*]] = arith.cmpi ugt
 // CHECK: %[[WORD:.*]] = arith.select %[[NAN]], %{{.*}}, %[[BITS]] : vector<8xi1>, vector<8xi32>
@@ -14,7 +15,9 @@
 // CHECK-NOT: arith.truncf
 // CHECK: return %[[R]]
 // OFF-LABEL: func @to_bf16
-// OFF: arith.truncf
+// OFF: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// OFF-NOT: arith.select
+// OFF: return
 func.func @to_bf16(%x: vector<8xf32>) -> vector<8xbf16> {
   %0 = arith.truncf %x : vector<8xf32> to vector<8xbf16>
   return %0 : vector<8xbf16>
@@ -29,6 +32,10 @@ func.func @to_bf16(%x: vector<8xf32>) -> vector<8xbf16> {
 // CHECK: %[[C:.*]] = arith.bitcast %[[CANONICAL]] : i16 to f16
 // CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[C]], %[[T]] : f16
 // CHECK: return %[[R]]
+// OFF-LABEL: func @to_f16
+// OFF: arith.truncf %{{.*}} : f32 to f16
+// OFF-NOT: arith.select
+// OFF: return
 func.func @to_f16(%x: f32) -> f16 {
   %0 = arith.truncf %x : f32 to f16
   return %0 : f16
@@ -42,4 +49,13 @@ func.func @others(%x: f32, %d: f64) -> (bf16, bf16) {
   %0 = arith.truncf %x toward_zero : f32 to bf16
   %1 = arith.truncf %d : f64 to bf16
   return %0, %1 : bf16, bf16
+}
+
+// Tensors are left alone: the pass runs on the kernels' scalar and vector
+// code, after bufferization.
+// CHECK-LABEL: func @tensors
+// CHECK: arith.truncf %{{.*}} : tensor<4xf32> to tensor<4xbf16>
+func.func @tensors(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %0 = arith.truncf %x : tensor<4xf32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
 }

@@ -271,3 +271,37 @@ func.func @loop_rows(%x: tensor<2x8xf32>) -> tensor<2x8xbf16> {
   }
   return %all : tensor<2x8xbf16>
 }
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+
+// The row's offset is computed after the kernel: its init cannot be the
+// slice (which would be taken before the offset exists), so it stays.
+// CHECK-LABEL: func @loop_rows_late_offset
+// CHECK: scf.for
+// CHECK:   %[[E:.*]] = tensor.empty() : tensor<8xbf16>
+// CHECK:   linalg.generic {{.*}} outs(%[[E]] : tensor<8xbf16>)
+// CHECK:   arith.muli
+// CHECK:   tensor.insert_slice
+func.func @loop_rows_late_offset(%x: tensor<16xf32>) -> tensor<16xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %init = tensor.empty() : tensor<16xbf16>
+  %all = scf.for %i = %c0 to %c2 step %c1 iter_args(%out = %init) -> (tensor<16xbf16>) {
+    %in = tensor.extract_slice %x[0] [8] [1] : tensor<16xf32> to tensor<8xf32>
+    %e = tensor.empty() : tensor<8xbf16>
+    %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+        ins(%in : tensor<8xf32>) outs(%e : tensor<8xbf16>) {
+    ^bb0(%a: f32, %o: bf16):
+      %t = arith.truncf %a : f32 to bf16
+      linalg.yield %t : bf16
+    } -> tensor<8xbf16>
+    %off = arith.muli %i, %c8 : index
+    %next = tensor.insert_slice %r into %out[%off] [8] [1] : tensor<8xbf16> into tensor<16xbf16>
+    scf.yield %next : tensor<16xbf16>
+  }
+  return %all : tensor<16xbf16>
+}

@@ -56,7 +56,9 @@ void expandSixteenBitTruncations(Operation *root) {
   root->walk([&](arith::TruncFOp op) {
     std::optional<arith::RoundingMode> mode = op.getRoundingmode();
     Type to = getElementTypeOrSelf(op.getType());
-    if (getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+    // Scalars and vectors: the pass runs on kernels' loop bodies.
+    if (isa<FloatType, VectorType>(op.getIn().getType()) &&
+        getElementTypeOrSelf(op.getIn().getType()).isF32() &&
         isa<BFloat16Type, Float16Type>(to) &&
         (!mode || *mode == arith::RoundingMode::to_nearest_even))
       truncations.push_back(op);

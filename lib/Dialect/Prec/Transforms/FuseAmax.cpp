@@ -207,10 +207,9 @@ void fuseBlockScaled(AmaxOp amax, ScaleFromAmaxOp scaleOp,
             ArrayRef<ReassociationIndices>{{0, 1}});
         scf::YieldOp::create(
             nb, nl,
-            ValueRange{
-                insertRow(nb, nl, flatData, carried[0], row),
-                insertRow(nb, nl, scales.getResult(0), carried[1], row),
-                amaxes.getResult(0)});
+            ValueRange{insertRow(nb, nl, flatData, carried[0], row),
+                       insertRow(nb, nl, scales.getResult(0), carried[1], row),
+                       amaxes.getResult(0)});
       });
   Value data = reshapeTensor(b, loc, loop.getResult(0), quantize.getType());
   Value scales = reshapeTensor(b, loc, loop.getResult(1), scaleOp.getType());
@@ -269,7 +268,8 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
       });
   AffineExpr c = getAffineDimExpr(0, context);
   auto largest = linalg::GenericOp::create(
-      b, loc, amax.getType(), kernel.getResult(0), buildZeros(b, loc, ArrayRef<int64_t>{}),
+      b, loc, amax.getType(), kernel.getResult(0),
+      buildZeros(b, loc, ArrayRef<int64_t>{}),
       ArrayRef{AffineMap::get(1, 0, {c}, context),
                AffineMap::get(1, 0, {}, context)},
       ArrayRef{utils::IteratorType::reduction},

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -161,7 +162,8 @@ void restoreLoopCarriedInits(Operation *root) {
 /// into the slice again (its body does not read its init, so no value
 /// changes; other readers of its result read the same values).
 void restoreLoopCarriedSliceInits(Operation *root) {
-  root->walk([](LoopLikeOpInterface loop) {
+  DominanceInfo dominance(root);
+  root->walk([&](LoopLikeOpInterface loop) {
     for (auto [iterArg, yielded] :
          llvm::zip(loop.getRegionIterArgs(), loop.getYieldedValues())) {
       auto insert = yielded.getDefiningOp<tensor::InsertSliceOp>();
@@ -174,6 +176,8 @@ void restoreLoopCarriedSliceInits(Operation *root) {
         if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape) ||
             !reshape->hasOneUse() ||
             !cast<RankedTensorType>(reshape->getOperand(0).getType())
+                 .hasStaticShape() ||
+            !cast<RankedTensorType>(reshape->getResult(0).getType())
                  .hasStaticShape())
           break;
         reshapes.push_back(reshape);
@@ -183,6 +187,13 @@ void restoreLoopCarriedSliceInits(Operation *root) {
       auto kernel =
           result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
       if (!kernel || kernel->getParentRegion() != iterArg.getParentRegion())
+        continue;
+      // The slice is taken before the kernel, so its dynamic offsets, sizes
+      // and strides must be known there.
+      if (llvm::any_of(
+              llvm::concat<Value>(insert.getOffsets(), insert.getSizes(),
+                                  insert.getStrides()),
+              [&](Value v) { return !dominance.properlyDominates(v, kernel); }))
         continue;
       OpOperand *init = kernel.getDpsInitOperand(result.getResultNumber());
       auto empty = init->get().getDefiningOp<tensor::EmptyOp>();

@@ -105,6 +105,7 @@ def _ieee_table(name):
 
 
 _IEEE_TABLES = {name: _ieee_table(name) for name in IEEE_FORMATS}
+_IEEE_VALUES = {name: [v for v, _ in table] for name, table in _IEEE_TABLES.items()}
 
 
 def encode_ieee(x, name):
@@ -117,7 +118,7 @@ def encode_ieee(x, name):
     magnitude = abs(x)
     if magnitude >= table[-1][0]:
         return sign | table[-1][1]
-    values = [v for v, _ in table]
+    values = _IEEE_VALUES[name]
     i = bisect.bisect_left(values, magnitude)
     if values[i] == magnitude:
         return sign | table[i][1]
