@@ -355,8 +355,10 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
 };
 
 /// `q * scale` rounded once to the result type: in f32 for f32 results
-/// (with scales that f32 holds), otherwise in f64, where the product of an
-/// fp8 value and an f32 scale is exact.
+/// (with scales that f32 holds); for bf16 and f16 results, the exact
+/// product rounded to odd in f32 arithmetic (buildFp8TimesScaleRoundedToOdd)
+/// and then to the result; otherwise in f64, where the product of an fp8
+/// value and an f32 scale is exact.
 struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -366,9 +368,23 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
     auto scaleElement =
         cast<FloatType>(op.getScale().getType().getElementType());
     FloatType f32 = rewriter.getF32Type();
-    bool exactInF32 = resultElement == f32 &&
-                      (isa<Float8E8M0FNUType>(scaleElement) ||
-                       floatTypeContains(f32, scaleElement));
+    bool scaleInF32 = isa<Float8E8M0FNUType>(scaleElement) ||
+                      floatTypeContains(f32, scaleElement);
+    if (scaleInF32 && isa<BFloat16Type, Float16Type>(resultElement) &&
+        isBitManipulatedFloatType(op.getInput().getType().getElementType())) {
+      rewriter.replaceOp(
+          op, buildScaledElementwise(
+                  rewriter, op.getLoc(), adaptor.getInput(),
+                  adaptor.getScale(), op.getScaling(), op.getType(),
+                  [&](OpBuilder &b, Location l, Value q, Value scale) {
+                    Value product = buildFp8TimesScaleRoundedToOdd(
+                        b, l, convertFloat(b, l, q, f32),
+                        convertFloat(b, l, scale, f32));
+                    return convertFloat(b, l, product, resultElement);
+                  }));
+      return success();
+    }
+    bool exactInF32 = resultElement == f32 && scaleInF32;
     FloatType compute = exactInF32 ? f32 : rewriter.getF64Type();
     rewriter.replaceOp(
         op, buildScaledElementwise(

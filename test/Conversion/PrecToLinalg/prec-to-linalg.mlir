@@ -153,7 +153,9 @@ func.func @fp8_cast(%x: tensor<8xf32>, %y: tensor<8xf8E5M2>)
 // -----
 
 // Per-tensor scales are read through a rank-0 map; the quotient is an f32
-// division. Dequantizing to bf16 multiplies in f64 (exact) and rounds once.
+// division. Dequantizing to bf16 keeps the product exact in f32 (two
+// products and the error of their sum), rounds it to odd, then to bf16: no
+// f64.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0) -> (d0)>
 // CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0) -> ()>
 // CHECK-LABEL: func @quantize_dynamic
@@ -161,7 +163,14 @@ func.func @fp8_cast(%x: tensor<8xf32>, %y: tensor<8xf8E5M2>)
 // CHECK: %[[QUOTIENT:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: prec.saturating_truncf %[[QUOTIENT]] : f32 to f8E4M3FN
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$SCALAR]], #[[$ID]]]
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
+// CHECK-NOT: f64
+// CHECK: %[[SUM:.*]] = arith.addf %[[HIGH:.*]], %[[LOW:.*]] : f32
+// CHECK: %[[PART:.*]] = arith.subf %[[SUM]], %[[HIGH]] : f32
+// CHECK: arith.subf %[[LOW]], %[[PART]] : f32
+// CHECK-NOT: f64
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NOT: f64
+// CHECK: linalg.yield
 func.func @quantize_dynamic(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf16> {
   %q = prec.quantize %x scale %s scaling = <dynamic>
          : tensor<4xbf16>, tensor<f32> -> tensor<4xf8E4M3FN>

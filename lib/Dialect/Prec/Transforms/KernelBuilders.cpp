@@ -278,6 +278,113 @@ Value mlir::prec::selectCanonicalNaN(OpBuilder &b, Location loc,
   return arith::SelectOp::create(b, loc, isNaN, nan, narrow);
 }
 
+/// `rounded` (f32), a rounding of an exact value that lies strictly between
+/// it and a neighbour where `inexact`, made odd: the neighbour on the exact
+/// value's side whose last bit is 1. `away` says the exact value is nearer
+/// zero than `rounded`.
+static Value makeOdd(OpBuilder &b, Location loc, Value rounded, Value inexact,
+                     Value away) {
+  IntegerOps i32{b, loc, b.getI32Type()};
+  Value bits = arith::BitcastOp::create(b, loc, i32.type, rounded);
+  Value towardZero = i32.select(away, i32.sub(bits, i32.c(1)), bits);
+  Value odd = i32.select(inexact, i32.bitOr(towardZero, i32.c(1)), bits);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), odd);
+}
+
+/// A power of two as f32: normal for `exponent` >= -126, subnormal down to
+/// -149 (i32 `exponent`; others give some value, never poison).
+static Value buildPowerOfTwo(OpBuilder &b, Location loc, Value exponent) {
+  using P = arith::CmpIPredicate;
+  IntegerOps i32{b, loc, b.getI32Type()};
+  Value normal = i32.shl(i32.add(exponent, i32.c(127)), i32.c(23));
+  Value shift =
+      i32.minS(i32.maxS(i32.add(exponent, i32.c(149)), i32.c(0)), i32.c(22));
+  Value subnormal = i32.shl(i32.c(1), shift);
+  Value bits =
+      i32.select(i32.cmp(P::sge, exponent, i32.c(-126)), normal, subnormal);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
+Value mlir::prec::buildFp8TimesScaleRoundedToOdd(OpBuilder &b, Location loc,
+                                                  Value q, Value scale) {
+  using P = arith::CmpIPredicate;
+  using F = arith::CmpFPredicate;
+  FloatType f32 = b.getF32Type();
+  IntegerOps i32{b, loc, b.getI32Type()};
+  auto bitsOf = [&](Value v) -> Value {
+    return arith::BitcastOp::create(b, loc, i32.type, v);
+  };
+  auto floatOf = [&](Value v) -> Value {
+    return arith::BitcastOp::create(b, loc, f32, v);
+  };
+  auto constant = [&](float v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
+  auto cmp = [&](F predicate, Value x, Value y) -> Value {
+    return arith::CmpFOp::create(b, loc, predicate, x, y);
+  };
+  Value zero = constant(0.0f);
+
+  // The scale as ±m * 2^e, m in [1, 2); a subnormal scale is made normal by
+  // 2^64 first (exactly). m = mHigh + mLow, 12 significant bits each.
+  Value scaleAbs = i32.bitAnd(bitsOf(scale), i32.c(0x7FFFFFFF));
+  Value scaleSubnormal = i32.cmp(P::ult, scaleAbs, i32.c(0x00800000));
+  Value normalScale = arith::SelectOp::create(
+      b, loc, scaleSubnormal, mul(scale, constant(0x1p64f)), scale);
+  Value normalBits = bitsOf(normalScale);
+  Value exponent = i32.sub(
+      i32.sub(i32.bitAnd(i32.shr(normalBits, i32.c(23)), i32.c(0xFF)),
+              i32.c(127)),
+      i32.select(scaleSubnormal, i32.c(64), i32.c(0)));
+  Value m = floatOf(
+      i32.bitOr(i32.bitAnd(normalBits, i32.c(0x807FFFFF)), i32.c(0x3F800000)));
+  Value mHigh = floatOf(i32.bitAnd(bitsOf(m), i32.c(0xFFFFF000)));
+  Value mLow = sub(m, mHigh);
+
+  // q * m exactly as high + low (each product of at most 4 and 12 bits, in
+  // the normal range for fp8 q); their sum rounded, with its exact error
+  // (Fast2Sum: |high| >= |low|), then rounded to odd.
+  Value high = mul(q, mHigh), low = mul(q, mLow);
+  Value sum = add(high, low);
+  Value error = sub(low, sub(sum, high));
+  Value oddSum = makeOdd(b, loc, sum, cmp(F::ONE, error, zero),
+                         arith::XOrIOp::create(b, loc, cmp(F::OLT, error, zero),
+                                               cmp(F::OLT, sum, zero)));
+
+  // Times 2^e: exact in the normal range; below it (or beyond it), rounded
+  // again, to odd as well: whether it was exact and which way it went are
+  // read from scaling it back, 2^-e in two factors that f32 holds.
+  Value scaled = mul(oddSum, buildPowerOfTwo(b, loc, exponent));
+  Value minusE = i32.sub(i32.c(0), exponent);
+  Value half = arith::ShRSIOp::create(b, loc, minusE, i32.c(1));
+  Value back = mul(mul(scaled, buildPowerOfTwo(b, loc, half)),
+                   buildPowerOfTwo(b, loc, i32.sub(minusE, half)));
+  Value result = makeOdd(
+      b, loc, scaled, cmp(F::ONE, back, oddSum),
+      cmp(F::OGT, math::AbsFOp::create(b, loc, back),
+          math::AbsFOp::create(b, loc, oddSum)));
+
+  // Zeros, infinities and NaN (of either operand): their product is exact.
+  Value qAbs = i32.bitAnd(bitsOf(q), i32.c(0x7FFFFFFF));
+  auto isSpecial = [&](Value magnitude) -> Value {
+    return arith::OrIOp::create(
+        b, loc, i32.cmp(P::eq, magnitude, i32.c(0)),
+        i32.cmp(P::uge, magnitude, i32.c(0x7F800000)));
+  };
+  Value special =
+      arith::OrIOp::create(b, loc, isSpecial(qAbs), isSpecial(scaleAbs));
+  return arith::SelectOp::create(b, loc, special, mul(q, scale), result);
+}
+
 /// The reference encoders of precrt/numerics.h, for fp8 and (stochastic
 /// rounding only; arith.truncf rounds to nearest) bf16 and f16 (encodeNearestEven,
 /// encodeStochastic) without branches: the significand and exponent of |x|,

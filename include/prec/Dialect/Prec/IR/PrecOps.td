@@ -446,10 +446,11 @@ def Prec_DequantizeOp : Prec_QuantizationOpBase<"dequantize"> {
   let summary = "expand a low-precision (fp8) tensor with its scale";
   let description = [{
     `result = cast(input * scale, result type)`: the product of the fp8
-    value and its scale is computed exactly (in f64; in f32 for f32 results,
-    where rounding the product to f32 is the same) and rounded once, to
-    nearest even. The scale follows the same shape rules as in
-    `prec.quantize`.
+    value and its scale is computed exactly and rounded once, to nearest
+    even (in f32 for f32 results, where one multiplication does it; for bf16
+    and f16 results, in f32 arithmetic that keeps the product exact as two
+    terms and rounds it to odd before the final rounding; in f64 for f64
+    results). The scale follows the same shape rules as in `prec.quantize`.
 
     ```mlir
     %w = prec.dequantize %q scale %s scaling = <dynamic>

@@ -52,6 +52,16 @@ Value expandTruncFToBF16(OpBuilder &builder, Location loc, Value value);
 Value selectCanonicalNaN(OpBuilder &builder, Location loc, Value source,
                          Value narrow);
 
+/// The product of `q`, an f8E4M3FN or f8E5M2 value decoded to f32, and the
+/// f32 `scale`, rounded to odd on f32's grid (normal or subnormal; beyond the
+/// largest finite value, infinity), in f32 arithmetic only. Rounding the
+/// result to bf16 or f16 (at least two bits fewer everywhere) then gives the
+/// nearest-even rounding of the exact product: one rounding, as the f64
+/// product rounded through f32 to odd gives, at f32's vector width. Zeros,
+/// infinities and NaN give `q * scale`.
+Value buildFp8TimesScaleRoundedToOdd(OpBuilder &builder, Location loc, Value q,
+                                     Value scale);
+
 /// An fp8 value (isBitManipulatedFloatType) to f32, exactly.
 Value decodeLowPrecisionFloat(OpBuilder &builder, Location loc, Value value);
 
