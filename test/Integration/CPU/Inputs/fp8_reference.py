@@ -1,9 +1,11 @@
-"""fp8 formats in plain Python, independent of prec's lowering and runtime.
+"""fp8 (and bf16, f16) formats in plain Python, independent of prec's
+lowering and runtime.
 
 Every finite value of a format is listed from its bit patterns; rounding to
 nearest even picks the nearest listed value (ties to the even pattern) and
 saturates beyond the largest finite value, as precrt/numerics.h specifies:
-infinities saturate too, NaN becomes the canonical NaN (sign cleared).
+infinities saturate too, NaN becomes the canonical NaN (sign cleared). bf16
+and f16 round the same way but overflow to infinity, as IEEE formats do.
 """
 
 import bisect
@@ -50,27 +52,68 @@ def largest(name):
     return _TABLES[name][-1][0]
 
 
-def encode(x, name):
-    """x (any Python float) rounded to nearest even, saturating."""
-    m, e, _, _, nan = FORMATS[name]
+def _round_in_table(x, table, values, nan, sign_bit):
+    """x rounded to the nearest magnitude of `table` ((value, bits) pairs in
+    increasing order, neighbours' bits consecutive; `values` its values),
+    ties to the even bits; from the last value on, the last."""
     if math.isnan(x):
         return nan
-    sign = (1 << (m + e)) if math.copysign(1.0, x) < 0 else 0
-    table = _TABLES[name]
+    sign = sign_bit if math.copysign(1.0, x) < 0 else 0
     magnitude = abs(x)
     if magnitude >= table[-1][0]:
         return sign | table[-1][1]
-    values = [v for v, _ in table]
     i = bisect.bisect_left(values, magnitude)
     if values[i] == magnitude:
         return sign | table[i][1]
     below, above = table[i - 1], table[i]
-    # Differences of f64 values of at most 4 significant bits are exact.
+    # Within a binade (or from zero) these differences compare exactly.
     if magnitude - below[0] < above[0] - magnitude:
         return sign | below[1]
     if magnitude - below[0] > above[0] - magnitude:
         return sign | above[1]
     return sign | (below[1] if below[1] % 2 == 0 else above[1])
+
+
+_VALUES = {name: [v for v, _ in table] for name, table in _TABLES.items()}
+
+
+def encode(x, name):
+    """x (any Python float) rounded to nearest even, saturating."""
+    m, e, _, _, nan = FORMATS[name]
+    return _round_in_table(x, _TABLES[name], _VALUES[name], nan, 1 << (m + e))
+
+
+# 16-bit IEEE formats, which round to nearest even without saturating:
+# name: (mantissa bits, exponent bits, bias, canonical NaN)
+IEEE_FORMATS = {"bf16": (7, 8, 127, 0x7FC0), "f16": (10, 5, 15, 0x7E00)}
+
+
+def _ieee_table(name):
+    m, e, bias, _ = IEEE_FORMATS[name]
+    values = []
+    for bits in range(((1 << e) - 1) << m):
+        exponent, mantissa = bits >> m, bits & ((1 << m) - 1)
+        if exponent == 0:
+            values.append((mantissa * 2.0 ** (1 - bias - m), bits))
+        else:
+            values.append(((1 + mantissa / 2.0**m) * 2.0 ** (exponent - bias),
+                           bits))
+    # Infinity stands where the next binade would start: halfway between it
+    # and the largest finite value (whose bits are odd) rounds up to it.
+    values.append((2.0 ** ((1 << e) - 1 - bias), ((1 << e) - 1) << m))
+    return values
+
+
+_IEEE_TABLES = {name: _ieee_table(name) for name in IEEE_FORMATS}
+_IEEE_VALUES = {name: [v for v, _ in table]
+                for name, table in _IEEE_TABLES.items()}
+
+
+def encode_ieee(x, name):
+    """x rounded to nearest even in bf16 or f16, the canonical NaN for NaN."""
+    m, e, _, nan = IEEE_FORMATS[name]
+    return _round_in_table(x, _IEEE_TABLES[name], _IEEE_VALUES[name], nan,
+                           1 << (m + e))
 
 
 def f32(x):
