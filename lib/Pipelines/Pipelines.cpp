@@ -34,12 +34,15 @@ using namespace mlir::prec;
 /// both pipelines run both by default. `fuseAmax` computes amaxes in the
 /// read of the kernel that quantizes the same input: a loop with a
 /// reduction, which the GPU pipeline's kernel mapping (parallel kernels
-/// only) does not take, so only the CPU pipeline runs it. `reportTraffic`
-/// remarks the bytes of every transport and kernel as they will run.
+/// only) does not take, so only the CPU pipeline runs it; the same holds of
+/// `dequantizeByTable` (a lookup per element, which the GPU's vectorized
+/// elementwise kernels do not take). `reportTraffic` remarks the bytes of
+/// every transport and kernel as they will run.
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
                                        bool foldCasts, bool fuseKernels,
-                                       bool fuseAmax, bool reportTraffic) {
+                                       bool fuseAmax, bool dequantizeByTable,
+                                       bool reportTraffic) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -65,6 +68,10 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // quantization does not wait for the amax.
   if (fuseAmax)
     funcs.addPass(createPrecFuseAmax());
+  // Per-tensor fp8 dequantization by a table of the 256 bit patterns: a
+  // lookup per element, which the GPU's vectorized kernels do not take.
+  if (dequantizeByTable)
+    funcs.addPass(createPrecDequantizeByTable());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
   // linalg.softmax and other ops defined by their decomposition, now that
@@ -113,6 +120,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
                              options.fuseKernels, options.fuseKernels,
                              /*fuseAmax=*/options.fuseKernels,
+                             /*dequantizeByTable=*/true,
                              options.reportTraffic);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
@@ -156,6 +164,7 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
                              options.foldCasts, options.fuseKernels,
                              /*fuseAmax=*/false,
+                             /*dequantizeByTable=*/false,
                              options.reportTraffic);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by

@@ -728,6 +728,42 @@ def PrecInlineKernelCallees
   }];
 }
 
+def PrecDequantizeByTable
+    : Pass<"prec-dequantize-by-table", "mlir::func::FuncOp"> {
+  let summary = "per-tensor fp8 dequantization as a lookup of 256 values";
+  let description = [{
+    With one scale for the whole tensor (dynamic and delayed scaling), an
+    fp8 element's dequantized value depends on its 8 bits alone. Each
+    `prec.dequantize` of a static f8E4M3FN or f8E5M2 tensor of at least
+    4096 elements with a rank-0 scale becomes the same `prec.dequantize` of
+    the 256 bit patterns (a table) and a `linalg.generic` that looks each
+    element up (`tensor.extract` by its bits): one load per element
+    instead of decoding it and forming the exact product, and the same bits,
+    since the table is that product. The CPU pipeline runs it before
+    `convert-prec-to-linalg`; the GPU pipeline does not (its elementwise
+    kernels move in vectors, which a lookup does not).
+
+    ```mlir
+    %w = prec.dequantize %q scale %s scaling = <dynamic>
+           : tensor<64x64xf8E4M3FN>, tensor<f32> -> tensor<64x64xbf16>
+    ```
+    becomes
+    ```mlir
+    %codes = arith.constant dense<[0.0, 0.001953125, ...]> : tensor<256xf8E4M3FN>
+    %table = prec.dequantize %codes scale %s scaling = <dynamic>
+               : tensor<256xf8E4M3FN>, tensor<f32> -> tensor<256xbf16>
+    %w = linalg.generic ... ins(%q : tensor<64x64xf8E4M3FN>) {
+      %i = ... // the element's bits as an index
+      %v = tensor.extract %table[%i] : tensor<256xbf16>
+      linalg.yield %v : bf16
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrecFuseAmax : Pass<"prec-fuse-amax", "mlir::func::FuncOp"> {
   let summary = "compute amaxes in the read of the kernel that quantizes";
   let description = [{
