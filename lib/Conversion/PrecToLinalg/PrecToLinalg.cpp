@@ -400,6 +400,16 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
   }
 };
 
+/// A tensor of `shape` filled with `value`.
+Value buildFilledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        FloatType type, double value) {
+  Value fill = floatConstant(b, loc, type, value);
+  return linalg::FillOp::create(b, loc, ValueRange{fill},
+                                ValueRange{tensor::EmptyOp::create(
+                                    b, loc, shape, type)})
+      .getResult(0);
+}
+
 /// max |x| over the finite elements, per tensor or per block: a reduction
 /// over the whole tensor, or over the innermost dimension of the
 /// [.., K / B, B] view.
@@ -426,9 +436,48 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
           rewriter, loc, RankedTensorType::get(shape, inputElement), input,
           groups);
     }
+    RankedTensorType resultType = op.getType();
+    // Per tensor, a reduction into one accumulator is a loop LLVM leaves
+    // scalar (the maximum goes through memory each element): the maxima of
+    // the columns of a [rows, columns] view are a vector loop per row, then
+    // one short reduction. A maximum is exact in any order: the same value.
+    int64_t elements = inputType.getNumElements();
+    if (!op.getBlockSize() && inputType.hasStaticShape() &&
+        getAmaxColumns(elements) >= 8) {
+      int64_t columns = getAmaxColumns(elements);
+      MLIRContext *context = rewriter.getContext();
+      Value matrix = reshapeTensor(
+          rewriter, loc, input,
+          RankedTensorType::get({elements / columns, columns}, inputElement));
+      AffineExpr i = rewriter.getAffineDimExpr(0),
+                 j = rewriter.getAffineDimExpr(1);
+      auto columnMaxima = linalg::GenericOp::create(
+          rewriter, loc, RankedTensorType::get({columns}, f32), matrix,
+          buildFilledTensor(rewriter, loc, {columns}, f32, 0.0),
+          ArrayRef{AffineMap::get(2, 0, {i, j}, context),
+                   AffineMap::get(2, 0, {j}, context)},
+          ArrayRef{utils::IteratorType::reduction,
+                   utils::IteratorType::parallel},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                b, l,
+                buildAmaxMaximum(b, l, args[1], buildAmaxTerm(b, l, args[0])));
+          });
+      auto largest = linalg::GenericOp::create(
+          rewriter, loc, resultType, columnMaxima.getResult(0),
+          buildFilledTensor(rewriter, loc, {}, f32, 0.0),
+          ArrayRef{AffineMap::get(1, 0, {i}, context),
+                   AffineMap::get(1, 0, {}, context)},
+          ArrayRef{utils::IteratorType::reduction},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(b, l,
+                                    buildAmaxMaximum(b, l, args[1], args[0]));
+          });
+      rewriter.replaceOp(op, largest.getResult(0));
+      return success();
+    }
     auto viewType = cast<RankedTensorType>(input.getType());
     int64_t rank = viewType.getRank();
-    RankedTensorType resultType = op.getType();
     SmallVector<AffineExpr> kept;
     SmallVector<utils::IteratorType> iterators;
     for (int64_t d = 0; d < rank; ++d) {

@@ -192,8 +192,9 @@ func.func @quantize_dynamic(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf1
 // CHECK: math.absf
 // CHECK: %[[FINITE:.*]] = arith.cmpf olt
 // CHECK: %[[TERM:.*]] = arith.select %[[FINITE]]
-// CHECK: %[[GREATER:.*]] = arith.cmpf ogt, %{{.*}}, %[[TERM]]
-// CHECK: arith.select %[[GREATER]], %{{.*}}, %[[TERM]]
+// CHECK: %[[TERMBITS:.*]] = arith.bitcast %[[TERM]] : f32 to i32
+// CHECK: %[[LARGEST:.*]] = arith.maxui %{{.*}}, %[[TERMBITS]] : i32
+// CHECK: arith.bitcast %[[LARGEST]] : i32 to f32
 // CHECK: linalg.generic
 // CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$BLOCK]], #{{.*}}]
@@ -204,4 +205,28 @@ func.func @quantize_block(%x: tensor<2x64xf32>) -> tensor<2x64xf8E5M2> {
   %q = prec.quantize %x scale %s scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
          : tensor<2x64xf32>, tensor<2x2xf8E8M0FNU> -> tensor<2x64xf8E5M2>
   return %q : tensor<2x64xf8E5M2>
+}
+
+// -----
+
+// A per-tensor amax keeps the maxima of the columns of a [rows, columns]
+// view (a vector loop per row), then reduces them; the maximum of the
+// non-negative terms is the unsigned maximum of their bits. A tensor too
+// small for 8 columns is one reduction.
+// CHECK-DAG: #[[$ROWS:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COLUMN:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @amax_per_tensor
+// CHECK-SAME: (%[[X:.*]]: tensor<64x64xf32>, %[[SMALL:.*]]: tensor<4xf32>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]]
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %[[FLAT]] {{.*}} output_shape [16, 256]
+// CHECK: %[[COLUMNS:.*]] = linalg.generic {indexing_maps = [#[[$ROWS]], #[[$COLUMN]]], iterator_types = ["reduction", "parallel"]} ins(%[[VIEW]] : tensor<16x256xf32>) outs(%{{.*}} : tensor<256xf32>)
+// CHECK:   arith.maxui
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[COLUMNS]] : tensor<256xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK:   arith.maxui
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[SMALL]] : tensor<4xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @amax_per_tensor(%x: tensor<64x64xf32>, %small: tensor<4xf32>)
+    -> (tensor<f32>, tensor<f32>) {
+  %a = prec.amax %x : tensor<64x64xf32> -> tensor<f32>
+  %b = prec.amax %small : tensor<4xf32> -> tensor<f32>
+  return %a, %b : tensor<f32>, tensor<f32>
 }

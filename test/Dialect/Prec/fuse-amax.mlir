@@ -17,8 +17,9 @@
 // CHECK: %[[MAG:.+]] = math.absf
 // CHECK: %[[FINITE:.+]] = arith.cmpf olt, %[[MAG]]
 // CHECK: %[[TERM:.+]] = arith.select %[[FINITE]], %[[MAG]]
-// CHECK: %[[GREATER:.+]] = arith.cmpf ogt, %{{.*}}, %[[TERM]]
-// CHECK: %[[LARGEST:.+]] = arith.select %[[GREATER]], %{{.*}}, %[[TERM]]
+// CHECK: %[[TERMBITS:.+]] = arith.bitcast %[[TERM]] : f32 to i32
+// CHECK: %[[LARGESTBITS:.+]] = arith.maxui %{{.*}}, %[[TERMBITS]] : i32
+// CHECK: %[[LARGEST:.+]] = arith.bitcast %[[LARGESTBITS]] : i32 to f32
 // CHECK: %[[QUOTIENT:.+]] = arith.divf
 // CHECK: %[[Q:.+]] = prec.saturating_truncf %[[QUOTIENT]] : f32 to f8E4M3FN
 // CHECK: linalg.yield %[[LARGEST]], %[[Q]]

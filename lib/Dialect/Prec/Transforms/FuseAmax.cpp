@@ -47,14 +47,6 @@ namespace {
 /// view, whose maxima it keeps.
 constexpr int64_t kTileElements = 4096;
 
-/// The largest divisor of `n` that is at most `limit` (at least 1).
-int64_t getLargestDivisor(int64_t n, int64_t limit) {
-  for (int64_t d = std::min(n, limit); d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
-
 /// Whether the kernels built here handle `quantize`: round to nearest (the
 /// stochastic stream is keyed by the element's index in the whole tensor),
 /// static shapes, and the types convert-prec-to-linalg lowers, which
@@ -234,10 +226,7 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
   Value input = quantize.getInput();
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t elements = inputType.getNumElements();
-  // At least 16 rows where the size allows: the column maxima are a
-  // fraction of the input, and each row is a vector loop of its own.
-  int64_t columns = getLargestDivisor(
-      elements, std::max<int64_t>(std::min(kTileElements, elements / 16), 1));
+  int64_t columns = getAmaxColumns(elements);
   int64_t rows = elements / columns;
   Type dataElement = quantize.getType().getElementType();
 

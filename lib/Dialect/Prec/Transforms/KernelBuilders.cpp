@@ -699,12 +699,26 @@ Value mlir::prec::buildAmaxTerm(OpBuilder &b, Location loc, Value x) {
   return arith::SelectOp::create(b, loc, finite, magnitude, constant(f32, 0.0));
 }
 
+int64_t mlir::prec::getLargestDivisor(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+int64_t mlir::prec::getAmaxColumns(int64_t elements) {
+  constexpr int64_t kMaxColumns = 4096;
+  return getLargestDivisor(
+      elements, std::max<int64_t>(std::min(kMaxColumns, elements / 16), 1));
+}
+
 Value mlir::prec::buildAmaxMaximum(OpBuilder &b, Location loc, Value lhs,
                                    Value rhs) {
-  // x86's maxps: a compare and a select, not expanded further.
-  Value greater =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lhs, rhs);
-  return arith::SelectOp::create(b, loc, greater, lhs, rhs);
+  Type bits = withElementType(lhs.getType(), b.getI32Type());
+  Value largest = arith::MaxUIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, bits, lhs),
+      arith::BitcastOp::create(b, loc, bits, rhs));
+  return arith::BitcastOp::create(b, loc, lhs.getType(), largest);
 }
 
 Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,

@@ -74,15 +74,26 @@ Value decodeScale(OpBuilder &builder, Location loc, Value value);
 Value buildScaleFromAmax(OpBuilder &builder, Location loc, Value amax,
                          FloatType elementType, FloatType scaleType);
 
+/// The largest divisor of `n` that is at most `limit` (at least 1).
+int64_t getLargestDivisor(int64_t n, int64_t limit);
+
+/// Columns of the [elements / columns, columns] view over which a per-tensor
+/// amax keeps column maxima: a vector loop per row, at least 16 rows where
+/// the size allows, at most 4096 columns.
+int64_t getAmaxColumns(int64_t elements);
+
 /// One element's term of prec.amax: `|x|` in f32 for a finite `x` (an f64
 /// magnitude rounded to f32, at most the largest f32), 0 for an infinity or
 /// a NaN.
 Value buildAmaxTerm(OpBuilder &builder, Location loc, Value x);
 
-/// The larger of two amax terms (buildAmaxTerm) or partial amaxes: neither
-/// is NaN or -0, so `lhs > rhs ? lhs : rhs` is their maximum, without the
-/// NaN and signed-zero handling of arith.maximumf (two more compares and
-/// selects per element once expanded).
+/// The larger of two amax terms (buildAmaxTerm) or partial amaxes: both are
+/// finite and non-negative (+0 included, never -0 or NaN), whose f32 bits
+/// order as integers as the values do, so their maximum is the unsigned
+/// maximum of the bits: one instruction, without the NaN and signed-zero
+/// handling of arith.maximumf. (A compare and a select of the accumulator
+/// it reads let LLVM turn the accumulator's store into a masked store, slow
+/// on x86.)
 Value buildAmaxMaximum(OpBuilder &builder, Location loc, Value lhs, Value rhs);
 
 /// prec.quantize's quotient `x / scale`, in f32, or in the type of `x`
