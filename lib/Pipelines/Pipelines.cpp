@@ -120,8 +120,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
                              options.fuseKernels, options.fuseKernels,
                              /*fuseAmax=*/options.fuseKernels,
-                             /*dequantizeByTable=*/true,
-                             options.reportTraffic);
+                             /*dequantizeByTable=*/true, options.reportTraffic);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.

@@ -374,8 +374,8 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
         isBitManipulatedFloatType(op.getInput().getType().getElementType())) {
       rewriter.replaceOp(
           op, buildScaledElementwise(
-                  rewriter, op.getLoc(), adaptor.getInput(),
-                  adaptor.getScale(), op.getScaling(), op.getType(),
+                  rewriter, op.getLoc(), adaptor.getInput(), adaptor.getScale(),
+                  op.getScaling(), op.getType(),
                   [&](OpBuilder &b, Location l, Value q, Value scale) {
                     Value product = buildFp8TimesScaleRoundedToOdd(
                         b, l, convertFloat(b, l, q, f32),
@@ -404,9 +404,9 @@ struct DequantizeOpLowering : OpConversionPattern<DequantizeOp> {
 Value buildFilledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         FloatType type, double value) {
   Value fill = floatConstant(b, loc, type, value);
-  return linalg::FillOp::create(b, loc, ValueRange{fill},
-                                ValueRange{tensor::EmptyOp::create(
-                                    b, loc, shape, type)})
+  return linalg::FillOp::create(
+             b, loc, ValueRange{fill},
+             ValueRange{tensor::EmptyOp::create(b, loc, shape, type)})
       .getResult(0);
 }
 
@@ -463,17 +463,8 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
                 b, l,
                 buildAmaxMaximum(b, l, args[1], buildAmaxTerm(b, l, args[0])));
           });
-      auto largest = linalg::GenericOp::create(
-          rewriter, loc, resultType, columnMaxima.getResult(0),
-          buildFilledTensor(rewriter, loc, {}, f32, 0.0),
-          ArrayRef{AffineMap::get(1, 0, {i}, context),
-                   AffineMap::get(1, 0, {}, context)},
-          ArrayRef{utils::IteratorType::reduction},
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            linalg::YieldOp::create(b, l,
-                                    buildAmaxMaximum(b, l, args[1], args[0]));
-          });
-      rewriter.replaceOp(op, largest.getResult(0));
+      rewriter.replaceOp(op, buildLargestPartialAmax(
+                                 rewriter, loc, columnMaxima.getResult(0)));
       return success();
     }
     auto viewType = cast<RankedTensorType>(input.getType());

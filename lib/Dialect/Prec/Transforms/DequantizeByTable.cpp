@@ -52,9 +52,9 @@ void tabulate(DequantizeOp op) {
   auto codesType = RankedTensorType::get({256}, codeType);
   Value allCodes = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(codesType, codes));
-  Value table = DequantizeOp::create(
-      b, loc, RankedTensorType::get({256}, resultElement), allCodes,
-      op.getScale(), op.getScaling());
+  Value table =
+      DequantizeOp::create(b, loc, RankedTensorType::get({256}, resultElement),
+                           allCodes, op.getScale(), op.getScaling());
 
   int64_t rank = resultType.getRank();
   Value init =

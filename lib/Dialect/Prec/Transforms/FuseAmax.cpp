@@ -255,20 +255,10 @@ void fusePerTensor(AmaxOp amax, QuantizeOp quantize,
             ValueRange{largest, buildQuantizedElement(kb, kl, args[0], args[1],
                                                       dataElement)});
       });
-  AffineExpr c = getAffineDimExpr(0, context);
-  auto largest = linalg::GenericOp::create(
-      b, loc, amax.getType(), kernel.getResult(0),
-      buildZeros(b, loc, ArrayRef<int64_t>{}),
-      ArrayRef{AffineMap::get(1, 0, {c}, context),
-               AffineMap::get(1, 0, {}, context)},
-      ArrayRef{utils::IteratorType::reduction},
-      [&](OpBuilder &kb, Location kl, ValueRange args) {
-        linalg::YieldOp::create(kb, kl,
-                                buildAmaxMaximum(kb, kl, args[1], args[0]));
-      });
+  Value largest = buildLargestPartialAmax(b, loc, kernel.getResult(0));
   quantize.getResult().replaceAllUsesWith(
       reshapeTensor(b, loc, kernel.getResult(1), quantize.getType()));
-  amax.getResult().replaceAllUsesWith(largest.getResult(0));
+  amax.getResult().replaceAllUsesWith(largest);
   quantize->erase();
   amax->erase();
 }

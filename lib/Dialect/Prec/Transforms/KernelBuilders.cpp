@@ -252,16 +252,15 @@ Value mlir::prec::expandTruncFToBF16(OpBuilder &b, Location loc, Value value) {
       i32.select(isNaN, i32.c(int64_t(format.canonicalNaNBits) << 16), bits);
   Value lsb = i32.bitAnd(i32.shr(word, i32.c(16)), i32.c(1));
   Value rounded = i32.add(i32.add(word, i32.c(0x7FFF)), lsb);
-  Value high = arith::TruncIOp::create(
-      b, loc, withElementType(shaped, b.getI16Type()),
-      i32.shr(rounded, i32.c(16)));
-  return arith::BitcastOp::create(b, loc,
-                                  withElementType(shaped, b.getBF16Type()),
-                                  high);
+  Value high =
+      arith::TruncIOp::create(b, loc, withElementType(shaped, b.getI16Type()),
+                              i32.shr(rounded, i32.c(16)));
+  return arith::BitcastOp::create(
+      b, loc, withElementType(shaped, b.getBF16Type()), high);
 }
 
-Value mlir::prec::selectCanonicalNaN(OpBuilder &b, Location loc,
-                                     Value source, Value narrow) {
+Value mlir::prec::selectCanonicalNaN(OpBuilder &b, Location loc, Value source,
+                                     Value narrow) {
   using P = arith::CmpIPredicate;
   const NarrowFormat &format =
       *getNarrowFormat(getElementTypeOrSelf(narrow.getType()));
@@ -271,8 +270,7 @@ Value mlir::prec::selectCanonicalNaN(OpBuilder &b, Location loc,
   Value isNaN =
       i32.cmp(P::ugt, i32.bitAnd(bits, i32.c(0x7FFFFFFF)), i32.c(0x7F800000));
   IntegerOps narrowInt{
-      b, loc,
-      withElementType(shaped, b.getIntegerType(getWidth(format)))};
+      b, loc, withElementType(shaped, b.getIntegerType(getWidth(format)))};
   Value nan = arith::BitcastOp::create(b, loc, narrow.getType(),
                                        narrowInt.c(format.canonicalNaNBits));
   return arith::SelectOp::create(b, loc, isNaN, nan, narrow);
@@ -306,7 +304,7 @@ static Value buildPowerOfTwo(OpBuilder &b, Location loc, Value exponent) {
 }
 
 Value mlir::prec::buildFp8TimesScaleRoundedToOdd(OpBuilder &b, Location loc,
-                                                  Value q, Value scale) {
+                                                 Value q, Value scale) {
   using P = arith::CmpIPredicate;
   using F = arith::CmpFPredicate;
   FloatType f32 = b.getF32Type();
@@ -341,10 +339,10 @@ Value mlir::prec::buildFp8TimesScaleRoundedToOdd(OpBuilder &b, Location loc,
   Value normalScale = arith::SelectOp::create(
       b, loc, scaleSubnormal, mul(scale, constant(0x1p64f)), scale);
   Value normalBits = bitsOf(normalScale);
-  Value exponent = i32.sub(
-      i32.sub(i32.bitAnd(i32.shr(normalBits, i32.c(23)), i32.c(0xFF)),
-              i32.c(127)),
-      i32.select(scaleSubnormal, i32.c(64), i32.c(0)));
+  Value exponent =
+      i32.sub(i32.sub(i32.bitAnd(i32.shr(normalBits, i32.c(23)), i32.c(0xFF)),
+                      i32.c(127)),
+              i32.select(scaleSubnormal, i32.c(64), i32.c(0)));
   Value m = floatOf(
       i32.bitOr(i32.bitAnd(normalBits, i32.c(0x807FFFFF)), i32.c(0x3F800000)));
   Value mHigh = floatOf(i32.bitAnd(bitsOf(m), i32.c(0xFFFFF000)));
@@ -368,17 +366,15 @@ Value mlir::prec::buildFp8TimesScaleRoundedToOdd(OpBuilder &b, Location loc,
   Value half = arith::ShRSIOp::create(b, loc, minusE, i32.c(1));
   Value back = mul(mul(scaled, buildPowerOfTwo(b, loc, half)),
                    buildPowerOfTwo(b, loc, i32.sub(minusE, half)));
-  Value result = makeOdd(
-      b, loc, scaled, cmp(F::ONE, back, oddSum),
-      cmp(F::OGT, math::AbsFOp::create(b, loc, back),
-          math::AbsFOp::create(b, loc, oddSum)));
+  Value result = makeOdd(b, loc, scaled, cmp(F::ONE, back, oddSum),
+                         cmp(F::OGT, math::AbsFOp::create(b, loc, back),
+                             math::AbsFOp::create(b, loc, oddSum)));
 
   // Zeros, infinities and NaN (of either operand): their product is exact.
   Value qAbs = i32.bitAnd(bitsOf(q), i32.c(0x7FFFFFFF));
   auto isSpecial = [&](Value magnitude) -> Value {
-    return arith::OrIOp::create(
-        b, loc, i32.cmp(P::eq, magnitude, i32.c(0)),
-        i32.cmp(P::uge, magnitude, i32.c(0x7F800000)));
+    return arith::OrIOp::create(b, loc, i32.cmp(P::eq, magnitude, i32.c(0)),
+                                i32.cmp(P::uge, magnitude, i32.c(0x7F800000)));
   };
   Value special =
       arith::OrIOp::create(b, loc, isSpecial(qAbs), isSpecial(scaleAbs));
@@ -719,6 +715,27 @@ Value mlir::prec::buildAmaxMaximum(OpBuilder &b, Location loc, Value lhs,
       b, loc, arith::BitcastOp::create(b, loc, bits, lhs),
       arith::BitcastOp::create(b, loc, bits, rhs));
   return arith::BitcastOp::create(b, loc, lhs.getType(), largest);
+}
+
+Value mlir::prec::buildLargestPartialAmax(OpBuilder &b, Location loc,
+                                          Value partials) {
+  FloatType f32 = b.getF32Type();
+  MLIRContext *context = b.getContext();
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 0.0));
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, f32);
+  Value init =
+      linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+          .getResult(0);
+  auto largest = linalg::GenericOp::create(
+      b, loc, RankedTensorType::get({}, f32), partials, init,
+      ArrayRef{AffineMap::get(1, 0, {b.getAffineDimExpr(0)}, context),
+               AffineMap::get(1, 0, {}, context)},
+      ArrayRef{utils::IteratorType::reduction},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl,
+                                buildAmaxMaximum(nb, nl, args[1], args[0]));
+      });
+  return largest.getResult(0);
 }
 
 Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,

@@ -96,6 +96,10 @@ Value buildAmaxTerm(OpBuilder &builder, Location loc, Value x);
 /// on x86.)
 Value buildAmaxMaximum(OpBuilder &builder, Location loc, Value lhs, Value rhs);
 
+/// The largest of `partials`, a 1-D f32 tensor of partial amaxes (the
+/// column maxima of a per-tensor amax), as a rank-0 f32 tensor.
+Value buildLargestPartialAmax(OpBuilder &builder, Location loc, Value partials);
+
 /// prec.quantize's quotient `x / scale`, in f32, or in the type of `x`
 /// where that is wider.
 Value buildQuantizeQuotient(OpBuilder &builder, Location loc, Value x,
