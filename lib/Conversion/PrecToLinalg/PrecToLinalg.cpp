@@ -478,12 +478,8 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
       if (!reduced)
         kept.push_back(rewriter.getAffineDimExpr(d));
     }
-    Value zero = floatConstant(rewriter, loc, f32, 0.0);
     Value init =
-        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
-                               ValueRange{tensor::EmptyOp::create(
-                                   rewriter, loc, resultType.getShape(), f32)})
-            .getResult(0);
+        buildFilledTensor(rewriter, loc, resultType.getShape(), f32, 0.0);
     auto reduced = linalg::GenericOp::create(
         rewriter, loc, resultType, input, init,
         ArrayRef<AffineMap>{
