@@ -1,10 +1,11 @@
-// Hand-written AVX2 loops that bound what a generated conversion kernel can
-// reach on one core, timed against memcpy of the same bytes in the same run
+// Hand-written AVX2 loops to compare the generated conversion kernels with
+// on one core, timed against memcpy of the same bytes in the same run
 // (docs/performance.md, "Pack kernel against memcpy" and "fp8 quantization
-// kernel against memcpy"):
+// kernel against memcpy"). Outside the CMake build (LLVM's build checks that
+// every source in a target's directory belongs to it):
 //
 //   gcc -O2 -mavx2 -mfma -ffp-contract=off -o /tmp/handwritten_loops
-//       bench/e2e/handwritten_loops.c && /tmp/handwritten_loops 67108864
+//       bench/handwritten/handwritten_loops.c && /tmp/handwritten_loops 67108864
 //
 // f32 -> bf16: the kernels' rounding (NaN to 0x7FC0, round to nearest even)
 // with ordinary and with non-temporal stores, and a truncation without
