@@ -30,11 +30,25 @@ func.func @fp8_arithmetic(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
 // -----
 
 // prec.saturating_truncf on vectors (the vectorized GPU kernels): the same
-// arithmetic with splat constants.
+// arithmetic with splat constants. |x| is clamped to 448 (the largest
+// f8E4M3FN) by a compare a NaN fails, a NaN then becomes 480 (whose
+// encoding, 0x7F, is the canonical NaN), and adding 1 carries only 0x7F
+// into bit 7, which clears the NaN's sign; no integer compare.
 // CHECK-LABEL: func @vectors
 // CHECK-SAME: (%[[V:.*]]: vector<16xf32>)
-// CHECK: arith.constant dense<2139095040> : vector<16xi32>
-// CHECK: arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1> : vector<16xi32>
+// CHECK-DAG: %[[NAN:.*]] = arith.constant dense<4.800000e+02> : vector<16xf32>
+// CHECK-DAG: %[[LARGEST:.*]] = arith.constant dense<4.480000e+02> : vector<16xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[MAG:.*]] = arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[MAG]], %[[LARGEST]]
+// CHECK: %[[SAT:.*]] = arith.select %[[ABOVE]], %[[LARGEST]], %[[MAG]]
+// CHECK: %[[ORDERED:.*]] = arith.cmpf olt, %[[SAT]], %[[NAN]]
+// CHECK: %[[FINITE:.*]] = arith.select %[[ORDERED]], %[[SAT]], %[[NAN]]
+// CHECK: %[[ENC:.*]] = arith.select %{{.*}} : vector<16xi1>, vector<16xi32>
+// CHECK: %[[CARRY:.*]] = arith.addi %[[ENC]], %[[ONE]]
+// CHECK: arith.xori %[[CARRY]]
+// CHECK-NOT: arith.cmpi
 // CHECK: %[[B:.*]] = arith.trunci %{{.*}} : vector<16xi32> to vector<16xi8>
 // CHECK: %[[Q:.*]] = arith.bitcast %[[B]] : vector<16xi8> to vector<16xf8E4M3FN>
 // CHECK-NOT: prec.saturating_truncf

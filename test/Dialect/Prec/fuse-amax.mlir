@@ -119,7 +119,9 @@ func.func @stochastic(%x: tensor<64xf32>, %s: tensor<f32>, %seed: i64)
 // 4 x 256 elements (32 blocks of 32) become one loop over rows of whole
 // blocks (here all 1024 elements, 4 KiB: one row) that reads each row once
 // and yields the quantized data and the scales, which travel with it. One
-// row's amaxes are carried too: every row reuses their buffer.
+// row's amaxes are carried too: every row reuses their buffer. An element
+// is divided by its power-of-two scale as a product with the scale's exact
+// reciprocal, which rounds as the quotient.
 // CHECK-LABEL: func.func @block(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x256xf32>
 // CHECK-NOT: prec.amax
@@ -140,8 +142,12 @@ func.func @stochastic(%x: tensor<64xf32>, %s: tensor<f32>, %seed: i64)
 // CHECK: %[[DBLOCKS:.+]] = tensor.expand_shape %[[DROW]]
 // CHECK: %[[Q:.+]] = linalg.generic
 // CHECK-SAME: ins(%[[T]], %[[S]] : tensor<32x32xf32>, tensor<32xf8E8M0FNU>) outs(%[[DBLOCKS]] : tensor<32x32xf8E4M3FN>)
-// CHECK: arith.divf
-// CHECK: prec.saturating_truncf
+// CHECK-NEXT: ^bb0(%[[XIN:.+]]: f32, %[[SIN:.+]]: f8E8M0FNU, %{{.+}}: f8E4M3FN):
+// CHECK: %[[CODE:.+]] = arith.bitcast %[[SIN]] : f8E8M0FNU to i8
+// CHECK: %[[INVERSE:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK-NOT: arith.divf
+// CHECK: %[[QUOTIENT:.+]] = arith.mulf %[[XIN]], %[[INVERSE]] : f32
+// CHECK: prec.saturating_truncf %[[QUOTIENT]]
 // CHECK: %[[QFLAT:.+]] = tensor.collapse_shape %[[Q]]
 // CHECK: %[[D2:.+]] = tensor.insert_slice %[[QFLAT]] into %[[DATA]][%[[ROW]], 0] [1, 1024]
 // CHECK: %[[S2:.+]] = tensor.insert_slice %[[S]] into %[[SCALES]][%[[ROW]], 0] [1, 32]

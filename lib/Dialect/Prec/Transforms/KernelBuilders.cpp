@@ -176,60 +176,78 @@ static Type withElementType(Type type, Type element) {
 /// spacing (minus one, plus the kept lsb); subnormal results add a power of
 /// two whose ulp is the format's subnormal step, so that the FPU rounds,
 /// and keep the low bits of the sum. On scalars or vectors.
+///
+/// Both formats saturate, and the specials cost no select of their own:
+/// |x| is clamped to the largest finite value (which encodes exactly) by a
+/// compare that a NaN fails, and a NaN then becomes the magnitude whose
+/// encoding is the canonical NaN; that encoding is the only one that
+/// carries into bit 7 when `0x80 - canonical NaN` is added, which clears
+/// the NaN's sign. Compares are on floats: x86 has no unsigned integer
+/// vector compare, and a select after the truncation to bytes would first
+/// narrow its mask.
 Value mlir::prec::expandSaturatingTruncF(OpBuilder &b, Location loc,
                                          Value value, Type to) {
-  using P = arith::CmpIPredicate;
+  using P = arith::CmpFPredicate;
   const NarrowFormat &format = *getNarrowFormat(getElementTypeOrSelf(to));
+  assert(format.saturates && "prec.saturating_truncf's formats saturate");
   Type shaped = value.getType();
   Type i32Type = withElementType(shaped, b.getI32Type());
   IntegerOps i32{b, loc, i32Type};
-  FloatType f32 = b.getF32Type();
   const int m = format.mantissaBits;
   const int dropped = 23 - m;
-  const uint32_t maxFiniteExponent =
-      (format.maxFiniteBits >> m) - format.exponentBias + 127;
-  const uint32_t overflowThreshold =
-      ((maxFiniteExponent << 23) |
-       ((format.maxFiniteBits & ((1u << m) - 1)) << dropped)) +
-      (1u << (dropped - 1));
-  const uint32_t minNormalBits =
-      uint32_t(127 + format.minNormalExponent()) << 23;
+  // The f32 value of an encoding of the format's finite layout.
+  auto decodeAsNormal = [&](uint32_t encoding) {
+    uint32_t exponent = (encoding >> m) - format.exponentBias + 127;
+    return llvm::bit_cast<float>((exponent << 23) |
+                                 ((encoding & ((1u << m) - 1)) << dropped));
+  };
   const uint32_t subnormalMagicBits =
       uint32_t(127 + format.minNormalExponent() - m + 23) << 23;
+  auto f32Constant = [&](float constant) -> Value {
+    FloatAttr attr = b.getF32FloatAttr(constant);
+    if (auto vector = dyn_cast<VectorType>(shaped))
+      return arith::ConstantOp::create(b, loc,
+                                       SplatElementsAttr::get(vector, attr));
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  auto select = [&](P predicate, Value lhs, Value rhs, Value ifTrue,
+                    Value ifFalse) {
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, predicate, lhs, rhs), ifTrue,
+        ifFalse);
+  };
 
   Value bits = arith::BitcastOp::create(b, loc, i32Type, value);
-  Value absBits = i32.bitAnd(bits, i32.c(0x7FFFFFFF));
   Value sign =
       i32.shl(i32.shr(bits, i32.c(31)), i32.c(m + format.exponentBits));
+  Value magnitude = arith::BitcastOp::create(
+      b, loc, shaped, i32.bitAnd(bits, i32.c(0x7FFFFFFF)));
+  Value largest = f32Constant(decodeAsNormal(format.maxFiniteBits));
+  Value nanMagnitude = f32Constant(decodeAsNormal(format.canonicalNaNBits));
+  // Ordered compares: false for a NaN, which the first keeps and the
+  // second replaces.
+  Value saturated = select(P::OGT, magnitude, largest, largest, magnitude);
+  Value finite =
+      select(P::OLT, saturated, nanMagnitude, saturated, nanMagnitude);
+  Value finiteBits = arith::BitcastOp::create(b, loc, i32Type, finite);
+
   Value rebased =
-      i32.sub(absBits, i32.c(int64_t(127 - format.exponentBias) << 23));
-  Value lsb = i32.bitAnd(i32.shr(absBits, i32.c(dropped)), i32.c(1));
+      i32.sub(finiteBits, i32.c(int64_t(127 - format.exponentBias) << 23));
+  Value lsb = i32.bitAnd(i32.shr(finiteBits, i32.c(dropped)), i32.c(1));
   Value normal = i32.shr(
       i32.add(i32.add(rebased, i32.c((1 << (dropped - 1)) - 1)), lsb),
       i32.c(dropped));
-  FloatAttr magicAttr =
-      b.getFloatAttr(f32, llvm::bit_cast<float>(subnormalMagicBits));
-  Value magic =
-      isa<VectorType>(shaped)
-          ? arith::ConstantOp::create(
-                b, loc, SplatElementsAttr::get(cast<VectorType>(shaped),
-                                               magicAttr))
-          : arith::ConstantOp::create(b, loc, magicAttr);
   Value sum = arith::AddFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, shaped, absBits), magic);
+      b, loc, finite, f32Constant(llvm::bit_cast<float>(subnormalMagicBits)));
   Value subnormal = i32.sub(arith::BitcastOp::create(b, loc, i32Type, sum),
                             i32.c(subnormalMagicBits));
-  Value magnitude = i32.select(i32.cmp(P::ult, absBits, i32.c(minNormalBits)),
-                               subnormal, normal);
-  magnitude =
-      i32.select(i32.cmp(P::uge, absBits, i32.c(overflowThreshold)),
-                 i32.c(format.overflowBits()), magnitude);
-  Value encoded =
-      i32.select(i32.cmp(P::ugt, absBits, i32.c(0x7F800000)),
-                 i32.c(format.canonicalNaNBits), i32.bitOr(sign, magnitude));
+  Value minNormal = f32Constant(std::ldexp(1.0f, format.minNormalExponent()));
+  Value encoded = select(P::OLT, finite, minNormal, subnormal, normal);
+  Value nanCarry = i32.add(encoded, i32.c(0x80 - format.canonicalNaNBits));
+  Value keptSign = i32.bitAnd(sign, i32.bitXor(nanCarry, i32.c(-1)));
   Value narrow = arith::TruncIOp::create(
       b, loc, withElementType(shaped, b.getIntegerType(getWidth(format))),
-      encoded);
+      i32.bitOr(keptSign, encoded));
   return arith::BitcastOp::create(b, loc, to, narrow);
 }
 
@@ -738,9 +756,28 @@ Value mlir::prec::buildLargestPartialAmax(OpBuilder &b, Location loc,
   return largest.getResult(0);
 }
 
+/// 1 / 2^e for an f8E8M0FNU scale 2^e (e = code - 127): 2^-e, exact in f32
+/// for every code (2^-127 is subnormal); the NaN code gives NaN.
+static Value buildPowerOfTwoReciprocal(OpBuilder &b, Location loc,
+                                       Value scale) {
+  IntegerOps i32{b, loc, b.getI32Type()};
+  Value code = i32.zext(arith::BitcastOp::create(b, loc, b.getI8Type(), scale));
+  Value bits = i32.select(
+      i32.cmp(arith::CmpIPredicate::ule, code, i32.c(253)),
+      i32.shl(i32.sub(i32.c(254), code), i32.c(23)),
+      i32.select(i32.cmp(arith::CmpIPredicate::eq, code, i32.c(254)),
+                 i32.c(0x00400000), i32.c(0x7FC00000)));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
 Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,
                                         Value scale) {
   FloatType compute = getQuantizationComputeType(b, x);
+  FloatType f32 = b.getF32Type();
+  // The exact reciprocal of a power of two makes the product the quotient.
+  if (compute == f32 && isa<Float8E8M0FNUType>(scale.getType()))
+    return arith::MulFOp::create(b, loc, convertFloat(b, loc, x, f32),
+                                 buildPowerOfTwoReciprocal(b, loc, scale));
   return arith::DivFOp::create(b, loc, convertFloat(b, loc, x, compute),
                                convertFloat(b, loc, scale, compute));
 }

@@ -101,7 +101,8 @@ Value buildAmaxMaximum(OpBuilder &builder, Location loc, Value lhs, Value rhs);
 Value buildLargestPartialAmax(OpBuilder &builder, Location loc, Value partials);
 
 /// prec.quantize's quotient `x / scale`, in f32, or in the type of `x`
-/// where that is wider.
+/// where that is wider; by an f8E8M0FNU scale (a power of two), the
+/// product with its exact reciprocal, which rounds as the quotient.
 Value buildQuantizeQuotient(OpBuilder &builder, Location loc, Value x,
                             Value scale);
 
