@@ -132,6 +132,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   if (options.profile)
     pm.addPass(createPrecProfileKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createPrecHintVectorWidth());
   PrecExpandFp8ArithOptions expandFp8;
   expandFp8.include16Bit = options.expandBF16;
   pm.addPass(createPrecExpandFp8Arith(expandFp8));

@@ -189,4 +189,40 @@ def PrecProfileKernels : Pass<"prec-profile-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def PrecHintVectorWidth : Pass<"prec-hint-vector-width", "mlir::ModuleOp"> {
+  let summary = "vectorize loops that convert between widths by their narrowest type";
+  let description = [{
+    LLVM's loop vectorizer sizes a loop's vectors by its widest element
+    type: a kernel that reads f32 and writes fp8 runs 8 lanes on AVX2 and
+    stores 8 bytes at a time, narrowing each vector with shuffles of its
+    own. Sized by the narrowest type instead (32 lanes), the f32 vectors
+    narrow together (`vpackusdw`, `vpackuswb`) into one 32-byte store, with
+    fewer instructions per element. This pass gives each innermost `scf.for`
+    whose memory accesses have elements of different widths an LLVM
+    vectorize-width hint (`loop_annotation`, which the lowering carries to
+    the loop's latch branch and LLVM IR's `llvm.loop.vectorize.width`): the
+    lanes of `vector-bits` of the narrowest element. Only loops whose every
+    access is loop-invariant or steps by one element of the innermost
+    dimension are hinted: gathers (a table lookup, a block scale read by
+    `j floordiv 32`) keep LLVM's choice. A hint changes no result: the
+    vectorizer keeps the loop's semantics at any width, and leaves a loop
+    scalar where it cannot vectorize it.
+
+    ```mlir
+    scf.for %j = %c0 to %c1024 step %c1 {
+      %x = memref.load %in[%j] : memref<1024xf32>
+      %q = prec.saturating_truncf %x : f32 to f8E4M3FN
+      memref.store %q, %out[%j] : memref<1024xf8E4M3FN>
+    }
+    ```
+    gets `{loop_annotation = #llvm.loop_annotation<vectorize =
+    #llvm.loop_vectorize<width = 32 : i32>>}`.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "256",
+           "bits of the target's vector registers (256: AVX2)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // PREC_LOWERING_PASSES_TD
