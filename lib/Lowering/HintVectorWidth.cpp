@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECHINTVECTORWIDTH
@@ -27,16 +28,20 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Whether an access of `memref` at `indices` inside `loop` reads the same
-/// element on every iteration, or consecutive elements (the innermost index
-/// is the induction variable and the innermost stride is one).
-bool isInvariantOrContiguous(scf::ForOp loop, Value memref,
-                             ValueRange indices) {
-  auto outside = [&](Value index) { return loop.isDefinedOutsideOfLoop(index); };
-  if (llvm::all_of(indices, outside))
-    return true;
-  if (indices.empty() || indices.back() != loop.getInductionVar() ||
-      !llvm::all_of(indices.drop_back(), outside))
+/// Whether every index of an access inside `loop` is defined outside it.
+bool isInvariant(scf::ForOp loop, ValueRange indices) {
+  return llvm::all_of(
+      indices, [&](Value index) { return loop.isDefinedOutsideOfLoop(index); });
+}
+
+/// Whether an access of `memref` at `indices` inside `loop` reaches
+/// consecutive elements: a buffer defined outside the loop, indexed by the
+/// induction variable in its innermost dimension (whose stride is one) and
+/// by invariant values elsewhere.
+bool isContiguous(scf::ForOp loop, Value memref, ValueRange indices) {
+  if (!loop.isDefinedOutsideOfLoop(memref) || indices.empty() ||
+      indices.back() != loop.getInductionVar() ||
+      !isInvariant(loop, indices.drop_back()))
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -45,9 +50,13 @@ bool isInvariantOrContiguous(scf::ForOp loop, Value memref,
          strides.back() == 1;
 }
 
-/// The bit widths of the narrowest and widest elements `loop` loads or
-/// stores, if it is an innermost loop with unit step and no carried values
-/// whose accesses are all invariant or contiguous.
+/// The bit widths of the narrowest and widest elements `loop` accesses
+/// contiguously, if it is an innermost loop with unit step and no carried
+/// values that stores only contiguously and loads only contiguously or at
+/// an invariant position. A store to an invariant position would be a
+/// reduction through memory, which a width hint lets LLVM reorder
+/// (`llvm.loop.vectorize.width` permits reassociating a floating-point
+/// sum).
 std::optional<std::pair<unsigned, unsigned>> getAccessWidths(scf::ForOp loop) {
   if (!matchPattern(loop.getStep(), m_One()) || loop.getNumRegionIterArgs())
     return std::nullopt;
@@ -60,13 +69,21 @@ std::optional<std::pair<unsigned, unsigned>> getAccessWidths(scf::ForOp loop) {
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       memref = load.getMemRef();
       indices = load.getIndices();
+      if (isInvariant(loop, indices) && loop.isDefinedOutsideOfLoop(memref))
+        return WalkResult::advance();
     } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
       memref = store.getMemRef();
       indices = store.getIndices();
     } else {
-      return WalkResult::advance();
+      // Any other access to memory (a copy, a call into the runtime) is
+      // one this cannot place; ops that only hold others (scf.if) are
+      // judged by what they hold, which the walk visits.
+      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          isMemoryEffectFree(op))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
     }
-    if (!isInvariantOrContiguous(loop, memref, indices))
+    if (!isContiguous(loop, memref, indices))
       return WalkResult::interrupt();
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     if (!element.isIntOrFloat())
@@ -91,16 +108,21 @@ struct HintVectorWidthPass
         return;
       std::optional<std::pair<unsigned, unsigned>> widths =
           getAccessWidths(loop);
-      // Bits below a byte (i1 masks) are not what a vector register holds.
-      if (!widths || widths->first < 8 || widths->first == widths->second)
+      // Lanes of whole bytes, a power of two of them (i1 masks and odd
+      // widths such as tf32's are not what a vector register holds), at
+      // most 64, beyond which LLVM ignores the hint.
+      if (!widths || widths->first < 8 ||
+          !llvm::isPowerOf2_32(widths->first) ||
+          widths->first == widths->second)
         return;
-      auto width = static_cast<int32_t>(vectorBits / widths->first);
-      if (width <= 1)
+      int64_t width = std::min<int64_t>(vectorBits / widths->first, 64);
+      if (width <= 1 || !llvm::isPowerOf2_64(width))
         return;
       auto vectorize = LLVM::LoopVectorizeAttr::get(
           context, /*disable=*/nullptr,
           /*predicateEnable=*/nullptr, /*scalableEnable=*/nullptr,
-          IntegerAttr::get(IntegerType::get(context, 32), width),
+          IntegerAttr::get(IntegerType::get(context, 32),
+                           static_cast<int32_t>(width)),
           /*followupVectorized=*/nullptr, /*followupEpilogue=*/nullptr,
           /*followupAll=*/nullptr);
       // scf-to-cf carries the loop's attributes to its latch branch, where

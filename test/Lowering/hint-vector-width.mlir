@@ -56,7 +56,10 @@ func.func @widening_rows(%x: memref<4x64xbf16>, %y: memref<4x64xf32>) {
 
 // Left to LLVM: one element width; a gather by a loaded index (a table
 // lookup); a column (stride 64); a block scale read at j floordiv 32; a
-// reduction carried by the loop.
+// reduction carried by the loop; a reduction through memory (the form of
+// convert-linalg-to-loops, whose f32 sum a hint would let LLVM reorder);
+// one width among the contiguous accesses, beside a narrow scale read at
+// one position.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: loop_annotation
 // CHECK: return
@@ -88,6 +91,22 @@ func.func @left_alone(%a: memref<64xf32>, %b: memref<64xf32>, %codes: memref<64x
     %s = memref.load %scales[%block] : memref<2xi8>
     %v = arith.sitofp %s : i8 to f32
     memref.store %v, %a[%j] : memref<64xf32>
+  }
+  %total = memref.alloca() : memref<f32>
+  scf.for %j = %c0 to %c64 step %c1 {
+    %c = memref.load %codes[%j] : memref<64xi8>
+    %v = arith.sitofp %c : i8 to f32
+    %acc = memref.load %total[] : memref<f32>
+    %next = arith.addf %acc, %v : f32
+    memref.store %next, %total[] : memref<f32>
+  }
+  %scale = memref.alloca() : memref<i8>
+  scf.for %j = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%j] : memref<64xf32>
+    %s = memref.load %scale[] : memref<i8>
+    %f = arith.sitofp %s : i8 to f32
+    %p = arith.mulf %v, %f : f32
+    memref.store %p, %b[%j] : memref<64xf32>
   }
   %sum = scf.for %j = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
     %c = memref.load %codes[%j] : memref<64xi8>

@@ -201,12 +201,17 @@ def PrecHintVectorWidth : Pass<"prec-hint-vector-width", "mlir::ModuleOp"> {
     whose memory accesses have elements of different widths an LLVM
     vectorize-width hint (`loop_annotation`, which the lowering carries to
     the loop's latch branch and LLVM IR's `llvm.loop.vectorize.width`): the
-    lanes of `vector-bits` of the narrowest element. Only loops whose every
-    access is loop-invariant or steps by one element of the innermost
-    dimension are hinted: gathers (a table lookup, a block scale read by
-    `j floordiv 32`) keep LLVM's choice. A hint changes no result: the
-    vectorizer keeps the loop's semantics at any width, and leaves a loop
-    scalar where it cannot vectorize it.
+    lanes of `vector-bits` of the narrowest element (a power of two, at most
+    64). Only loops that store to consecutive elements of the innermost
+    dimension, and load from consecutive elements or from one position, are
+    hinted, and only their consecutive accesses count: gathers (a table
+    lookup, a block scale read by `j floordiv 32`) keep LLVM's choice.
+    Results do not change. A loop that stores to one position on every
+    iteration is a reduction through memory (how `convert-linalg-to-loops`
+    writes `linalg.reduce` and matmuls), and a width hint would let LLVM
+    reassociate its floating-point sum: it is never hinted, nor is a loop
+    with carried values or other memory effects. Elsewhere the vectorizer
+    keeps the loop's semantics at any width.
 
     ```mlir
     scf.for %j = %c0 to %c1024 step %c1 {

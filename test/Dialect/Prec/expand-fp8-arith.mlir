@@ -39,7 +39,7 @@ func.func @fp8_arithmetic(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
 // CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1> : vector<16xi32>
 // CHECK-DAG: %[[NAN:.*]] = arith.constant dense<4.800000e+02> : vector<16xf32>
 // CHECK-DAG: %[[LARGEST:.*]] = arith.constant dense<4.480000e+02> : vector<16xf32>
-// CHECK: %[[BITS:.*]] = arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
+// CHECK: arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
 // CHECK: %[[MAG:.*]] = arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[MAG]], %[[LARGEST]]
 // CHECK: %[[SAT:.*]] = arith.select %[[ABOVE]], %[[LARGEST]], %[[MAG]]

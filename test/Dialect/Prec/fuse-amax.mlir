@@ -143,7 +143,7 @@ func.func @stochastic(%x: tensor<64xf32>, %s: tensor<f32>, %seed: i64)
 // CHECK: %[[Q:.+]] = linalg.generic
 // CHECK-SAME: ins(%[[T]], %[[S]] : tensor<32x32xf32>, tensor<32xf8E8M0FNU>) outs(%[[DBLOCKS]] : tensor<32x32xf8E4M3FN>)
 // CHECK-NEXT: ^bb0(%[[XIN:.+]]: f32, %[[SIN:.+]]: f8E8M0FNU, %{{.+}}: f8E4M3FN):
-// CHECK: %[[CODE:.+]] = arith.bitcast %[[SIN]] : f8E8M0FNU to i8
+// CHECK: arith.bitcast %[[SIN]] : f8E8M0FNU to i8
 // CHECK: %[[INVERSE:.+]] = arith.bitcast %{{.+}} : i32 to f32
 // CHECK-NOT: arith.divf
 // CHECK: %[[QUOTIENT:.+]] = arith.mulf %[[XIN]], %[[INVERSE]] : f32

@@ -189,7 +189,10 @@ Value mlir::prec::expandSaturatingTruncF(OpBuilder &b, Location loc,
                                          Value value, Type to) {
   using P = arith::CmpFPredicate;
   const NarrowFormat &format = *getNarrowFormat(getElementTypeOrSelf(to));
-  assert(format.saturates && "prec.saturating_truncf's formats saturate");
+  assert(format.saturates && getWidth(format) == 8 &&
+         format.maxFiniteBits < format.canonicalNaNBits &&
+         format.canonicalNaNBits < 0x80 &&
+         "a saturating byte format whose NaN is its largest positive code");
   Type shaped = value.getType();
   Type i32Type = withElementType(shaped, b.getI32Type());
   IntegerOps i32{b, loc, i32Type};
