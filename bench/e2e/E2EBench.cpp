@@ -119,6 +119,13 @@ static cl::opt<int> numRanks("ranks", cl::desc("ranks of the local backend"),
 static cl::opt<std::string>
     backendName("backend", cl::desc("local (threads, default) or mpi"),
                 cl::init("local"));
+static cl::opt<int64_t> vectorBits(
+    "vector-bits",
+    cl::desc("prec-lower-to-cpu{vector-bits}: vector register bits that "
+             "loops converting between element widths are vectorized for "
+             "(default 256; 0: LLVM's choice, the build before "
+             "prec-hint-vector-width)"),
+    cl::init(256));
 static cl::opt<bool> withoutHostTarget(
     "without-host-target",
     cl::desc("optimize without the host's target machine (no vector cost "
@@ -196,6 +203,7 @@ void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   PassManager pm(module.getContext());
   prec::PrecLowerToCPUOptions options;
   options.fuseKernels = fuseKernels;
+  options.vectorBits = vectorBits;
   prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))
     fatal("prec-lower-to-cpu failed");

@@ -80,13 +80,13 @@ WIRE_BYTES = {"bf16": 2, "fp8 + scale": 1, "fp8 + precomputed scale": 1,
               "fp8 dequantized": 1}
 
 
-def run(prec_run, path, steps, local, scale_path):
+def run(prec_run, path, steps, local, scale_path, extra):
     """Seconds per step: the calls of the step function alone, from
     prec-run's --profile, of the slowest rank. prec-run's total ("N step(s)
     in S s") also counts the ranks' setup (argument initialization) and
     result handling, which are not the gather's."""
     command = [prec_run, path, "--steps", str(steps), "--print", "none",
-               "--profile"]
+               "--profile"] + extra
     if "precomputed" in path:
         # The scale of weights in [-1, 1): amax / max_finite(f8E4M3FN).
         command += ["--arg", "1=" + scale_path]
@@ -113,6 +113,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--local", action="store_true",
                         help="ranks as threads (the local backend) instead of mpirun")
+    parser.add_argument("--prec-run-arg", action="append", default=[],
+                        help="one more argument for prec-run (repeatable), "
+                             "such as --vector-bits=0")
     args = parser.parse_args()
     r, c = args.rows, args.cols
     times = {name: [] for name in PROGRAMS}
@@ -129,7 +132,8 @@ def main():
         for _ in range(args.repeats):
             for name in PROGRAMS:
                 times[name].append(run(args.prec_run, paths[name], args.steps,
-                                       args.local, scale_path))
+                                       args.local, scale_path,
+                                       args.prec_run_arg))
     elements = r * c
     print("%d ranks (%s), %d x %d f32 per rank (%.0f MiB), %d steps x %d runs" %
           (RANKS, "local threads" if args.local else "mpirun, MPI backend", r, c,

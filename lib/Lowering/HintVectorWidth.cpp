@@ -102,6 +102,12 @@ struct HintVectorWidthPass
     : public prec::impl::PrecHintVectorWidthBase<HintVectorWidthPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (vectorBits < 8 || !llvm::isPowerOf2_64(vectorBits)) {
+      getOperation().emitError("prec-hint-vector-width: vector-bits must be "
+                               "a power of two of at least 8, got ")
+          << static_cast<int64_t>(vectorBits);
+      return signalPassFailure();
+    }
     MLIRContext *context = &getContext();
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->hasAttr("loop_annotation"))

@@ -132,7 +132,11 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   if (options.profile)
     pm.addPass(createPrecProfileKernels());
   pm.nest<func::FuncOp>().addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createPrecHintVectorWidth());
+  if (options.vectorBits != 0) {
+    PrecHintVectorWidthOptions hint;
+    hint.vectorBits = options.vectorBits;
+    pm.addPass(createPrecHintVectorWidth(hint));
+  }
   PrecExpandFp8ArithOptions expandFp8;
   expandFp8.include16Bit = options.expandBF16;
   pm.addPass(createPrecExpandFp8Arith(expandFp8));

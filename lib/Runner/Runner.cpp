@@ -466,6 +466,7 @@ llvm::Error Runner::lower() {
     cpuOptions.profile = options.profile;
     cpuOptions.gemmContractions = options.gemmContractions;
     cpuOptions.reportTraffic = options.reportTraffic;
+    cpuOptions.vectorBits = options.vectorBits;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }
   if (failed(pm.run(module)))

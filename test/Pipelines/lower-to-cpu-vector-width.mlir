@@ -12,3 +12,7 @@ func.func @quantize(%x: tensor<4096xf32>, %s: tensor<f32>) -> tensor<4096xf8E4M3
          : tensor<4096xf32>, tensor<f32> -> tensor<4096xf8E4M3FN>
   return %q : tensor<4096xf8E4M3FN>
 }
+
+// With vector-bits=0 the pipeline leaves the width to LLVM.
+// RUN: prec-opt %s --prec-lower-to-cpu=vector-bits=0 | FileCheck %s --check-prefix=NONE
+// NONE-NOT: loop_annotation

@@ -123,6 +123,12 @@ cl::opt<bool> gemmContractions(
     cl::desc("run matmuls through precrt's gemm (default; =false: "
              "upstream's loops, prec-lower-to-cpu{gemm-contractions=false})"),
     cl::init(true), cl::cat(runCategory));
+cl::opt<int64_t> vectorBits(
+    "vector-bits",
+    cl::desc("vector register bits that the CPU kernels' loops converting "
+             "between element widths are vectorized for (default 256; 0: "
+             "LLVM's choice, prec-lower-to-cpu{vector-bits=0})"),
+    cl::init(256), cl::cat(runCategory));
 cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
@@ -148,6 +154,12 @@ LogicalResult checkOptions() {
                  << timeoutMs << "\n";
     return failure();
   }
+  if (vectorBits != 0 && (vectorBits < 8 || !llvm::isPowerOf2_64(vectorBits))) {
+    llvm::errs() << "prec-run: error: --vector-bits must be 0 or a power of "
+                    "two of at least 8, got "
+                 << vectorBits << "\n";
+    return failure();
+  }
   return success();
 }
 
@@ -165,6 +177,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.profile = profileSteps;
   options.gemmContractions = gemmContractions;
   options.reportTraffic = reportTraffic;
+  options.vectorBits = vectorBits;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
   return options;

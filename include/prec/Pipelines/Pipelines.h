@@ -50,6 +50,12 @@ struct PrecLowerToCPUOptions
                      "collective and reads and writes per kernel "
                      "(prec-report-traffic; prec-run --traffic)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("bits of the vector registers that loops converting "
+                     "between element widths are vectorized for "
+                     "(prec-hint-vector-width); 0 leaves the width to LLVM"),
+      llvm::cl::init(256)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

@@ -68,6 +68,9 @@ struct RunnerOptions {
   bool profile = false;
   /// Matmuls through precrt's gemm rather than upstream's loops.
   bool gemmContractions = true;
+  /// Vector register bits for prec-hint-vector-width (CPU); 0: LLVM's
+  /// choice.
+  int64_t vectorBits = 256;
   /// Remark, while lowering, the bytes each collective and kernel moves
   /// (prec-report-traffic); the runtime's own counts of the last step are
   /// read on the rank's thread with precrtCompiledGetTraffic.

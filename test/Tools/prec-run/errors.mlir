@@ -42,6 +42,8 @@
 // LAUNCHED: prec-run: error: started by mpirun as one of 4 processes, but the local backend runs every rank in one process: add --backend mpi
 // RUN: not prec-run %s --scalar 1=1 --timeout-ms=-5 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // TIMEOUT: prec-run: error: --timeout-ms must not be negative, got -5
+// RUN: not prec-run %s --scalar 1=1 --vector-bits=100 2>&1 | FileCheck %s --check-prefix=VECTOR-BITS
+// VECTOR-BITS: prec-run: error: --vector-bits must be 0 or a power of two of at least 8, got 100
 // A write that fails is a message, not a fatal stream error.
 // RUN: rm -rf %t.full && mkdir %t.full && ln -s /dev/full %t.full/rank0_arg0.bin
 // RUN: not prec-run %s --scalar 1=1 --output-dir %t.full 2>&1 | FileCheck %s --check-prefix=FULL
