@@ -967,21 +967,23 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     splitChannel_ = channel;
     return PRECRT_SUCCESS;
   }
+  // Pairwise order: in round k a rank receives from me - k and sends to
+  // me + k, so that each sender's data has one reader at a time instead of
+  // every rank reading rank 0's first. Receives are posted first, so that a
+  // send finds its receive already waiting.
   case CollectiveOp::AllGather:
-    for (int peer = 0; peer < n; ++peer) {
-      if (peer == me || !bytes)
-        continue;
-      requests.send(send, bytes, peer, tag(kCollectiveData));
-      requests.recv(recv + peer * bytes, bytes, peer, tag(kCollectiveData));
+    for (int offset = 1; offset < n && bytes; ++offset) {
+      int from = (me + n - offset) % n, to = (me + offset) % n;
+      requests.recv(recv + from * bytes, bytes, from, tag(kCollectiveData));
+      requests.send(send, bytes, to, tag(kCollectiveData));
     }
     copyLocal(recv + me * bytes, send, bytes);
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
   case CollectiveOp::AllToAll:
-    for (int peer = 0; peer < n; ++peer) {
-      if (peer == me || !bytes)
-        continue;
-      requests.send(send + peer * bytes, bytes, peer, tag(kCollectiveData));
-      requests.recv(recv + peer * bytes, bytes, peer, tag(kCollectiveData));
+    for (int offset = 1; offset < n && bytes; ++offset) {
+      int from = (me + n - offset) % n, to = (me + offset) % n;
+      requests.recv(recv + from * bytes, bytes, from, tag(kCollectiveData));
+      requests.send(send + to * bytes, bytes, to, tag(kCollectiveData));
     }
     copyLocal(recv + me * bytes, send + me * bytes, bytes);
     return finish(requests, call, kNoDeadline, what, /*retirable=*/false);
