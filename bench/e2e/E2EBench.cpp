@@ -126,6 +126,12 @@ static cl::opt<int64_t> vectorBits(
              "(default 256; 0: LLVM's choice, the build before "
              "prec-hint-vector-width)"),
     cl::init(256));
+static cl::opt<int64_t> allReduceBlockBytes(
+    "all-reduce-block-bytes",
+    cl::desc("prec-lower-to-cpu{all-reduce-block-bytes}: input bytes of the "
+             "blocks a direct all_reduce is cut into (default 1 MiB; 0: "
+             "whole, the build before prec-block-all-reduce)"),
+    cl::init(1048576));
 static cl::opt<bool> withoutHostTarget(
     "without-host-target",
     cl::desc("optimize without the host's target machine (no vector cost "
@@ -204,6 +210,7 @@ void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   prec::PrecLowerToCPUOptions options;
   options.fuseKernels = fuseKernels;
   options.vectorBits = vectorBits;
+  options.allReduceBlockBytes = allReduceBlockBytes;
   prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))
     fatal("prec-lower-to-cpu failed");

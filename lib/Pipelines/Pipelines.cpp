@@ -37,12 +37,15 @@ using namespace mlir::prec;
 /// only) does not take, so only the CPU pipeline runs it; the same holds of
 /// `dequantizeByTable` (a lookup per element, which the GPU's vectorized
 /// elementwise kernels do not take). `reportTraffic` remarks the bytes of
-/// every transport and kernel as they will run.
+/// every transport and kernel as they will run. `allReduceBlockBytes` cuts
+/// large direct all_reduces into loops over blocks whose wire buffers stay
+/// in a CPU's cache (0: none; the GPU pipeline cuts none).
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
                                        bool foldCasts, bool fuseKernels,
                                        bool fuseAmax, bool dequantizeByTable,
-                                       bool reportTraffic) {
+                                       bool reportTraffic,
+                                       int64_t allReduceBlockBytes) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -63,6 +66,11 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // are bucketed like any other.
   funcs.addPass(createPrecMaterializeScales());
   funcs.addPass(createPrecBucketCollectives());
+  if (allReduceBlockBytes != 0) {
+    PrecBlockAllReduceOptions block;
+    block.blockBytes = allReduceBlockBytes;
+    funcs.addPass(createPrecBlockAllReduce(block));
+  }
   funcs.addPass(createPrecDecomposeCollectives());
   // An amax and the quantization of the same input in one read, where the
   // quantization does not wait for the amax.
@@ -120,7 +128,8 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
                              options.fuseKernels, options.fuseKernels,
                              /*fuseAmax=*/options.fuseKernels,
-                             /*dequantizeByTable=*/true, options.reportTraffic);
+                             /*dequantizeByTable=*/true, options.reportTraffic,
+                             options.allReduceBlockBytes);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -169,7 +178,8 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                              options.foldCasts, options.fuseKernels,
                              /*fuseAmax=*/false,
                              /*dequantizeByTable=*/false,
-                             options.reportTraffic);
+                             options.reportTraffic,
+                             /*allReduceBlockBytes=*/0);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

@@ -467,6 +467,7 @@ llvm::Error Runner::lower() {
     cpuOptions.gemmContractions = options.gemmContractions;
     cpuOptions.reportTraffic = options.reportTraffic;
     cpuOptions.vectorBits = options.vectorBits;
+    cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }
   if (failed(pm.run(module)))

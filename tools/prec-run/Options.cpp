@@ -129,6 +129,13 @@ cl::opt<int64_t> vectorBits(
              "between element widths are vectorized for (default 256; 0: "
              "LLVM's choice, prec-lower-to-cpu{vector-bits=0})"),
     cl::init(256), cl::cat(runCategory));
+cl::opt<int64_t> allReduceBlockBytes(
+    "all-reduce-block-bytes",
+    cl::desc("cut each direct all_reduce of more input bytes than this into "
+             "a loop over blocks of at most this size, whose wire buffers "
+             "stay in cache (default 1 MiB; 0: whole, "
+             "prec-lower-to-cpu{all-reduce-block-bytes=0}); the same values"),
+    cl::init(1048576), cl::cat(runCategory));
 cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
@@ -160,6 +167,12 @@ LogicalResult checkOptions() {
                  << vectorBits << "\n";
     return failure();
   }
+  if (allReduceBlockBytes < 0) {
+    llvm::errs() << "prec-run: error: --all-reduce-block-bytes must not be "
+                    "negative (0: all_reduces stay whole), got "
+                 << allReduceBlockBytes << "\n";
+    return failure();
+  }
   return success();
 }
 
@@ -178,6 +191,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.gemmContractions = gemmContractions;
   options.reportTraffic = reportTraffic;
   options.vectorBits = vectorBits;
+  options.allReduceBlockBytes = allReduceBlockBytes;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
   return options;

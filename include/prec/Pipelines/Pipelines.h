@@ -56,6 +56,13 @@ struct PrecLowerToCPUOptions
                      "between element widths are vectorized for "
                      "(prec-hint-vector-width); 0 leaves the width to LLVM"),
       llvm::cl::init(256)};
+  PassOptions::Option<int64_t> allReduceBlockBytes{
+      *this, "all-reduce-block-bytes",
+      llvm::cl::desc("cut each direct all_reduce larger than this many input "
+                     "bytes into a loop over blocks of at most this size, "
+                     "whose wire buffers stay in cache (prec-block-all-reduce; "
+                     "the same values); 0 leaves all_reduces whole"),
+      llvm::cl::init(1048576)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

@@ -10,7 +10,7 @@ shard.grid @dp(shape = 2x4)
 #id = affine_map<(d0) -> (d0)>
 #sum = affine_map<(d0) -> ()>
 
-// expected-remark @below {{traffic: @step: 5 transports, each rank sends 3024 bytes and receives 3024 bytes; 2 kernels read 2052 bytes and write 1028 bytes (each op counted once)}}
+// expected-remark @below {{traffic: @step: 5 transports, each rank sends 3024 bytes and receives 3024 bytes; 2 kernels read 2052 bytes and write 1028 bytes per call}}
 func.func @step(%a: tensor<64xbf16>, %b: tensor<256xf32>, %c: tensor<128xf8E4M3FN>)
     -> (tensor<512xbf16>, tensor<64xbf16>, tensor<32xf32>, tensor<256xf32>,
         tensor<256xf32>, tensor<f32>, tensor<128xf8E4M3FN>) {
@@ -63,7 +63,7 @@ shard.grid @three(shape = 3)
 
 // An all-reduce of a count the group does not divide: chunks of 4 and 3
 // elements, so the figure is the bound 2 x 2 x ceil(10 / 3) x 4.
-// expected-remark @below {{traffic: @uneven: 1 transports, each rank sends 64 bytes and receives 64 bytes; 0 kernels read 0 bytes and write 0 bytes (each op counted once)}}
+// expected-remark @below {{traffic: @uneven: 1 transports, each rank sends 64 bytes and receives 64 bytes; 0 kernels read 0 bytes and write 0 bytes per call}}
 func.func @uneven(%x: tensor<10xf32>) -> tensor<10xf32> {
   // expected-remark @below {{traffic: all_reduce of 10 x f32 over 3 ranks: each rank sends at most 64 bytes and receives at most 64 bytes}}
   %0 = prec.transport <all_reduce> %x on @three reduction = <sum> : tensor<10xf32> -> tensor<10xf32>
@@ -75,7 +75,7 @@ func.func @uneven(%x: tensor<10xf32>) -> tensor<10xf32> {
 // A kernel on dynamic shapes has no static figure, and the function says
 // that it left it out.
 #id = affine_map<(d0) -> (d0)>
-// expected-remark @below {{traffic: @dynamic: 0 transports, each rank sends 0 bytes and receives 0 bytes; 0 kernels read 0 bytes and write 0 bytes (ops of unknown size left out) (each op counted once)}}
+// expected-remark @below {{traffic: @dynamic: 0 transports, each rank sends 0 bytes and receives 0 bytes; 0 kernels read 0 bytes and write 0 bytes (ops of unknown size left out) per call}}
 func.func @dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   // expected-remark @below {{traffic: kernel with dynamic shapes: bytes not known statically}}
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}

@@ -26,6 +26,27 @@ using namespace mlir::prec;
 
 namespace {
 
+/// How many times `op` runs per call of its function: the product of the
+/// static trip counts of the loops around it, or nullopt when a loop's is
+/// not known. `loops` is set to how many loops enclose it.
+std::optional<int64_t> getRunsPerCall(Operation *op, int &loops) {
+  int64_t runs = 1;
+  loops = 0;
+  bool known = true;
+  for (auto loop = op->getParentOfType<LoopLikeOpInterface>(); loop;
+       loop = loop->getParentOfType<LoopLikeOpInterface>()) {
+    ++loops;
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (!trips)
+      known = false;
+    else
+      runs *= trips->getSExtValue();
+  }
+  if (!known)
+    return std::nullopt;
+  return runs;
+}
+
 /// Bytes of a statically shaped tensor, or nullopt.
 std::optional<int64_t> tensorBytes(Type type) {
   auto shaped = dyn_cast<RankedTensorType>(type);
@@ -68,11 +89,21 @@ struct ReportTrafficPass
       return markAllAnalysesPreserved();
     int64_t transports = 0, sent = 0, received = 0;
     int64_t kernels = 0, read = 0, written = 0;
-    bool allKnown = true;
+    bool allKnown = true, loopsUnknown = false;
 
     func.walk([&](Operation *op) {
-      StringRef perIteration =
-          op->getParentOfType<LoopLikeOpInterface>() ? " per iteration" : "";
+      // An op in loops is stated per iteration and counted in the totals
+      // once per run of it in a call.
+      int loops = 0;
+      std::optional<int64_t> runsPerCall = getRunsPerCall(op, loops);
+      std::string perIteration;
+      if (loops)
+        perIteration = runsPerCall ? " per iteration, " +
+                                         std::to_string(*runsPerCall) +
+                                         " iterations per call"
+                                   : " per iteration of a loop of unknown "
+                                     "trip count";
+      int64_t runs = runsPerCall.value_or(1);
       if (auto transport = dyn_cast<TransportOp>(op)) {
         auto inputType = cast<RankedTensorType>(transport.getInput().getType());
         auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
@@ -97,9 +128,10 @@ struct ReportTrafficPass
         int64_t bytes =
             transportBytes(transport.getKind(), inputType.getNumElements(),
                            elementBytes, groupSize, exact);
-        ++transports;
-        sent += bytes;
-        received += bytes;
+        loopsUnknown |= loops && !runsPerCall;
+        transports += runs;
+        sent += runs * bytes;
+        received += runs * bytes;
         StringRef bound = exact ? "" : "at most ";
         op->emitRemark() << "traffic: "
                          << stringifyTransportKind(transport.getKind())
@@ -136,9 +168,10 @@ struct ReportTrafficPass
                             "known statically";
         return;
       }
-      ++kernels;
-      read += kernelRead;
-      written += kernelWritten;
+      loopsUnknown |= loops && !runsPerCall;
+      kernels += runs;
+      read += runs * kernelRead;
+      written += runs * kernelWritten;
       op->emitRemark() << "traffic: kernel reads " << kernelRead
                        << " bytes and writes " << kernelWritten << " bytes"
                        << perIteration;
@@ -150,7 +183,9 @@ struct ReportTrafficPass
                       << kernels << " kernels read " << read
                       << " bytes and write " << written << " bytes"
                       << (allKnown ? "" : " (ops of unknown size left out)")
-                      << " (each op counted once)";
+                      << (loopsUnknown ? " (ops in loops of unknown trip count "
+                                         "counted once)"
+                                       : " per call");
     markAllAnalysesPreserved();
   }
 };

@@ -563,6 +563,60 @@ def PrecMaterializeScales
   ];
 }
 
+def PrecBlockAllReduce
+    : Pass<"prec-block-all-reduce", "mlir::func::FuncOp"> {
+  let summary = "run a large direct all_reduce as a loop over cache-sized blocks";
+  let description = [{
+    A direct all_reduce (`acc_dtype` wider than the wire) decomposes into a
+    pack kernel, an all-to-all, a kernel that sums and rounds, an all-gather
+    and a kernel that widens the result: five passes over buffers of the
+    whole tensor. On a 64 MiB tensor every intermediate buffer goes through
+    main memory. This pass cuts such an all_reduce into a `scf.for` over
+    blocks of the flattened tensor, each an all_reduce of at most
+    `block-bytes` bytes of input, so that the wire buffers of a block stay in
+    cache between the kernels and the transports that touch them.
+
+    Value identity: each element goes through the same pre-divide, wire
+    cast, sum in `acc_dtype` in source-rank order, post-divide and result
+    casts wherever it lies, so the blocked all_reduce computes the same bits
+    as the whole one. Only all_reduces for which this holds are cut: the
+    direct algorithm (`getReductionAlgorithm`) over more than one rank,
+    rounding to nearest even (stochastic rounding draws by element
+    position), no `scaling` (a per-tensor scale depends on the whole
+    tensor), static shapes and a static group size.
+
+    Blocks hold a multiple of 64 x N elements (N the group size), so that
+    the direct reduce-scatter of a full block needs no padding; the elements
+    left after the last full block are one more all_reduce after the loop.
+    Each block moves the same bytes per element as the whole all_reduce; a
+    step makes two transports per block instead of two in all. `block-bytes`
+    = 0 turns the pass off.
+
+    Before:
+    ```mlir
+    %r = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32
+           : tensor<1024x1000xf32> -> tensor<1024x1000xf32>
+    ```
+    After (`block-bytes=1048576`, 4 ranks: blocks of 262144 elements):
+    ```mlir
+    %flat = tensor.collapse_shape %x [[0, 1]] : tensor<1024x1000xf32> into tensor<1024000xf32>
+    %loop = scf.for %i = %c0 to %c786432 step %c262144 iter_args(%acc = %init) -> (tensor<1024000xf32>) {
+      %b = tensor.extract_slice %flat[%i] [262144] [1] : tensor<1024000xf32> to tensor<262144xf32>
+      %s = prec.all_reduce %b on @dp ... : tensor<262144xf32> -> tensor<262144xf32>
+      %u = tensor.insert_slice %s into %acc[%i] [262144] [1] : tensor<262144xf32> into tensor<1024000xf32>
+      scf.yield %u : tensor<1024000xf32>
+    }
+    // the last 237568 elements: one more all_reduce, inserted at 786432
+    ```
+  }];
+  let options = [
+    Option<"blockBytes", "block-bytes", "int64_t", "1048576",
+           "the most input bytes one block reduces (0: leave all_reduces whole)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrecDecomposeCollectives
     : Pass<"prec-decompose-collectives", "mlir::func::FuncOp"> {
   let summary = "split collectives into pack kernel, transport, unpack kernel";
@@ -919,8 +973,11 @@ def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
       the bound `2 (N - 1) ceil(n / N) E`, marked "at most");
     - a linalg op: the bytes of the tensors it reads (inputs, and the
       outputs whose values its body uses) and of those it writes;
-    - the function: the sums of both, each op counted once (an op in a loop
-      runs once per iteration).
+    - the function: the sums of both per call. An op in loops is stated
+      per iteration and counted once per iteration, the product of the
+      loops' static trip counts (the blocks of `prec-block-all-reduce`);
+      where a loop's trip count is not static the op is counted once and the
+      total says so.
 
     ```
     step.mlir:12:11: remark: traffic: all_to_all of 4096 x bf16 over 4 ranks:
