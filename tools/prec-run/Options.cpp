@@ -132,7 +132,8 @@ cl::opt<int64_t> vectorBits(
 cl::opt<int64_t> allReduceBlockBytes(
     "all-reduce-block-bytes",
     cl::desc("cut each direct all_reduce of more input bytes than this into "
-             "a loop over blocks of at most this size, whose wire buffers "
+             "a loop over blocks of at most this size (at least 16 "
+             "elements per rank), whose wire buffers "
              "stay in cache (default 1 MiB; 0: whole, "
              "prec-lower-to-cpu{all-reduce-block-bytes=0}); the same values"),
     cl::init(1048576), cl::cat(runCategory));

@@ -59,7 +59,8 @@ struct PrecLowerToCPUOptions
   PassOptions::Option<int64_t> allReduceBlockBytes{
       *this, "all-reduce-block-bytes",
       llvm::cl::desc("cut each direct all_reduce larger than this many input "
-                     "bytes into a loop over blocks of at most this size, "
+                     "bytes into a loop over blocks of at most this size "
+                     "(at least 16 elements per rank), "
                      "whose wire buffers stay in cache (prec-block-all-reduce; "
                      "the same values); 0 leaves all_reduces whole"),
       llvm::cl::init(1048576)};

@@ -42,32 +42,44 @@ func.func @blocked(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
   return %0 : tensor<8x100xf32>
 }
 
-// An average with a bf16 input and result (2 bytes: blocks of at most 512
-// elements) over a group of 3 (axis 1 of @hsdp: blocks are multiples of 48,
-// 480 elements), with a count that is a multiple of the block: no rest.
+// An average of a bf16 input into an f32 result (2 bytes: blocks of at
+// most 512 elements) over a group of 3 (axis 1 of @hsdp: blocks are
+// multiples of 48, 480 elements), with a count that is a multiple of the
+// block: no rest.
 // CHECK-LABEL: func.func @exact_multiple
-// CHECK: scf.for
-// CHECK:   prec.all_reduce %{{.*}} on @hsdp grid_axes = [1] reduction = <avg> {{.*}} : tensor<480xbf16> -> tensor<480xbf16>
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[END:.*]] = arith.constant 960 : index
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 480 : index
+// CHECK: scf.for %{{.*}} = %[[C0]] to %[[END]] step %[[STEP]]
+// CHECK:   prec.all_reduce %{{.*}} on @hsdp grid_axes = [1] reduction = <avg> {{.*}} : tensor<480xbf16> -> tensor<480xf32>
 // CHECK-NOT: prec.all_reduce
 // CHECK: return
-func.func @exact_multiple(%x: tensor<960xbf16>) -> tensor<960xbf16> {
+func.func @exact_multiple(%x: tensor<960xbf16>) -> tensor<960xf32> {
   %0 = prec.all_reduce %x on @hsdp grid_axes = [1] reduction = <avg>
-         acc_dtype = f32 : tensor<960xbf16> -> tensor<960xbf16>
-  return %0 : tensor<960xbf16>
+         acc_dtype = f32 : tensor<960xbf16> -> tensor<960xf32>
+  return %0 : tensor<960xf32>
 }
 
 // Not cut: no larger than one block; the ring (acc_dtype is the wire
 // dtype); stochastic rounding (its random bits follow the element's place);
-// a group of one rank.
+// a group of one rank; a scaled fp8 wire (its scale is the whole tensor's);
+// a bf16 all_reduce into bf16 and an f32 one with a bf16 result (the
+// gathered slices are the result: no kernel writes a block in place).
+// Dynamic shapes: block-all-reduce-dynamic.mlir.
 // CHECK-LABEL: func.func @whole
 // CHECK-NOT: scf.for
 // CHECK: prec.all_reduce %{{.*}} : tensor<256xf32> -> tensor<256xf32>
 // CHECK: prec.all_reduce %{{.*}} : tensor<4096xf32> -> tensor<4096xf32>
 // CHECK: prec.all_reduce %{{.*}} rounding = <stochastic>{{.*}} : tensor<4096xf32> -> tensor<4096xf32>
 // CHECK: prec.all_reduce %{{.*}} : tensor<4096xf32> -> tensor<4096xf32>
+// CHECK: prec.all_reduce %{{.*}} scaling = <dynamic>{{.*}} : tensor<4096xf32> -> tensor<4096xf32>
+// CHECK: prec.all_reduce %{{.*}} : tensor<4096xbf16> -> tensor<4096xbf16>
+// CHECK: prec.all_reduce %{{.*}} : tensor<4096xf32> -> tensor<4096xbf16>
 // CHECK-NOT: scf.for
-func.func @whole(%small: tensor<256xf32>, %x: tensor<4096xf32>, %seed: i64)
-    -> (tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>) {
+func.func @whole(%small: tensor<256xf32>, %x: tensor<4096xf32>, %seed: i64,
+                  %h: tensor<4096xbf16>)
+    -> (tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>,
+        tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>) {
   %0 = prec.all_reduce %small on @dp forward_dtype = bf16 acc_dtype = f32
          : tensor<256xf32> -> tensor<256xf32>
   %1 = prec.all_reduce %x on @dp forward_dtype = f32 acc_dtype = f32
@@ -76,6 +88,13 @@ func.func @whole(%small: tensor<256xf32>, %x: tensor<4096xf32>, %seed: i64)
          seed %seed acc_dtype = f32 : tensor<4096xf32> -> tensor<4096xf32>
   %3 = prec.all_reduce %x on @single forward_dtype = bf16
          acc_dtype = f32 : tensor<4096xf32> -> tensor<4096xf32>
-  return %0, %1, %2, %3
-    : tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>
+  %4 = prec.all_reduce %x on @dp forward_dtype = f8E4M3FN scaling = <dynamic>
+         acc_dtype = f32 : tensor<4096xf32> -> tensor<4096xf32>
+  %5 = prec.all_reduce %h on @dp acc_dtype = f32
+         : tensor<4096xbf16> -> tensor<4096xbf16>
+  %6 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32
+         : tensor<4096xf32> -> tensor<4096xbf16>
+  return %0, %1, %2, %3, %4, %5, %6
+    : tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>,
+      tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>
 }

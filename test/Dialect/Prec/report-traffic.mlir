@@ -85,3 +85,36 @@ func.func @dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+shard.grid @four(shape = 4)
+
+// Ops in loops are stated per iteration and counted once per iteration in
+// the totals: 3 x 2 runs of the gather (3 x 16 x 4 bytes each), 3 of the
+// all-to-all; a loop of unknown trip count counts its op once and the
+// total says so.
+// expected-remark @below {{traffic: @loops: 10 transports, each rank sends 1344 bytes and receives 1344 bytes; 0 kernels read 0 bytes and write 0 bytes (ops in loops of unknown trip count counted once)}}
+func.func @loops(%x: tensor<16xf32>, %n: index) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> tensor<16xf32> {
+    %inner = scf.for %j = %c0 to %c2 step %c1 iter_args(%b = %a) -> tensor<16xf32> {
+      // expected-remark @below {{traffic: all_gather of 16 x f32 over 4 ranks: each rank sends 192 bytes and receives 192 bytes per iteration, 6 iterations per call}}
+      %g = prec.transport <all_gather> %b on @four : tensor<16xf32> -> tensor<64xf32>
+      %s = tensor.extract_slice %g[0] [16] [1] : tensor<64xf32> to tensor<16xf32>
+      scf.yield %s : tensor<16xf32>
+    }
+    // expected-remark @below {{traffic: all_to_all of 16 x f32 over 4 ranks: each rank sends 48 bytes and receives 48 bytes per iteration, 3 iterations per call}}
+    %t = prec.transport <all_to_all> %inner on @four : tensor<16xf32> -> tensor<16xf32>
+    scf.yield %t : tensor<16xf32>
+  }
+  %u = scf.for %k = %c0 to %n step %c1 iter_args(%a = %r) -> tensor<16xf32> {
+    // expected-remark @below {{traffic: all_to_all of 16 x f32 over 4 ranks: each rank sends 48 bytes and receives 48 bytes per iteration of a loop of unknown trip count}}
+    %t = prec.transport <all_to_all> %a on @four : tensor<16xf32> -> tensor<16xf32>
+    scf.yield %t : tensor<16xf32>
+  }
+  return %u : tensor<16xf32>
+}

@@ -59,9 +59,15 @@ std::optional<int64_t> getBlockableGroupSize(AllReduceOp op,
   int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
   if (ShapedType::isDynamic(groupSize) || groupSize <= 1)
     return std::nullopt;
-  // The rest of the contract that the direct decomposition honours
-  // elementwise (a gathered dtype exists: the all_reduce is not scaled).
-  if (!getAllReduceGatherType(collective, groupSize))
+  // A gathered dtype exists: the all_reduce is not scaled, and the direct
+  // decomposition honours the contract elementwise.
+  FloatType gathered = getAllReduceGatherType(collective, groupSize);
+  if (!gathered)
+    return std::nullopt;
+  // Gathered slices already of the result type are the result: no kernel
+  // would write a block's result in place, and copying each block's
+  // gathered buffer into the result costs what the blocks save.
+  if (gathered == op.getType().getElementType())
     return std::nullopt;
   return groupSize;
 }

@@ -92,6 +92,11 @@ struct ReportTrafficPass
     bool allKnown = true, loopsUnknown = false;
 
     func.walk([&](Operation *op) {
+      if (!isa<TransportOp>(op)) {
+        auto kernel = dyn_cast<linalg::LinalgOp>(op);
+        if (!kernel || !kernel.hasPureTensorSemantics())
+          return;
+      }
       // An op in loops is stated per iteration and counted in the totals
       // once per run of it in a call.
       int loops = 0;
@@ -142,9 +147,7 @@ struct ReportTrafficPass
                          << perIteration;
         return;
       }
-      auto kernel = dyn_cast<linalg::LinalgOp>(op);
-      if (!kernel || !kernel.hasPureTensorSemantics())
-        return;
+      auto kernel = cast<linalg::LinalgOp>(op);
       int64_t kernelRead = 0, kernelWritten = 0;
       bool known = true;
       for (OpOperand &operand : op->getOpOperands()) {

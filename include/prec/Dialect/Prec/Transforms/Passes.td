@@ -583,11 +583,17 @@ def PrecBlockAllReduce
     direct algorithm (`getReductionAlgorithm`) over more than one rank,
     rounding to nearest even (stochastic rounding draws by element
     position), no `scaling` (a per-tensor scale depends on the whole
-    tensor), static shapes and a static group size.
+    tensor), static shapes and a static group size. And only where a
+    kernel widens the gathered slices to a wider result type (a bf16 wire
+    into an f32 result): that kernel writes each block's result in place,
+    where gathered slices that are already the result would be copied into
+    it block by block, which costs what the blocks save.
 
-    Blocks hold a multiple of 64 x N elements (N the group size), so that
-    the direct reduce-scatter of a full block needs no padding; the elements
-    left after the last full block are one more all_reduce after the loop.
+    Blocks hold the largest multiple of 16 x N elements (N the group size)
+    within `block-bytes`, at least 16 x N, so that the direct reduce-scatter
+    of a full block needs no padding and each rank's slice is a whole number
+    of 16-element vectors; the elements left after the last full block are
+    one more all_reduce after the loop.
     Each block moves the same bytes per element as the whole all_reduce; a
     step makes two transports per block instead of two in all. `block-bytes`
     = 0 turns the pass off.
@@ -611,7 +617,8 @@ def PrecBlockAllReduce
   }];
   let options = [
     Option<"blockBytes", "block-bytes", "int64_t", "1048576",
-           "the most input bytes one block reduces (0: leave all_reduces whole)">
+           "the most input bytes one block reduces, at least 16 x N elements "
+           "(0: leave all_reduces whole)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
