@@ -129,8 +129,9 @@ static cl::opt<int64_t> vectorBits(
 static cl::opt<int64_t> allReduceBlockBytes(
     "all-reduce-block-bytes",
     cl::desc("prec-lower-to-cpu{all-reduce-block-bytes}: input bytes of the "
-             "blocks a direct all_reduce is cut into (default 1 MiB; 0: "
-             "whole, the build before prec-block-all-reduce)"),
+             "blocks a direct all_reduce into a wider result is cut into "
+             "(default 1 MiB; 0: whole, the build before "
+             "prec-block-all-reduce)"),
     cl::init(1048576));
 static cl::opt<bool> withoutHostTarget(
     "without-host-target",

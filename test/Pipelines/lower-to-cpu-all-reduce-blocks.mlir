@@ -1,6 +1,7 @@
-// prec-lower-to-cpu cuts a direct all_reduce of more than
-// all-reduce-block-bytes (default 1 MiB) of input into a loop over blocks
-// (prec-block-all-reduce); all-reduce-block-bytes=0 leaves it whole.
+// prec-lower-to-cpu cuts a direct all_reduce into a wider result, with more
+// elements than a block of all-reduce-block-bytes (default 1 MiB) of input,
+// into a loop over blocks (prec-block-all-reduce);
+// all-reduce-block-bytes=0 leaves it whole.
 // RUN: prec-opt %s --prec-lower-to-cpu --mlir-print-ir-after=prec-block-all-reduce -o /dev/null 2>&1 | FileCheck %s
 // RUN: prec-opt %s --prec-lower-to-cpu=all-reduce-block-bytes=0 --mlir-print-ir-after=prec-decompose-collectives -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
 // RUN: prec-opt %s --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
@@ -9,7 +10,9 @@ shard.grid @dp(shape = 4)
 
 // 4 MiB of f32: four blocks of 262144 elements (1 MiB), no rest.
 // CHECK-LABEL: func.func @large
-// CHECK: scf.for
+// CHECK-DAG: %[[END:.*]] = arith.constant 1048576 : index
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 262144 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step %[[STEP]]
 // CHECK: prec.all_reduce %{{.*}} : tensor<262144xf32> -> tensor<262144xf32>
 // CHECK-NOT: prec.all_reduce
 // CHECK: return

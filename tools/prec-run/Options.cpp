@@ -131,11 +131,12 @@ cl::opt<int64_t> vectorBits(
     cl::init(256), cl::cat(runCategory));
 cl::opt<int64_t> allReduceBlockBytes(
     "all-reduce-block-bytes",
-    cl::desc("cut each direct all_reduce of more input bytes than this into "
-             "a loop over blocks of at most this size (at least 16 "
-             "elements per rank), whose wire buffers "
-             "stay in cache (default 1 MiB; 0: whole, "
-             "prec-lower-to-cpu{all-reduce-block-bytes=0}); the same values"),
+    cl::desc("cut each direct all_reduce into a result wider than its wire "
+             "into a loop over blocks of at most this many input bytes (at "
+             "least 16 elements per rank), whose wire buffers stay in cache, "
+             "where it has more elements than one block (default 1 MiB; 0: "
+             "whole, prec-lower-to-cpu{all-reduce-block-bytes=0}); the same "
+             "values"),
     cl::init(1048576), cl::cat(runCategory));
 cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),

@@ -58,11 +58,12 @@ struct PrecLowerToCPUOptions
       llvm::cl::init(256)};
   PassOptions::Option<int64_t> allReduceBlockBytes{
       *this, "all-reduce-block-bytes",
-      llvm::cl::desc("cut each direct all_reduce larger than this many input "
-                     "bytes into a loop over blocks of at most this size "
-                     "(at least 16 elements per rank), "
-                     "whose wire buffers stay in cache (prec-block-all-reduce; "
-                     "the same values); 0 leaves all_reduces whole"),
+      llvm::cl::desc("cut each direct all_reduce into a result wider than its "
+                     "wire into a loop over blocks of at most this many input "
+                     "bytes (at least 16 elements per rank), whose wire "
+                     "buffers stay in cache, where it has more elements than "
+                     "one block (prec-block-all-reduce; the same values); 0 "
+                     "leaves all_reduces whole"),
       llvm::cl::init(1048576)};
 };
 

@@ -71,8 +71,8 @@ struct RunnerOptions {
   /// Vector register bits for prec-hint-vector-width (CPU); 0: LLVM's
   /// choice.
   int64_t vectorBits = 256;
-  /// Input bytes above which a direct all_reduce runs as a loop over blocks
-  /// (prec-block-all-reduce, CPU); 0: whole.
+  /// Input bytes of the blocks a direct all_reduce into a wider result runs
+  /// as a loop over (prec-block-all-reduce, CPU); 0: whole.
   int64_t allReduceBlockBytes = 1048576;
   /// Remark, while lowering, the bytes each collective and kernel moves
   /// (prec-report-traffic); the runtime's own counts of the last step are
