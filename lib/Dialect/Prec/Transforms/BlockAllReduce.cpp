@@ -38,8 +38,9 @@ int64_t getBlockElements(int64_t blockBytes, int64_t elementBytes,
   return std::max<int64_t>(1, blockBytes / elementBytes / granule) * granule;
 }
 
-/// The group size of `op`, when cutting it into blocks computes the same
-/// bits as the whole op; std::nullopt otherwise.
+/// The group size of `op` when cutting it into blocks computes the same
+/// bits as the whole op and saves passes over memory; std::nullopt
+/// otherwise.
 std::optional<int64_t> getBlockableGroupSize(AllReduceOp op,
                                              SymbolTableCollection &tables) {
   if (!op.getInput().getType().hasStaticShape() ||
