@@ -178,17 +178,9 @@ def check(directory, results):
                                     "expected 0x%04x" % (fmt, code, scale,
                                                          bits_of(scale), name,
                                                          have, want))
-    for line in failures[:20]:
-        print(line)
-    if failures:
-        print("%d mismatches" % len(failures))
-        return 1
-    print("dequantize: %d products match (%d nonzero)" % (checked, nonzero))
-    return 0
+    return ref.report_bit_exact(
+        failures, "dequantize: %d products match (%d nonzero)" % (checked, nonzero))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "generate":
-        generate(sys.argv[2])
-    else:
-        sys.exit(check(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else sys.argv[2]))
+    ref.generate_or_check(generate, check)

@@ -226,17 +226,9 @@ def check(directory, results):
                 failures.append("%s: %r (0x%08x) / %r: got 0x%02x, expected "
                                 "0x%02x" % (name, value, bits_of(value), scale,
                                             got[position], want))
-    for line in failures[:20]:
-        print(line)
-    if failures:
-        print("%d mismatches" % len(failures))
-        return 1
-    print("quantize: %d quotients match (%d nonzero)" % (checked, nonzero))
-    return 0
+    return ref.report_bit_exact(
+        failures, "quantize: %d quotients match (%d nonzero)" % (checked, nonzero))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "generate":
-        generate(sys.argv[2])
-    else:
-        sys.exit(check(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else sys.argv[2]))
+    ref.generate_or_check(generate, check)

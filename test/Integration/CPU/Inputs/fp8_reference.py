@@ -11,6 +11,7 @@ and f16 round the same way but overflow to infinity, as IEEE formats do.
 import bisect
 import math
 import struct
+import sys
 
 # name: (mantissa bits, exponent bits, bias, IEEE specials, canonical NaN)
 FORMATS = {
@@ -173,3 +174,24 @@ def spacing_bound(name):
 def subnormal_step(name):
     m, _, bias, _, _ = FORMATS[name]
     return 2.0 ** (1 - bias - m)
+
+
+def report_bit_exact(failures, summary):
+    """What a bit-exact check prints: its first 20 mismatches and their
+    count (exit status 1), or `summary` (exit status 0)."""
+    for line in failures[:20]:
+        print(line)
+    if failures:
+        print("%d mismatches" % len(failures))
+        return 1
+    print(summary)
+    return 0
+
+
+def generate_or_check(generate, check):
+    """`generate DIR` writes a test's inputs, `check DIR [OTHER]` compares
+    the results in OTHER (default DIR) with them."""
+    if sys.argv[1] == "generate":
+        generate(sys.argv[2])
+    else:
+        sys.exit(check(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else sys.argv[2]))
