@@ -133,6 +133,12 @@ static cl::opt<int64_t> allReduceBlockBytes(
              "(default 1 MiB; 0: whole, the build before "
              "prec-block-all-reduce)"),
     cl::init(1048576));
+static cl::opt<bool> peerWindows(
+    "peer-windows",
+    cl::desc("prec-lower-to-cpu{peer-windows}: kernels write and read the "
+             "buffers of all_gathers and all_to_alls in place (default on; "
+             "off: the build before peer windows)"),
+    cl::init(true));
 static cl::opt<bool> withoutHostTarget(
     "without-host-target",
     cl::desc("optimize without the host's target machine (no vector cost "
@@ -212,6 +218,7 @@ void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   options.fuseKernels = fuseKernels;
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
+  options.peerWindows = peerWindows;
   prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))
     fatal("prec-lower-to-cpu failed");

@@ -39,13 +39,16 @@ using namespace mlir::prec;
 /// elementwise kernels do not take). `reportTraffic` remarks the bytes of
 /// every transport and kernel as they will run. `allReduceBlockBytes` cuts
 /// large direct all_reduces into loops over blocks whose wire buffers stay
-/// in a CPU's cache (0: none; the GPU pipeline cuts none).
+/// in a CPU's cache (0: none; the GPU pipeline cuts none). `peerWindows`
+/// lets kernels write and read transports' buffers in host memory the group
+/// shares (the GPU's buffers live on the device).
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool loopsCarryFreshBuffers,
                                        bool foldCasts, bool fuseKernels,
                                        bool fuseAmax, bool dequantizeByTable,
                                        bool reportTraffic,
-                                       int64_t allReduceBlockBytes) {
+                                       int64_t allReduceBlockBytes,
+                                       bool peerWindows) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGenerateBackward());
@@ -98,7 +101,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   }
   if (reportTraffic)
     pm.nest<func::FuncOp>().addPass(createPrecReportTraffic());
-  pm.addPass(createConvertPrecToRuntime());
+  ConvertPrecToRuntimeOptions runtime;
+  runtime.peerWindows = peerWindows;
+  pm.addPass(createConvertPrecToRuntime(runtime));
   // No CSE before bufferization: it would merge the `tensor.empty` and
   // `linalg.fill` destinations of all layers into one value with thousands of
   // uses, which one-shot bufferization's conflict analysis handles in cubic
@@ -129,7 +134,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
                              options.fuseKernels, options.fuseKernels,
                              /*fuseAmax=*/options.fuseKernels,
                              /*dequantizeByTable=*/true, options.reportTraffic,
-                             options.allReduceBlockBytes);
+                             options.allReduceBlockBytes, options.peerWindows);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -179,7 +184,7 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                              /*fuseAmax=*/false,
                              /*dequantizeByTable=*/false,
                              options.reportTraffic,
-                             /*allReduceBlockBytes=*/0);
+                             /*allReduceBlockBytes=*/0, /*peerWindows=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

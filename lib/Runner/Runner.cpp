@@ -468,6 +468,7 @@ llvm::Error Runner::lower() {
     cpuOptions.reportTraffic = options.reportTraffic;
     cpuOptions.vectorBits = options.vectorBits;
     cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
+    cpuOptions.peerWindows = options.peerWindows;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }
   if (failed(pm.run(module)))

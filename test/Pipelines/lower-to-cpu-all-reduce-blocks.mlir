@@ -5,6 +5,7 @@
 // RUN: prec-opt %s --prec-lower-to-cpu --mlir-print-ir-after=prec-block-all-reduce -o /dev/null 2>&1 | FileCheck %s
 // RUN: prec-opt %s --prec-lower-to-cpu=all-reduce-block-bytes=0 --mlir-print-ir-after=prec-decompose-collectives -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
 // RUN: prec-opt %s --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
+// RUN: prec-opt %s --prec-lower-to-cpu=peer-windows=false | FileCheck %s --check-prefix=MESSAGES
 
 shard.grid @dp(shape = 4)
 
@@ -22,11 +23,17 @@ shard.grid @dp(shape = 4)
 // WHOLE: prec.transport <all_to_all> %{{.*}} : tensor<1048576xbf16> -> tensor<1048576xbf16>
 // WHOLE-NOT: scf.for
 
-// The loop calls the two transports of a block.
+// The loop runs the two transports of a block, through peer windows (the
+// kernels write and read the wire buffers in place), or without them
+// through the runtime's own buffers.
 // LOWER-LABEL: llvm.func @large
 // LOWER: ^bb{{[0-9]+}}(%{{.*}}: i64
-// LOWER-COUNT-2: llvm.call @precrtCompiledCollective
+// LOWER-COUNT-2: llvm.call @precrtCompiledWindowFence
 // LOWER: llvm.br ^bb
+// MESSAGES-LABEL: llvm.func @large
+// MESSAGES: ^bb{{[0-9]+}}(%{{.*}}: i64
+// MESSAGES-COUNT-2: llvm.call @precrtCompiledCollective
+// MESSAGES: llvm.br ^bb
 func.func @large(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
   %0 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32
          : tensor<1048576xf32> -> tensor<1048576xf32>

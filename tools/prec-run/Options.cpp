@@ -138,6 +138,13 @@ cl::opt<int64_t> allReduceBlockBytes(
              "whole, prec-lower-to-cpu{all-reduce-block-bytes=0}); the same "
              "values"),
     cl::init(1048576), cl::cat(runCategory));
+cl::opt<bool> peerWindows(
+    "peer-windows",
+    cl::desc("let the kernels around an all_gather or all_to_all write and "
+             "read the group's buffers in place, in memory the ranks share "
+             "where they share a machine (default on; "
+             "prec-lower-to-cpu{peer-windows}); the same values"),
+    cl::init(true), cl::cat(runCategory));
 cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
@@ -194,6 +201,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.reportTraffic = reportTraffic;
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
+  options.peerWindows = peerWindows;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
   return options;

@@ -35,6 +35,18 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     no longer sees the members as aliases of one tensor, whose conflict
     analysis visits every alias at every use and would cost O(members^2).
 
+    With `peer-windows`, an all_gather or all_to_all over more than one
+    rank whose wire buffer is the fresh result of one kernel that nothing
+    else reads, and whose received buffer only kernels read (through static
+    slices and reshapes; an all_to_all's through its expansion to
+    `[N, ...]`), with no other collective or call from that kernel to the
+    last read in the block, goes through a peer window instead: the kernel
+    writes the rank's segment of a buffer the runtime owns
+    (`precrtCompiledWindow`, made a memref in the LLVM dialect so that no
+    deallocation takes it), `precrtCompiledWindowFence` replaces the
+    transport, and the readers read views of the peers' segments in place
+    (docs/Prec.md, "Peer windows").
+
     `shard.process_linear_index`, `shard.process_multi_index` and
     `shard.grid_shape` of a grid of static shape over the whole world (what
     upstream's partitioning leaves) take their values from the calling
@@ -46,11 +58,19 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     that nothing refers to any more are erased: their shapes now live in the
     constant globals.
   }];
+  let options = [
+    Option<"peerWindows", "peer-windows", "bool", /*default=*/"false",
+           "lower all_gathers and all_to_alls whose wire buffer one kernel "
+           "writes and whose received buffer only kernels read (before the "
+           "next collective) through peer windows: the kernels write and "
+           "read the group's shared buffers in place">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

@@ -65,6 +65,13 @@ struct PrecLowerToCPUOptions
                      "one block (prec-block-all-reduce; the same values); 0 "
                      "leaves all_reduces whole"),
       llvm::cl::init(1048576)};
+  PassOptions::Option<bool> peerWindows{
+      *this, "peer-windows",
+      llvm::cl::desc("let the kernels around an all_gather or all_to_all "
+                     "write and read the group's buffers in place, in memory "
+                     "the ranks share where they share a machine "
+                     "(convert-prec-to-runtime{peer-windows}; the same values)"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:

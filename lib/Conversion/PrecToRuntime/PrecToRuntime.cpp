@@ -9,10 +9,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::prec {
@@ -235,6 +238,54 @@ struct GridShapeOpLowering : OpConversionPattern<shard::GridShapeOp> {
   }
 };
 
+/// How the runtime names a transport's group: the grid's shape and the axes
+/// (none: all), as constant globals it reads through pointers.
+struct GridOperands {
+  Value numDims, shape, numAxes, axes;
+};
+
+GridOperands createGridOperands(OpBuilder &builder, Location loc,
+                                TransportOp op, shard::GridOp grid) {
+  auto module = op->getParentOfType<ModuleOp>();
+  StringRef gridName = op.getGrid();
+  ArrayRef<int64_t> shape = grid.getShape();
+  memref::GlobalOp shapeGlobal = getOrCreateConstantGlobal(
+      builder, module, ("__prec_grid_" + gridName).str(),
+      DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                builder.getI64Type()),
+          shape));
+  SmallVector<int32_t> axes(op.getGridAxes().begin(), op.getGridAxes().end());
+  std::string axesName = ("__prec_grid_" + gridName + "_axes").str();
+  for (int32_t axis : axes)
+    axesName += "_" + std::to_string(axis);
+  GridOperands operands;
+  operands.numDims = arith::ConstantIntOp::create(
+      builder, loc, static_cast<int64_t>(shape.size()), 32);
+  operands.shape = getAlignedPointer(
+      builder, loc,
+      memref::GetGlobalOp::create(builder, loc, shapeGlobal.getType(),
+                                  shapeGlobal.getSymName()));
+  operands.numAxes = arith::ConstantIntOp::create(
+      builder, loc, static_cast<int64_t>(axes.size()), 32);
+  // A zero-length memref cannot hold a global; all axes are passed as none.
+  if (axes.empty()) {
+    operands.axes = arith::ConstantIndexOp::create(builder, loc, 0);
+    return operands;
+  }
+  memref::GlobalOp axesGlobal = getOrCreateConstantGlobal(
+      builder, module, axesName,
+      DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(axes.size())},
+                                builder.getI32Type()),
+          ArrayRef<int32_t>(axes)));
+  operands.axes = getAlignedPointer(
+      builder, loc,
+      memref::GetGlobalOp::create(builder, loc, axesGlobal.getType(),
+                                  axesGlobal.getSymName()));
+  return operands;
+}
+
 struct TransportOpLowering : OpConversionPattern<TransportOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -254,28 +305,6 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
     if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
       return op.emitOpError("expected a grid of static shape");
 
-    // Grid shape and axes as constant globals the runtime reads.
-    StringRef gridName = op.getGrid();
-    ArrayRef<int64_t> shape = grid.getShape();
-    memref::GlobalOp shapeGlobal = getOrCreateConstantGlobal(
-        rewriter, module, ("__prec_grid_" + gridName).str(),
-        DenseElementsAttr::get(
-            RankedTensorType::get({static_cast<int64_t>(shape.size())},
-                                  rewriter.getI64Type()),
-            shape));
-    SmallVector<int32_t> axes(op.getGridAxes().begin(), op.getGridAxes().end());
-    std::string axesName = ("__prec_grid_" + gridName + "_axes").str();
-    for (int32_t axis : axes)
-      axesName += "_" + std::to_string(axis);
-    // A zero-length memref cannot hold a global; all axes are passed as none.
-    memref::GlobalOp axesGlobal;
-    if (!axes.empty())
-      axesGlobal = getOrCreateConstantGlobal(
-          rewriter, module, axesName,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(axes.size())},
-                                    rewriter.getI32Type()),
-              ArrayRef<int32_t>(axes)));
     func::FuncOp decl = getOrCreateRuntimeDecl(rewriter, module);
 
     auto inputBufferType =
@@ -287,16 +316,7 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
         /*readOnly=*/true);
     Value result = memref::AllocOp::create(rewriter, loc, resultBufferType,
                                            rewriter.getI64IntegerAttr(64));
-    Value shapeBuffer = memref::GetGlobalOp::create(
-        rewriter, loc, shapeGlobal.getType(), shapeGlobal.getSymName());
-    Value axesPointer =
-        axesGlobal
-            ? getAlignedPointer(rewriter, loc,
-                                memref::GetGlobalOp::create(
-                                    rewriter, loc, axesGlobal.getType(),
-                                    axesGlobal.getSymName()))
-            : arith::ConstantIndexOp::create(rewriter, loc, 0).getResult();
-
+    GridOperands gridOperands = createGridOperands(rewriter, loc, op, grid);
     auto i32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, value, 32);
     };
@@ -309,10 +329,9 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
                    getAlignedPointer(rewriter, loc, result),
                    arith::ConstantIntOp::create(rewriter, loc,
                                                 inputType.getNumElements(), 64),
-                   i32(*dtype), i32(reduction),
-                   i32(static_cast<int64_t>(shape.size())),
-                   getAlignedPointer(rewriter, loc, shapeBuffer),
-                   i32(static_cast<int64_t>(axes.size())), axesPointer});
+                   i32(*dtype), i32(reduction), gridOperands.numDims,
+                   gridOperands.shape, gridOperands.numAxes,
+                   gridOperands.axes});
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, op.getType(), result, /*restrict=*/true, /*writable=*/true);
     return success();
@@ -455,8 +474,330 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
   received.erase();
 }
 
+//===----------------------------------------------------------------------===//
+// Peer windows: transports whose kernels write and read in place
+//===----------------------------------------------------------------------===//
+
+/// Whether an op can run a collective: a transport, a call, or a region
+/// holding one. Between a window's acquisition and the last read of its
+/// received view there must be none (see runtime/lib/core/PeerWindows.h).
+bool mayRunCollective(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<TransportOp, CallOpInterface>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Whether no op strictly between `first` and `last` (same block, in order)
+/// may run a collective.
+bool noCollectiveBetween(Operation *first, Operation *last) {
+  for (Operation *op = first->getNextNode(); op && op != last;
+       op = op->getNextNode())
+    if (mayRunCollective(op))
+      return false;
+  return true;
+}
+
+/// Collects into `readers` the ops that read `value` in place: kernels
+/// (linalg ops reading it as an input), reached through static views
+/// (extract_slice, reshapes). Fails on any other use, so that nothing
+/// keeps the value (or a view of it) beyond those reads.
+LogicalResult collectInPlaceReaders(Value value,
+                                    SmallVectorImpl<Operation *> &readers) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(user)) {
+      readers.push_back(user);
+      if (failed(collectInPlaceReaders(user->getResult(0), readers)))
+        return failure();
+      continue;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (!linalgOp || !linalgOp.isDpsInput(&use))
+      return failure();
+    readers.push_back(user);
+  }
+  return success();
+}
+
+/// What a transport through a peer window needs: the kernel that writes the
+/// wire buffer and the ops that read what arrives.
+struct WindowPlan {
+  linalg::LinalgOp producer;
+  /// A collapse of the producer's result into the flat wire buffer, or null.
+  tensor::CollapseShapeOp flatten;
+  /// all_to_all: the reshapes of the received buffer to [N, chunk shape].
+  SmallVector<tensor::ExpandShapeOp> expansions;
+  int64_t groupSize = 1;
+};
+
+/// The plan for `op`, if it can run through a peer window: an all_gather or
+/// all_to_all over more than one rank whose wire buffer is the fresh result
+/// of one kernel used by nothing else, whose received buffer only kernels
+/// read, and with no other collective from that kernel to its last reader,
+/// all in one block.
+std::optional<WindowPlan> planPeerWindow(TransportOp op, shard::GridOp grid) {
+  if (op.getKind() != TransportKind::AllGather &&
+      op.getKind() != TransportKind::AllToAll)
+    return std::nullopt;
+  WindowPlan plan;
+  for (int64_t axis : getAxesOrAll(op.getGridAxes(), grid.getShape().size()))
+    plan.groupSize *= grid.getShape()[axis];
+  if (plan.groupSize < 2 || !getRuntimeDtype(op.getType().getElementType()))
+    return std::nullopt;
+
+  Value wire = op.getInput();
+  if (!wire.hasOneUse())
+    return std::nullopt;
+  plan.flatten = wire.getDefiningOp<tensor::CollapseShapeOp>();
+  if (plan.flatten) {
+    wire = plan.flatten.getSrc();
+    if (!wire.hasOneUse())
+      return std::nullopt;
+  }
+  plan.producer = wire.getDefiningOp<linalg::LinalgOp>();
+  if (!plan.producer || plan.producer->getNumResults() != 1 ||
+      plan.producer->getBlock() != op->getBlock())
+    return std::nullopt;
+  Value init = plan.producer.getDpsInitOperand(0)->get();
+  if (!init.getDefiningOp<tensor::EmptyOp>() || !init.hasOneUse())
+    return std::nullopt;
+
+  SmallVector<Operation *> readers;
+  if (failed(collectInPlaceReaders(op.getResult(), readers)))
+    return std::nullopt;
+  Operation *last = op;
+  for (Operation *reader : readers) {
+    if (reader->getBlock() != op->getBlock())
+      return std::nullopt;
+    if (last->isBeforeInBlock(reader))
+      last = reader;
+  }
+  if (!noCollectiveBetween(plan.producer, op) || !noCollectiveBetween(op, last))
+    return std::nullopt;
+
+  if (op.getKind() == TransportKind::AllToAll) {
+    // Each source's block lies in its own segment: the received buffer is a
+    // strided [N, chunk] view, which only an expansion to [N, ...] reads.
+    for (Operation *user : op->getUsers()) {
+      auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+      if (!expand || expand.getReassociationIndices().size() != 1 ||
+          expand.getResultType().getDimSize(0) != plan.groupSize)
+        return std::nullopt;
+      plan.expansions.push_back(expand);
+    }
+  }
+  return plan;
+}
+
+func::FuncOp getOrCreateDecl(OpBuilder &builder, ModuleOp module,
+                             StringRef name, FunctionType type,
+                             bool cInterface = false) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
+  decl.setPrivate();
+  if (cInterface)
+    decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  builder.getUnitAttr());
+  return decl;
+}
+
+/// A memref<bytes x i8> of memory the runtime owns at `pointer`: its
+/// descriptor built in the LLVM dialect and cast, which the conversion to
+/// LLVM folds away.
+Value wrapRuntimeBuffer(OpBuilder &builder, Location loc, Value pointer,
+                        int64_t bytes) {
+  MLIRContext *context = builder.getContext();
+  Type i64 = builder.getI64Type();
+  auto array = LLVM::LLVMArrayType::get(i64, 1);
+  auto descriptorType = LLVM::LLVMStructType::getLiteral(
+      context, {pointer.getType(), pointer.getType(), i64, array, array});
+  Value descriptor = LLVM::PoisonOp::create(builder, loc, descriptorType);
+  auto insert = [&](Value value, ArrayRef<int64_t> position) {
+    descriptor =
+        LLVM::InsertValueOp::create(builder, loc, descriptor, value, position);
+  };
+  auto constant = [&](int64_t value) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, i64,
+                                    builder.getI64IntegerAttr(value));
+  };
+  insert(pointer, {0});
+  insert(pointer, {1});
+  insert(constant(0), {2});
+  insert(constant(bytes), {3, 0});
+  insert(constant(1), {4, 0});
+  return UnrealizedConversionCastOp::create(
+             builder, loc, MemRefType::get({bytes}, builder.getI8Type()),
+             descriptor)
+      .getResult(0);
+}
+
+/// Lowers `op` through a peer window (see planPeerWindow):
+///
+///   %slot = call @precrtCompiledWindow(segment bytes, grid) as memref<?xi8>
+///   %own  = subview of segment `group rank` of %slot
+///   <producer writes into %own>            (materialize_in_destination)
+///   call @precrtCompiledWindowFence(kind, %slot, count, dtype, grid)
+///   <readers read views of %slot in place>
+///
+/// Returns the tensors taken of the received views.
+SmallVector<bufferization::ToTensorOp>
+lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
+  Location loc = op.getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  MLIRContext *context = op.getContext();
+  OpBuilder builder(plan.producer);
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
+       index = builder.getIndexType();
+  auto wireType = op.getInput().getType();
+  Type element = wireType.getElementType();
+  int64_t segment = wireType.getNumElements();
+  int64_t n = plan.groupSize;
+  int64_t elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+
+  GridOperands gridOperands = createGridOperands(builder, loc, op, grid);
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  func::FuncOp windowDecl = getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_WINDOW_SYMBOL,
+      builder.getFunctionType({i64, i32, index, i32, index}, {pointer}));
+  func::FuncOp rankDecl = getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_GROUP_RANK_SYMBOL,
+      builder.getFunctionType({i32, index, i32, index}, {i64}));
+  func::FuncOp fenceDecl = getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_WINDOW_FENCE_SYMBOL,
+      builder.getFunctionType({i32, index, i64, i32, i32, index, i32, index},
+                              {i32}));
+
+  Value slotPointer =
+      func::CallOp::create(
+          builder, loc, windowDecl,
+          ValueRange{arith::ConstantIntOp::create(builder, loc,
+                                                  segment * elementBytes, 64),
+                     gridOperands.numDims, gridOperands.shape,
+                     gridOperands.numAxes, gridOperands.axes})
+          .getResult(0);
+  // The runtime owns the window: a memref made of its address, which no
+  // deallocation takes for a buffer of the function's (a call's memref
+  // result would be).
+  Value slotBytes =
+      wrapRuntimeBuffer(builder, loc, slotPointer, n * segment * elementBytes);
+  Value rank64 = func::CallOp::create(builder, loc, rankDecl,
+                                      ValueRange{gridOperands.numDims,
+                                                 gridOperands.shape,
+                                                 gridOperands.numAxes,
+                                                 gridOperands.axes})
+                     .getResult(0);
+  Value rank = arith::IndexCastOp::create(builder, loc, index, rank64);
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  auto slotType = MemRefType::get({n, segment}, element);
+  Value slot =
+      memref::ViewOp::create(builder, loc, slotType, slotBytes, zero, {});
+
+  // The producer writes its segment in place.
+  auto one = builder.getIndexAttr(1);
+  Value own = memref::SubViewOp::create(
+      builder, loc,
+      memref::SubViewOp::inferRankReducedResultType(
+          {segment}, slotType, {ShapedType::kDynamic, 0}, {1, segment}, {1, 1}),
+      slot, ArrayRef<OpFoldResult>{rank, builder.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{one, builder.getIndexAttr(segment)},
+      ArrayRef<OpFoldResult>{one, one});
+  Value producedView = own;
+  RankedTensorType producedType =
+      cast<RankedTensorType>(plan.producer->getResult(0).getType());
+  if (plan.flatten) {
+    SmallVector<OpFoldResult> shape;
+    for (int64_t extent : producedType.getShape())
+      shape.push_back(builder.getIndexAttr(extent));
+    producedView = memref::ExpandShapeOp::create(
+        builder, loc, producedType.getShape(), own,
+        plan.flatten.getReassociationIndices(), shape);
+  }
+  Value destination = bufferization::ToTensorOp::create(
+      builder, loc, producedType, producedView, /*restrict=*/true,
+      /*writable=*/true);
+  OpOperand *init = plan.producer.getDpsInitOperand(0);
+  Operation *empty = init->get().getDefiningOp();
+  init->set(destination);
+  empty->erase();
+  builder.setInsertionPointAfter(plan.producer);
+  auto materialize = bufferization::MaterializeInDestinationOp::create(
+      builder, loc, plan.producer->getResult(0), producedView);
+  materialize.setRestrict(true);
+  materialize.setWritable(true);
+
+  // The fence, where the transport was.
+  builder.setInsertionPoint(op);
+  func::CallOp::create(
+      builder, loc, fenceDecl,
+      ValueRange{
+          arith::ConstantIntOp::create(builder, loc,
+                                       getRuntimeTransport(op.getKind()), 32),
+          getAlignedPointer(builder, loc, slotBytes),
+          arith::ConstantIntOp::create(builder, loc, segment, 64),
+          arith::ConstantIntOp::create(
+              builder, loc, *getRuntimeDtype(element), 32),
+          gridOperands.numDims, gridOperands.shape, gridOperands.numAxes,
+          gridOperands.axes});
+
+  SmallVector<bufferization::ToTensorOp> received;
+  auto takeTensor = [&](Value view, RankedTensorType type) {
+    auto tensor = bufferization::ToTensorOp::create(
+        builder, loc, type, view, /*restrict=*/true, /*writable=*/false);
+    received.push_back(tensor);
+    return tensor;
+  };
+  if (op.getKind() == TransportKind::AllGather) {
+    // Every segment, one after another: the gathered buffer itself.
+    Value flat = memref::ViewOp::create(
+        builder, loc, MemRefType::get({n * segment}, element), slotBytes, zero,
+        {});
+    op.getResult().replaceAllUsesWith(takeTensor(flat, op.getType()));
+    op->erase();
+    return received;
+  }
+  // all_to_all: block `rank` of every segment.
+  int64_t chunk = segment / n;
+  Value blockOffset = arith::MulIOp::create(
+      builder, loc, rank, arith::ConstantIndexOp::create(builder, loc, chunk));
+  Value blocks = memref::SubViewOp::create(
+      builder, loc, slot,
+      ArrayRef<OpFoldResult>{builder.getIndexAttr(0), blockOffset},
+      ArrayRef<OpFoldResult>{builder.getIndexAttr(n),
+                             builder.getIndexAttr(chunk)},
+      ArrayRef<OpFoldResult>{one, one});
+  for (tensor::ExpandShapeOp expand : plan.expansions) {
+    RankedTensorType type = expand.getResultType();
+    Value view = blocks;
+    if (type.getRank() != 2 || type.getDimSize(1) != chunk) {
+      SmallVector<ReassociationIndices> groups{{0}, {}};
+      SmallVector<OpFoldResult> shape;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (d > 0)
+          groups[1].push_back(d);
+        shape.push_back(builder.getIndexAttr(type.getDimSize(d)));
+      }
+      view = memref::ExpandShapeOp::create(builder, loc, type.getShape(),
+                                           blocks, groups, shape);
+    }
+    expand.getResult().replaceAllUsesWith(takeTensor(view, type));
+    expand->erase();
+  }
+  op->erase();
+  return received;
+}
+
 struct ConvertPrecToRuntimePass
     : public prec::impl::ConvertPrecToRuntimeBase<ConvertPrecToRuntimePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // The runtime call takes an element count and the received buffer is
     // allocated here.
@@ -470,6 +811,20 @@ struct ConvertPrecToRuntimePass
     });
     if (shapes.wasInterrupted())
       return signalPassFailure();
+
+    SmallVector<bufferization::ToTensorOp> windowed;
+    if (peerWindows) {
+      SmallVector<TransportOp> transports;
+      getOperation().walk([&](TransportOp op) { transports.push_back(op); });
+      for (TransportOp op : transports) {
+        auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+            op, op.getGridAttr());
+        if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+          continue;
+        if (std::optional<WindowPlan> plan = planPeerWindow(op, grid))
+          llvm::append_range(windowed, lowerThroughPeerWindow(op, grid, *plan));
+      }
+    }
 
     ConversionTarget target(getContext());
     target.addIllegalOp<TransportOp, shard::ProcessLinearIndexOp,
@@ -488,6 +843,7 @@ struct ConvertPrecToRuntimePass
           toTensor.getRestrict())
         received.push_back(toTensor);
     });
+    llvm::append_range(received, windowed);
     for (bufferization::ToTensorOp toTensor : received)
       splitIntoMemberTensors(toTensor);
 

@@ -34,6 +34,9 @@ extern "C" {
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
 #define PRECRT_COMPILED_GRID_RANK_SYMBOL "precrtCompiledGridRank"
 #define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
+#define PRECRT_COMPILED_WINDOW_SYMBOL "precrtCompiledWindow"
+#define PRECRT_COMPILED_WINDOW_FENCE_SYMBOL "precrtCompiledWindowFence"
+#define PRECRT_COMPILED_GROUP_RANK_SYMBOL "precrtCompiledGroupRank"
 #define PRECRT_COMPILED_PROFILE_START_SYMBOL "precrtCompiledProfileStart"
 #define PRECRT_COMPILED_PROFILE_STOP_SYMBOL "precrtCompiledProfileStop"
 
@@ -56,6 +59,45 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
+
+/*===--- Peer windows: transports read in place -------------------------===*/
+
+/* The slot of the calling rank's peer window for one call of an all_gather
+ * or all_to_all with `segment_bytes` per rank over the group of a grid (as
+ * precrtCompiledCollective): group-size segments of segment_bytes, one per
+ * rank in group-rank order. The rank writes its wire data into its own
+ * segment, calls precrtCompiledWindowFence, and then reads its peers'
+ * segments in place, up to its next collective on the group. A window has
+ * two slots, returned in turn; where the group's ranks share a machine it is
+ * memory they all map, created by the first call (a collective over the
+ * group), otherwise private memory that the fence fills with the backend's
+ * collectives (PRECRT_SHARED_WINDOWS=0 forces that). On failure the rank's
+ * error is recorded and private memory returned. The runtime owns the
+ * memory; it lives as long as the group. */
+PRECRT_EXPORT void *precrtCompiledWindow(int64_t segment_bytes,
+                                         int32_t num_dims,
+                                         const int64_t *shape,
+                                         int32_t num_axes,
+                                         const int32_t *axes);
+
+/* Makes the segments of `slot` readable: for PRECRT_TRANSPORT_ALL_GATHER
+ * every segment of `segment_count` elements of `dtype`; for
+ * PRECRT_TRANSPORT_ALL_TO_ALL, where a segment holds one block per rank, the
+ * calling rank's block of every segment. A collective over the group,
+ * recorded like precrtCompiledCollective (precrtCompiledGetTraffic counts
+ * the bytes read from peers' segments as received). Returns 0, or the
+ * precrt_status_t of the first failure of this rank. */
+PRECRT_EXPORT int32_t precrtCompiledWindowFence(
+    int32_t transport, void *slot, int64_t segment_count, int32_t dtype,
+    int32_t num_dims, const int64_t *shape, int32_t num_axes,
+    const int32_t *axes);
+
+/* The calling rank's index in the group of a grid's axes (its segment of a
+ * peer window); 0 when the group cannot be formed (the failure is recorded). */
+PRECRT_EXPORT int64_t precrtCompiledGroupRank(int32_t num_dims,
+                                              const int64_t *shape,
+                                              int32_t num_axes,
+                                              const int32_t *axes);
 
 /* The calling rank's index in its world, which is its linear index in any
  * grid over the whole world (`shard.process_linear_index`): what keys the

@@ -4,6 +4,7 @@
 
 #include "core/Environment.h"
 #include "core/Error.h"
+#include "core/PeerWindows.h"
 
 #include <atomic>
 #include <cinttypes>
@@ -243,6 +244,12 @@ Communicator::Communicator(precrt_backend_t backend, int rank, int size,
       nextSendSequence_(size, 0), nextRecvSequence_(size, 0) {}
 
 Communicator::~Communicator() = default;
+
+PeerWindows &Communicator::peerWindows() {
+  if (!peerWindows_)
+    peerWindows_ = std::make_unique<PeerWindows>();
+  return *peerWindows_;
+}
 
 precrt_status_t Communicator::setStream(void *stream) {
   if (stream)

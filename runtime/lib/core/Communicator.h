@@ -23,6 +23,8 @@
 
 namespace precrt {
 
+class PeerWindows;
+
 enum class CollectiveOp : uint32_t {
   AllGather = 1,
   ReduceScatter = 2,
@@ -176,6 +178,13 @@ public:
   /// The payload bytes this rank moved over this communicator.
   const precrt_traffic_t &traffic() const { return traffic_; }
 
+  /// The peer windows of generated code on this group (created on first use).
+  PeerWindows &peerWindows();
+  /// Counts what the peers read from this rank's window and it from theirs.
+  void countWindowTraffic(uint64_t sent, uint64_t received) {
+    countTraffic(sent, received);
+  }
+
   /// Why the communicator is unusable, empty while it is usable.
   const std::string &brokenReason() const { return brokenReason_; }
 
@@ -224,6 +233,7 @@ private:
   std::map<std::pair<std::vector<int64_t>, std::vector<int32_t>>,
            std::unique_ptr<Communicator>>
       gridGroups_;
+  std::unique_ptr<PeerWindows> peerWindows_;
 };
 
 /// The process default timeout: precrtSetDefaultTimeoutMs, else

@@ -13,7 +13,9 @@
 #include "precrt/compiled.h"
 #include "precrt/gpu.h"
 
+#include "core/Communicator.h"
 #include "core/Error.h"
+#include "core/PeerWindows.h"
 #include "core/Profile.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
@@ -84,6 +86,38 @@ precrt_status_t moveData(precrt_comm_t group, int32_t groupSize,
   }
 }
 
+/// The calling rank's group for `axes` of a grid over `world` (num_axes == 0:
+/// all axes), and its size.
+precrt_status_t findGroup(precrt_comm_t world, int32_t num_dims,
+                          const int64_t *shape, int32_t num_axes,
+                          const int32_t *axes, precrt_comm_t *group,
+                          int32_t *groupSize) {
+  std::vector<int32_t> groupAxes(axes, axes + num_axes);
+  if (groupAxes.empty())
+    for (int32_t axis = 0; axis < num_dims; ++axis)
+      groupAxes.push_back(axis);
+  precrt_status_t status = precrtCommForGridAxes(
+      world, num_dims, shape, static_cast<int32_t>(groupAxes.size()),
+      groupAxes.data(), group);
+  if (status == PRECRT_SUCCESS)
+    status = precrtCommSize(*group, groupSize);
+  return status;
+}
+
+/// Records one completed compiled collective.
+void recordTraffic(precrt_comm_t group, int32_t transport, int32_t dtype,
+                   int64_t sendCount, int32_t groupSize, uint64_t sent,
+                   uint64_t received) {
+  ++trafficLog.completed;
+  if (trafficLog.records.size() >= PRECRT_COMPILED_TRAFFIC_RECORDS)
+    return;
+  precrt_backend_t backend = PRECRT_BACKEND_LOCAL;
+  if (group)
+    precrtCommBackend(group, &backend);
+  trafficLog.records.push_back(
+      {transport, dtype, sendCount, groupSize, backend, sent, received});
+}
+
 int32_t runTransport(precrt_comm_t world, const Transport &call) {
   auto [transport, send, recv, send_count, dtype, reduction, num_dims, shape,
         num_axes, axes, stream] = call;
@@ -99,18 +133,10 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "a compiled collective got a null grid shape or axes");
 
-  std::vector<int32_t> groupAxes(axes, axes + num_axes);
-  if (groupAxes.empty())
-    for (int32_t axis = 0; axis < num_dims; ++axis)
-      groupAxes.push_back(axis);
   precrt_comm_t group = nullptr;
-  precrt_status_t status =
-      precrtCommForGridAxes(world, num_dims, shape,
-                            static_cast<int32_t>(groupAxes.size()),
-                            groupAxes.data(), &group);
   int32_t groupSize = 1;
-  if (status == PRECRT_SUCCESS)
-    status = precrtCommSize(group, &groupSize);
+  precrt_status_t status =
+      findGroup(world, num_dims, shape, num_axes, axes, &group, &groupSize);
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
   // Each rank's share of the wire buffer is send_count / groupSize: a
@@ -138,15 +164,9 @@ int32_t runTransport(precrt_comm_t world, const Transport &call) {
   if (status != PRECRT_SUCCESS)
     return fail(status, precrtGetLastErrorMessage());
   precrtCommGetTraffic(group, &after);
-  ++trafficLog.completed;
-  if (trafficLog.records.size() < PRECRT_COMPILED_TRAFFIC_RECORDS) {
-    precrt_backend_t backend = PRECRT_BACKEND_LOCAL;
-    precrtCommBackend(group, &backend);
-    trafficLog.records.push_back(
-        {transport, dtype, send_count, groupSize, backend,
-         after.bytes_sent - before.bytes_sent,
-         after.bytes_received - before.bytes_received});
-  }
+  recordTraffic(group, transport, dtype, send_count, groupSize,
+                after.bytes_sent - before.bytes_sent,
+                after.bytes_received - before.bytes_received);
   return PRECRT_SUCCESS;
 }
 
@@ -200,14 +220,17 @@ void recordFailure(const char *entryPoint, precrt_status_t status,
   std::_Exit(1);
 }
 
-/// Runs `call` on the implicit world of generated code run without a driver.
-int32_t runOnImplicitWorld(const Transport &call) {
+/// Runs `run(world)` on the world of the calling rank: the driver's, else the
+/// implicit world of generated code run without a driver.
+template <typename Run> int32_t runOnWorld(Run run) {
+  if (driverIsWatching())
+    return run(precrtGetWorld());
   int32_t status;
   if (environmentSelectsProcessWorld()) {
     std::string message;
     status = joinProcessWorld(message);
     status = status == PRECRT_SUCCESS
-                 ? runTransport(precrtGetWorld(), call)
+                 ? run(precrtGetWorld())
                  : fail(static_cast<precrt_status_t>(status),
                         "cannot join the world of PRECRT_BACKEND: " + message);
   } else {
@@ -215,10 +238,9 @@ int32_t runOnImplicitWorld(const Transport &call) {
     status = precrtLocalRun(
         1,
         [](precrt_comm_t world, void *data) {
-          return static_cast<int>(
-              runTransport(world, *static_cast<const Transport *>(data)));
+          return static_cast<int>((*static_cast<Run *>(data))(world));
         },
-        const_cast<Transport *>(&call));
+        &run);
     if (status != PRECRT_SUCCESS && firstError.status == PRECRT_SUCCESS)
       fail(static_cast<precrt_status_t>(status), precrtGetLastErrorMessage());
   }
@@ -232,6 +254,32 @@ int32_t runOnImplicitWorld(const Transport &call) {
     std::_Exit(1);
   }
   return status;
+}
+
+/// The ranks of a grid's group (num_axes == 0: all axes), or -1 for an
+/// invalid grid.
+int64_t gridGroupSize(int32_t num_dims, const int64_t *shape, int32_t num_axes,
+                      const int32_t *axes) {
+  if (num_dims < 0 || num_axes < 0 || (num_dims > 0 && !shape) ||
+      (num_axes > 0 && !axes))
+    return -1;
+  int64_t size = 1;
+  for (int32_t i = 0; i < (num_axes ? num_axes : num_dims); ++i) {
+    int32_t axis = num_axes ? axes[i] : i;
+    if (axis < 0 || axis >= num_dims || shape[axis] <= 0 ||
+        size > (int64_t(1) << 30) / shape[axis])
+      return -1;
+    size *= shape[axis];
+  }
+  return size;
+}
+
+/// Windows of generated code run without a world (a local world of one rank
+/// per call, which cannot keep them), and the private stand-ins returned
+/// after a failure.
+precrt::PeerWindows &worldlessWindows() {
+  thread_local precrt::PeerWindows windows;
+  return windows;
 }
 
 } // namespace
@@ -252,9 +300,8 @@ extern "C" int32_t precrtCompiledCollective(
   precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
   Transport call{transport, send,     recv,  send_count, dtype,
                  reduction, num_dims, shape, num_axes,   axes};
-  if (driverIsWatching())
-    return runTransport(precrtGetWorld(), call);
-  return runOnImplicitWorld(call);
+  return runOnWorld(
+      [&](precrt_comm_t world) { return runTransport(world, call); });
 }
 
 extern "C" int32_t precrtCompiledCollectiveOnStream(
@@ -271,9 +318,139 @@ extern "C" int32_t precrtCompiledCollectiveOnStream(
                   "a collective of GPU code got no compute stream");
     return firstError.status;
   }
+  return runOnWorld(
+      [&](precrt_comm_t world) { return runTransport(world, call); });
+}
+
+/// The world whose groups keep peer windows: the driver's, or the process
+/// world of PRECRT_BACKEND; nullptr for code that runs each collective on a
+/// local world of one rank.
+static precrt_comm_t windowWorld() {
   if (driverIsWatching())
-    return runTransport(precrtGetWorld(), call);
-  return runOnImplicitWorld(call);
+    return precrtGetWorld();
+  if (!environmentSelectsProcessWorld())
+    return nullptr;
+  std::string message;
+  return joinProcessWorld(message) == PRECRT_SUCCESS ? precrtGetWorld()
+                                                     : nullptr;
+}
+
+extern "C" void *precrtCompiledWindow(int64_t segment_bytes, int32_t num_dims,
+                                      const int64_t *shape, int32_t num_axes,
+                                      const int32_t *axes) {
+  int64_t groupSize = gridGroupSize(num_dims, shape, num_axes, axes);
+  precrt_status_t status = PRECRT_SUCCESS;
+  std::string message;
+  char *slot = nullptr;
+  if (groupSize < 0 || segment_bytes < 0) {
+    status = PRECRT_ERROR_INVALID_ARGUMENT;
+    message = "a peer window got a negative size or an invalid grid";
+    groupSize = 1;
+    segment_bytes = 0;
+  } else if (firstError.status == PRECRT_SUCCESS) {
+    if (precrt_comm_t world = windowWorld()) {
+      precrt_comm_t group = nullptr;
+      int32_t size = 1;
+      status = findGroup(world, num_dims, shape, num_axes, axes, &group, &size);
+      if (status != PRECRT_SUCCESS)
+        message = precrtGetLastErrorMessage();
+      else
+        slot = reinterpret_cast<precrt::Communicator *>(group)
+                   ->peerWindows()
+                   .acquire(group, size, size_t(segment_bytes), status,
+                            message);
+    }
+  }
+  if (status != PRECRT_SUCCESS)
+    recordFailure(PRECRT_COMPILED_WINDOW_SYMBOL, status,
+                  "peer window: " + message);
+  // Without a world, or after a failure (the kernels still write the slot
+  // before the next collective returns the error): private memory.
+  if (!slot) {
+    precrt_status_t ignored;
+    slot = worldlessWindows().acquire(nullptr, int(groupSize),
+                                      size_t(segment_bytes), ignored, message);
+  }
+  if (!slot) {
+    std::fprintf(stderr, "precrt: %s failed: %s\n",
+                 PRECRT_COMPILED_WINDOW_SYMBOL, message.c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  return slot;
+}
+
+extern "C" int32_t precrtCompiledWindowFence(
+    int32_t transport, void *slot, int64_t segment_count, int32_t dtype,
+    int32_t num_dims, const int64_t *shape, int32_t num_axes,
+    const int32_t *axes) {
+  if (firstError.status != PRECRT_SUCCESS)
+    return firstError.status;
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
+  if (transport != PRECRT_TRANSPORT_ALL_GATHER &&
+      transport != PRECRT_TRANSPORT_ALL_TO_ALL)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "a peer window fence got transport " +
+                    std::to_string(transport) +
+                    ": expected all_gather (0) or all_to_all (1)");
+  auto type = static_cast<precrt_dtype_t>(dtype);
+  if (segment_count < 0 || !slot || precrtDtypeSize(type) == 0 ||
+      gridGroupSize(num_dims, shape, num_axes, axes) < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "a peer window fence got a negative count, no slot, an "
+                "unknown dtype or an invalid grid");
+  return runOnWorld([&](precrt_comm_t world) -> int32_t {
+    precrt_comm_t group = nullptr;
+    int32_t groupSize = 1, rank = 0;
+    precrt_status_t status =
+        findGroup(world, num_dims, shape, num_axes, axes, &group, &groupSize);
+    if (status == PRECRT_SUCCESS)
+      status = precrtCommRank(group, &rank);
+    if (status != PRECRT_SUCCESS)
+      return fail(status, precrtGetLastErrorMessage());
+    if (transport == PRECRT_TRANSPORT_ALL_TO_ALL &&
+        segment_count % groupSize != 0)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a peer window all_to_all of " +
+                      std::to_string(segment_count) +
+                      " elements per rank over a group of " +
+                      std::to_string(groupSize) +
+                      " ranks: expected a multiple of " +
+                      std::to_string(groupSize));
+    auto *comm = reinterpret_cast<precrt::Communicator *>(group);
+    uint64_t sent = 0, received = 0;
+    std::string message;
+    status = comm->peerWindows().fence(
+        group, groupSize, rank, transport, static_cast<char *>(slot),
+        size_t(segment_count), type, comm->timeoutMs(), sent, received,
+        message);
+    if (status != PRECRT_SUCCESS)
+      return fail(status, message);
+    recordTraffic(group, transport, dtype, segment_count, groupSize, sent,
+                  received);
+    return PRECRT_SUCCESS;
+  });
+}
+
+extern "C" int64_t precrtCompiledGroupRank(int32_t num_dims,
+                                           const int64_t *shape,
+                                           int32_t num_axes,
+                                           const int32_t *axes) {
+  precrt_comm_t world = windowWorld();
+  if (!world || firstError.status != PRECRT_SUCCESS)
+    return 0;
+  precrt_comm_t group = nullptr;
+  int32_t size = 1, rank = 0;
+  precrt_status_t status =
+      findGroup(world, num_dims, shape, num_axes, axes, &group, &size);
+  if (status == PRECRT_SUCCESS)
+    status = precrtCommRank(group, &rank);
+  if (status != PRECRT_SUCCESS) {
+    recordFailure(PRECRT_COMPILED_GROUP_RANK_SYMBOL, status,
+                  precrtGetLastErrorMessage());
+    return 0;
+  }
+  return rank;
 }
 
 extern "C" void *precrtCompiledGpuStream(void) {

@@ -12,17 +12,15 @@ shard.grid @hsdp(shape = 4x8)
 // CHECK-SAME: (%[[X:.*]]: tensor<64xbf16>)
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<64xbf16> to memref<64xbf16>
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xbf16>
-// CHECK: %[[SHAPE:.*]] = memref.get_global @__prec_grid_hsdp : memref<2xi64>
-// CHECK: %[[AXES:.*]] = memref.get_global @__prec_grid_hsdp_axes_1 : memref<1xi32>
+// CHECK-DAG: %[[SHAPE:.*]] = memref.get_global @__prec_grid_hsdp : memref<2xi64>
+// CHECK-DAG: %[[AXES:.*]] = memref.get_global @__prec_grid_hsdp_axes_1 : memref<1xi32>
 // CHECK-DAG: %[[AXESP:.*]] = memref.extract_aligned_pointer_as_index %[[AXES]]
 // CHECK-DAG: %[[INP:.*]] = memref.extract_aligned_pointer_as_index %[[IN]]
 // CHECK-DAG: %[[OUTP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
 // CHECK-DAG: %[[SHAPEP:.*]] = memref.extract_aligned_pointer_as_index %[[SHAPE]]
-// Transport 1 = all_to_all, dtype 3 = bf16, 64 elements, 2-D grid, 1 axis.
-// CHECK-DAG: %[[KIND:.*]] = arith.constant 1 : i32
-// CHECK-DAG: %[[BF16:.*]] = arith.constant 3 : i32
-// CHECK-DAG: %[[COUNT:.*]] = arith.constant 64 : i64
-// CHECK: call @precrtCompiledCollective(%[[KIND]], %[[INP]], %[[OUTP]], %[[COUNT]], %[[BF16]], %{{.*}}, %{{.*}}, %[[SHAPEP]], %{{.*}}, %[[AXESP]])
+// Transport 1 = all_to_all, dtype 3 = bf16, 64 elements, 2-D grid, 1 axis
+// (constants are named by their values).
+// CHECK: call @precrtCompiledCollective(%c1_i32{{[_0-9]*}}, %[[INP]], %[[OUTP]], %c64_i64{{[_0-9]*}}, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %[[SHAPEP]], %c1_i32{{[_0-9]*}}, %[[AXESP]])
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<64xbf16> to tensor<64xbf16>
 // CHECK: return %[[R]]
 // CHECK-NOT: prec.transport
@@ -34,12 +32,8 @@ func.func @shard_axis(%x: tensor<64xbf16>) -> tensor<64xbf16> {
 // All axes: no axes global, a null axes pointer; reduction 0 = sum, transport
 // 2 = reduce_scatter, dtype 1 = f32.
 // CHECK-LABEL: func @whole_grid
-// CHECK-DAG: %[[NULL:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[RS:.*]] = arith.constant 2 : i32
-// CHECK-DAG: %[[F32:.*]] = arith.constant 1 : i32
-// CHECK-DAG: %[[SUM:.*]] = arith.constant 0 : i32
-// CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i32
-// CHECK: call @precrtCompiledCollective(%[[RS]], %{{.*}}, %{{.*}}, %{{.*}}, %[[F32]], %[[SUM]], %{{.*}}, %{{.*}}, %[[NONE]], %[[NULL]])
+// CHECK: %[[NULL:.*]] = arith.constant 0 : index
+// CHECK: call @precrtCompiledCollective(%c2_i32{{[_0-9]*}}, %{{.*}}, %{{.*}}, %c64_i64{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %[[NULL]])
 // CHECK: bufferization.to_tensor %{{.*}} : memref<2xf32> to tensor<2xf32>
 func.func @whole_grid(%x: tensor<64xf32>) -> tensor<2xf32> {
   %0 = prec.transport <reduce_scatter> %x on @hsdp reduction = <sum> : tensor<64xf32> -> tensor<2xf32>

@@ -1,0 +1,324 @@
+//===- PeerWindows.cpp - Buffers a group's ranks read in place ------------===//
+
+#include "core/PeerWindows.h"
+
+#include "core/Communicator.h"
+#include "precrt/compiled.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sched.h>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace precrt {
+namespace {
+
+/// What ranks compare before sharing memory: the machine they run on (its
+/// host name and boot) and whether they may share it.
+struct HostKey {
+  char text[120] = {};
+  int32_t sharingAllowed = 0;
+  int32_t padding = 0;
+};
+static_assert(sizeof(HostKey) == 128, "HostKey travels as bytes");
+
+HostKey getHostKey() {
+  HostKey key;
+  std::string text;
+  char host[64] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0)
+    text = host;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string bootId;
+  if (boot >> bootId)
+    text += "/" + bootId;
+  std::strncpy(key.text, text.c_str(), sizeof(key.text) - 1);
+  const char *setting = std::getenv("PRECRT_SHARED_WINDOWS");
+  key.sharingAllowed = !(setting && std::strcmp(setting, "0") == 0);
+  return key;
+}
+
+/// A shared memory object's name: unique on the machine while it exists.
+std::string newObjectName() {
+  static std::atomic<uint64_t> counter{0};
+  return "/precrt-" + std::to_string(getpid()) + "-" +
+         std::to_string(counter++);
+}
+
+/// Bytes before a shared window's data: the ranks' controls, rounded up to
+/// a page so that the data starts aligned.
+size_t controlBytes(int groupSize) {
+  size_t bytes = size_t(groupSize) * 64;
+  return (bytes + 4095) / 4096 * 4096;
+}
+
+// The arrival counters are plain words in memory other processes map:
+// accessed with the compiler's atomics (C++17 has no atomic_ref).
+void publishArrival(uint64_t &arrivals, uint64_t fence) {
+  __atomic_store_n(&arrivals, fence, __ATOMIC_RELEASE);
+}
+uint64_t readArrivals(uint64_t &arrivals) {
+  return __atomic_load_n(&arrivals, __ATOMIC_ACQUIRE);
+}
+
+/// Between two polls of a wait: spin briefly, then leave the core to the
+/// ranks that have work (they often share cores), then sleep.
+void pauseAfter(int polls) {
+  if (polls < 64)
+    return;
+  if (polls < 1024)
+    sched_yield();
+  else
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+} // namespace
+
+PeerWindows::~PeerWindows() {
+  for (auto &[segmentBytes, window] : windows_) {
+    if (window.shared)
+      munmap(window.mapping, window.mappingBytes);
+    else
+      std::free(window.mapping);
+  }
+}
+
+char *PeerWindows::acquire(precrt_comm_t group, int groupSize,
+                           size_t segmentBytes, precrt_status_t &status,
+                           std::string &message) {
+  auto found = windows_.find(segmentBytes);
+  if (found == windows_.end()) {
+    Window window;
+    // Two slots of groupSize segments; an empty one still gets memory.
+    size_t dataBytes = std::max<size_t>(2 * size_t(groupSize) * segmentBytes, 64);
+    status = create(group, groupSize, dataBytes, window, message);
+    if (status != PRECRT_SUCCESS)
+      return nullptr;
+    found = windows_.emplace(segmentBytes, window).first;
+  }
+  Window &window = found->second;
+  size_t slot = window.uses++ % 2;
+  return window.data + slot * size_t(groupSize) * segmentBytes;
+}
+
+/// Every rank of `group` calls this for the same window: each learns whether
+/// all share one machine and may share memory, then rank 0 creates the
+/// object, the others map it by name, and all agree on whether every rank
+/// succeeded. Otherwise each takes private memory.
+precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
+                                    size_t dataBytes, Window &window,
+                                    std::string &message) {
+  auto failed = [&](precrt_status_t status) {
+    message = precrtGetLastErrorMessage();
+    return status;
+  };
+  bool shared = false;
+  if (group && groupSize > 1) {
+    int32_t rank = 0;
+    precrtCommRank(group, &rank);
+    HostKey mine = getHostKey();
+    std::vector<HostKey> keys(groupSize);
+    if (precrt_status_t status = precrtAllGather(
+            group, &mine, keys.data(), sizeof(HostKey), PRECRT_DTYPE_BYTES))
+      return failed(status);
+    shared = true;
+    for (const HostKey &key : keys)
+      shared = shared && key.sharingAllowed &&
+               std::memcmp(key.text, mine.text, sizeof(mine.text)) == 0;
+    if (shared) {
+      size_t bytes = controlBytes(groupSize) + dataBytes;
+      char name[64] = {};
+      int fd = -1;
+      if (rank == 0) {
+        std::string chosen = newObjectName();
+        fd = shm_open(chosen.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+        // Reserved up front: a full /dev/shm must fail here, not as a
+        // SIGBUS at the first write of a kernel. The controls start at 0.
+        if (fd >= 0 && (ftruncate(fd, off_t(bytes)) != 0 ||
+                        posix_fallocate(fd, 0, off_t(bytes)) != 0)) {
+          close(fd);
+          shm_unlink(chosen.c_str());
+          fd = -1;
+        }
+        if (fd >= 0)
+          std::strncpy(name, chosen.c_str(), sizeof(name) - 1);
+      }
+      if (precrt_status_t status =
+              precrtBroadcast(group, name, name, sizeof(name),
+                              PRECRT_DTYPE_BYTES, /*root=*/0)) {
+        if (fd >= 0) {
+          close(fd);
+          shm_unlink(name);
+        }
+        return failed(status);
+      }
+      if (rank != 0 && name[0])
+        fd = shm_open(name, O_RDWR, 0600);
+      if (fd >= 0) {
+        void *mapping =
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mapping != MAP_FAILED) {
+          window.mapping = static_cast<char *>(mapping);
+          window.mappingBytes = bytes;
+        }
+        close(fd);
+      }
+      int32_t mapped = window.mapping != nullptr;
+      std::vector<int32_t> allMapped(groupSize);
+      precrt_status_t status = precrtAllGather(
+          group, &mapped, allMapped.data(), 4, PRECRT_DTYPE_BYTES);
+      // Every rank has opened it (or given up): the name can go, and the
+      // memory lives as long as a mapping.
+      if (rank == 0 && name[0])
+        shm_unlink(name);
+      for (int32_t peerMapped : allMapped)
+        shared = shared && peerMapped;
+      if (status != PRECRT_SUCCESS || !shared) {
+        if (window.mapping)
+          munmap(window.mapping, window.mappingBytes);
+        window.mapping = nullptr;
+        if (status != PRECRT_SUCCESS)
+          return failed(status);
+      }
+    }
+  }
+  window.shared = shared;
+  if (shared) {
+    window.control = reinterpret_cast<RankControl *>(window.mapping);
+    window.data = window.mapping + controlBytes(groupSize);
+    return PRECRT_SUCCESS;
+  }
+  window.mapping = static_cast<char *>(std::calloc(dataBytes, 1));
+  window.mappingBytes = dataBytes;
+  window.data = window.mapping;
+  if (!window.mapping) {
+    message = "cannot allocate a window of " + std::to_string(dataBytes) +
+              " bytes";
+    return PRECRT_ERROR_INTERNAL;
+  }
+  return PRECRT_SUCCESS;
+}
+
+/// The barrier of a shared window: this rank publishes its call and that it
+/// reached fence `window.fences`, waits until every rank has, then compares
+/// the calls. Every rank sees the same calls and reaches the same verdict.
+precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
+                                          int rank, int32_t transport,
+                                          size_t segmentCount,
+                                          precrt_dtype_t dtype,
+                                          int64_t timeoutMs,
+                                          std::string &message) {
+  const uint64_t fence = ++window.fences;
+  RankControl &mine = window.control[rank];
+  mine.calls[fence % 2] = {transport, int32_t(dtype), int64_t(segmentCount)};
+  // Releases this rank's writes to its segment and its call.
+  publishArrival(mine.arrivals, fence);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  for (int polls = 0;; ++polls) {
+    int missing = -1;
+    for (int peer = 0; peer < groupSize && missing < 0; ++peer)
+      if (readArrivals(window.control[peer].arrivals) < fence)
+        missing = peer;
+    if (missing < 0)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      message = "peer window fence #" + std::to_string(fence) +
+                " timed out after " + std::to_string(timeoutMs) +
+                " ms waiting for rank " + std::to_string(missing);
+      return PRECRT_ERROR_TIMEOUT;
+    }
+    pauseAfter(polls);
+  }
+  auto describe = [](const RankControl::Call &call) {
+    return std::string(call.transport == PRECRT_TRANSPORT_ALL_TO_ALL
+                           ? "all_to_all"
+                           : "all_gather") +
+           " of " + std::to_string(call.count) + " x " +
+           precrtDtypeName(precrt_dtype_t(call.dtype));
+  };
+  // Against rank 0's call, so that every rank reports the same difference.
+  const RankControl::Call &first = window.control[0].calls[fence % 2];
+  for (int peer = 1; peer < groupSize; ++peer) {
+    const RankControl::Call &call = window.control[peer].calls[fence % 2];
+    if (call.transport != first.transport || call.dtype != first.dtype ||
+        call.count != first.count) {
+      message = "peer window fence #" + std::to_string(fence) +
+                ": rank 0 called " + describe(first) + " per rank, rank " +
+                std::to_string(peer) + " " + describe(call);
+      return PRECRT_ERROR_MISMATCH;
+    }
+  }
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
+                                   int rank, int32_t transport, char *slot,
+                                   size_t segmentCount, precrt_dtype_t dtype,
+                                   int64_t timeoutMs, uint64_t &sent,
+                                   uint64_t &received, std::string &message) {
+  const size_t segmentBytes = byteSize(dtype, segmentCount);
+  const bool allToAll = transport == PRECRT_TRANSPORT_ALL_TO_ALL;
+  const size_t blockCount = allToAll ? segmentCount / groupSize : segmentCount;
+  const size_t blockBytes = byteSize(dtype, blockCount);
+  auto found = windows_.find(segmentBytes);
+  if (groupSize == 1 || !group)
+    return PRECRT_SUCCESS;
+  if (found == windows_.end() || slot < found->second.data ||
+      slot >= found->second.data + found->second.mappingBytes) {
+    message = "a peer window fence got a slot of no window of " +
+              std::to_string(segmentBytes) + " bytes per rank";
+    return PRECRT_ERROR_INVALID_ARGUMENT;
+  }
+  Window &window = found->second;
+  if (window.shared) {
+    if (precrt_status_t status =
+            waitForPeers(window, groupSize, rank, transport, segmentCount,
+                         dtype, timeoutMs, message))
+      return status;
+    // Counted as the messages of a private window would be.
+    uint64_t payload = uint64_t(groupSize - 1) * blockBytes;
+    reinterpret_cast<Communicator *>(group)->countWindowTraffic(payload,
+                                                                payload);
+    sent += payload;
+    received += payload;
+    return PRECRT_SUCCESS;
+  }
+  // A private window: the same bytes land in the same places by messages.
+  char *own = slot + rank * segmentBytes;
+  precrt_traffic_t before{}, after{};
+  precrtCommGetTraffic(group, &before);
+  std::vector<char> staging(allToAll ? segmentBytes : blockBytes);
+  precrt_status_t status;
+  if (allToAll) {
+    status = precrtAllToAll(group, own, staging.data(), blockCount, dtype);
+    for (int source = 0; status == PRECRT_SUCCESS && source < groupSize;
+         ++source)
+      if (source != rank && blockBytes)
+        std::memcpy(slot + source * segmentBytes + rank * blockBytes,
+                    staging.data() + source * blockBytes, blockBytes);
+  } else {
+    // The collective reads the staged copy: its send and receive buffers
+    // must not overlap.
+    if (blockBytes)
+      std::memcpy(staging.data(), own, blockBytes);
+    status = precrtAllGather(group, staging.data(), slot, blockCount, dtype);
+  }
+  if (status != PRECRT_SUCCESS) {
+    message = precrtGetLastErrorMessage();
+    return status;
+  }
+  precrtCommGetTraffic(group, &after);
+  sent += after.bytes_sent - before.bytes_sent;
+  received += after.bytes_received - before.bytes_received;
+  return PRECRT_SUCCESS;
+}
+
+} // namespace precrt

@@ -1,0 +1,162 @@
+//===- PeerWindowsTest.cpp - kernels' buffers read in place ---------------===//
+//
+// precrtCompiledWindow and precrtCompiledWindowFence as generated code calls
+// them, on local ranks: what each rank reads after the fence of an
+// all_gather and of an all_to_all, in shared windows and in private ones
+// (PRECRT_SHARED_WINDOWS=0, whose fence moves the data with messages), the
+// two slots used in turn, the traffic recorded, and the failures: ranks that
+// disagree, and a rank that never comes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "precrt/compiled.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace precrt_test;
+
+namespace {
+
+/// Sets PRECRT_SHARED_WINDOWS for the lifetime of the object.
+class SharedWindowsSetting {
+public:
+  explicit SharedWindowsSetting(bool shared) {
+    if (shared)
+      unsetenv("PRECRT_SHARED_WINDOWS");
+    else
+      setenv("PRECRT_SHARED_WINDOWS", "0", 1);
+  }
+  ~SharedWindowsSetting() { unsetenv("PRECRT_SHARED_WINDOWS"); }
+};
+
+/// A grid of `n` ranks on one axis, as the compiler passes it.
+struct Grid {
+  explicit Grid(int n) : shape{n} {}
+  int64_t shape[1];
+};
+
+/// The value rank `source` writes at `index` of its segment in call `call`.
+float valueOf(int source, size_t index, int call) {
+  return float(source * 1000 + int(index) + call * 100000);
+}
+
+class PeerWindowsTest
+    : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(PeerWindowsTest, AllGatherAndAllToAllReadWhatPeersWrote) {
+  const auto [n, shared] = GetParam();
+  SharedWindowsSetting setting(shared);
+  constexpr size_t kBlock = 5;
+  const size_t segment = kBlock * n;
+  const size_t bytes = segment * sizeof(float);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+    Grid grid(n);
+    precrtCompiledResetTraffic();
+    std::vector<void *> slots;
+    for (int call = 0; call < 4; ++call) {
+      auto *slot = static_cast<float *>(
+          precrtCompiledWindow(bytes, 1, grid.shape, 0, nullptr));
+      ASSERT_NE(slot, nullptr);
+      slots.push_back(slot);
+      ASSERT_EQ(precrtCompiledGroupRank(1, grid.shape, 0, nullptr), rank);
+      float *own = slot + rank * segment;
+      for (size_t i = 0; i < segment; ++i)
+        own[i] = valueOf(rank, i, call);
+      // Even calls gather every segment, odd ones exchange blocks.
+      int32_t transport = call % 2 ? PRECRT_TRANSPORT_ALL_TO_ALL
+                                   : PRECRT_TRANSPORT_ALL_GATHER;
+      ASSERT_EQ(precrtCompiledWindowFence(transport, slot, segment,
+                                          PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                          nullptr),
+                0)
+          << precrtCompiledGetError();
+      for (int source = 0; source < n; ++source) {
+        const float *theirs = slot + source * segment;
+        if (transport == PRECRT_TRANSPORT_ALL_GATHER) {
+          for (size_t i = 0; i < segment; ++i)
+            ASSERT_EQ(theirs[i], valueOf(source, i, call))
+                << "rank " << rank << " reads segment " << source;
+        } else {
+          for (size_t i = 0; i < kBlock; ++i)
+            ASSERT_EQ(theirs[rank * kBlock + i],
+                      valueOf(source, rank * kBlock + i, call))
+                << "rank " << rank << " reads block " << rank << " of "
+                << source;
+        }
+      }
+    }
+    // Two slots, in turn.
+    EXPECT_NE(slots[0], slots[1]);
+    EXPECT_EQ(slots[0], slots[2]);
+    EXPECT_EQ(slots[1], slots[3]);
+    // Recorded like the runtime's transports: the peers' part of the data.
+    std::vector<precrt_compiled_traffic_t> records(4);
+    ASSERT_EQ(precrtCompiledGetTraffic(records.data(), 4), 4);
+    EXPECT_EQ(records[0].bytes_received, (n - 1) * bytes);
+    EXPECT_EQ(records[1].bytes_received, (n - 1) * kBlock * sizeof(float));
+    EXPECT_EQ(records[1].transport, PRECRT_TRANSPORT_ALL_TO_ALL);
+    EXPECT_EQ(records[1].send_count, int64_t(segment));
+    EXPECT_EQ(records[1].group_size, n);
+  }),
+            PRECRT_SUCCESS);
+}
+
+INSTANTIATE_TEST_SUITE_P(RanksAndSharing, PeerWindowsTest,
+                         ::testing::Combine(::testing::Values(2, 3, 4, 8),
+                                            ::testing::Bool()));
+
+TEST(PeerWindows, RanksThatDisagreeFailWithAMismatch) {
+  const int n = 2;
+  std::vector<std::string> errors(n);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+    Grid grid(n);
+    precrtCompiledClearError();
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    // Same segment size, another transport on rank 1.
+    int32_t transport =
+        rank ? PRECRT_TRANSPORT_ALL_TO_ALL : PRECRT_TRANSPORT_ALL_GATHER;
+    EXPECT_EQ(precrtCompiledWindowFence(transport, slot, 16, PRECRT_DTYPE_F32,
+                                        1, grid.shape, 0, nullptr),
+              PRECRT_ERROR_MISMATCH);
+    errors[rank] = precrtCompiledGetError();
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+  for (const std::string &error : errors)
+    EXPECT_NE(error.find("rank 0 called all_gather of 16 x f32 per rank, "
+                         "rank 1 all_to_all of 16 x f32"),
+              std::string::npos)
+        << error;
+}
+
+TEST(PeerWindows, ARankThatNeverComesTimesOut) {
+  const int n = 2;
+  precrtSetDefaultTimeoutMs(300);
+  std::string error;
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+    Grid grid(n);
+    precrtCompiledClearError();
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    if (rank == 1)
+      return;
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              PRECRT_ERROR_TIMEOUT);
+    error = precrtCompiledGetError();
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+  precrtSetDefaultTimeoutMs(0);
+  EXPECT_NE(error.find("timed out after 300 ms waiting for rank 1"),
+            std::string::npos)
+      << error;
+}
+
+} // namespace
