@@ -69,10 +69,12 @@ struct PrecProfileKernelsPass
     for (auto function : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (function.isExternal() || isKernel(function))
         continue;
-      // The buffers collectives send from and receive into.
+      // The buffers collectives send from and receive into, peer windows
+      // included.
       DenseSet<Value> wireBuffers;
       function.walk([&](func::CallOp call) {
-        if (call.getCallee() != PRECRT_COMPILED_COLLECTIVE_SYMBOL)
+        if (call.getCallee() != PRECRT_COMPILED_COLLECTIVE_SYMBOL &&
+            call.getCallee() != PRECRT_COMPILED_WINDOW_FENCE_SYMBOL)
           return;
         for (Value operand : call.getOperands())
           if (auto pointer =

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -129,10 +130,72 @@ TEST(PeerWindows, RanksThatDisagreeFailWithAMismatch) {
   }),
             PRECRT_SUCCESS);
   for (const std::string &error : errors)
-    EXPECT_NE(error.find("rank 0 called all_gather of 16 x f32 per rank, "
-                         "rank 1 all_to_all of 16 x f32"),
+    EXPECT_NE(error.find("rank 0 called all_gather of 16 x f32 per rank "
+                         "(slot 0), rank 1 all_to_all of 16 x f32 per rank "
+                         "(slot 0)"),
               std::string::npos)
         << error;
+}
+
+TEST(PeerWindows, RanksInDifferentSlotsFailWithAMismatch) {
+  const int n = 2;
+  std::vector<std::string> errors(n);
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+    Grid grid(n);
+    precrtCompiledClearError();
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    // Rank 1 skips a slot: its peers would read the other one.
+    if (rank == 1)
+      slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              PRECRT_ERROR_MISMATCH);
+    errors[rank] = precrtCompiledGetError();
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+  for (const std::string &error : errors)
+    EXPECT_NE(error.find("(slot 0), rank 1 all_gather of 16 x f32 per rank "
+                         "(slot 1)"),
+              std::string::npos)
+        << error;
+}
+
+TEST(PeerWindows, AFenceOfAnotherSlotIsRefused) {
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t, int) {
+    Grid grid(2);
+    precrtCompiledClearError();
+    auto *slot = static_cast<char *>(
+        precrtCompiledWindow(64, 1, grid.shape, 0, nullptr));
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot + 64,
+                                        16, PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              PRECRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(precrtCompiledGetError())
+                  .find("a slot other than the one last handed out"),
+              std::string::npos);
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+}
+
+TEST(PeerWindows, ATimeoutBeyondTheClockWaitsAsIfForever) {
+  precrtSetDefaultTimeoutMs(INT64_MAX);
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t, int rank) {
+    Grid grid(2);
+    auto *slot = static_cast<float *>(
+        precrtCompiledWindow(64, 1, grid.shape, 0, nullptr));
+    slot[rank * 16] = float(rank + 1);
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              0)
+        << precrtCompiledGetError();
+    EXPECT_EQ(slot[(1 - rank) * 16], float(2 - rank));
+  }),
+            PRECRT_SUCCESS);
+  precrtSetDefaultTimeoutMs(0);
 }
 
 TEST(PeerWindows, ARankThatNeverComesTimesOut) {

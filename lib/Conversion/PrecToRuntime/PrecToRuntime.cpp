@@ -501,6 +501,23 @@ bool noCollectiveBetween(Operation *first, Operation *last) {
   return true;
 }
 
+/// Whether `op` only moves its inputs' elements (a copy, transpose or
+/// broadcast, as a named op or a generic that yields input elements): the
+/// canonicalizer may replace such an op by its input, and the received view
+/// would then outlive the reads this pass checked.
+bool movesDataOnly(linalg::LinalgOp op) {
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(op))
+    return true;
+  Block *body = op.getBlock();
+  if (!body || !body->without_terminator().empty())
+    return false;
+  return llvm::all_of(body->getTerminator()->getOperands(), [&](Value v) {
+    auto argument = dyn_cast<BlockArgument>(v);
+    return argument && argument.getOwner() == body &&
+           op.isDpsInput(op.getMatchingOpOperand(argument));
+  });
+}
+
 /// Collects into `readers` the ops that read `value` in place: kernels
 /// (linalg ops reading it as an input), reached through static views
 /// (extract_slice, reshapes). Fails on any other use, so that nothing
@@ -517,7 +534,7 @@ LogicalResult collectInPlaceReaders(Value value,
       continue;
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use))
+    if (!linalgOp || !linalgOp.isDpsInput(&use) || movesDataOnly(linalgOp))
       return failure();
     readers.push_back(user);
   }

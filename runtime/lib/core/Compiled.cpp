@@ -387,19 +387,21 @@ extern "C" int32_t precrtCompiledWindowFence(
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
   precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
-  if (transport != PRECRT_TRANSPORT_ALL_GATHER &&
-      transport != PRECRT_TRANSPORT_ALL_TO_ALL)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "a peer window fence got transport " +
-                    std::to_string(transport) +
-                    ": expected all_gather (0) or all_to_all (1)");
   auto type = static_cast<precrt_dtype_t>(dtype);
-  if (segment_count < 0 || !slot || precrtDtypeSize(type) == 0 ||
-      gridGroupSize(num_dims, shape, num_axes, axes) < 0)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "a peer window fence got a negative count, no slot, an "
-                "unknown dtype or an invalid grid");
+  // Checked on the world, so that without a driver a bad call ends the
+  // process as a failed collective does.
   return runOnWorld([&](precrt_comm_t world) -> int32_t {
+    if (transport != PRECRT_TRANSPORT_ALL_GATHER &&
+        transport != PRECRT_TRANSPORT_ALL_TO_ALL)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a peer window fence got transport " +
+                      std::to_string(transport) +
+                      ": expected all_gather (0) or all_to_all (1)");
+    if (segment_count < 0 || !slot || precrtDtypeSize(type) == 0 ||
+        gridGroupSize(num_dims, shape, num_axes, axes) < 0)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a peer window fence got a negative count, no slot, an "
+                  "unknown dtype or an invalid grid");
     precrt_comm_t group = nullptr;
     int32_t groupSize = 1, rank = 0;
     precrt_status_t status =

@@ -52,12 +52,25 @@ std::string newObjectName() {
          std::to_string(counter++);
 }
 
-/// Bytes before a shared window's data: the ranks' controls, rounded up to
-/// a page so that the data starts aligned.
+/// Bytes before a shared window's data: the ranks' controls and the
+/// creator's token, rounded up to a page so that the data starts aligned.
 size_t controlBytes(int groupSize) {
-  size_t bytes = size_t(groupSize) * 64;
+  size_t bytes = size_t(groupSize) * 64 + sizeof(uint64_t);
   return (bytes + 4095) / 4096 * 4096;
 }
+
+/// Where the creator of a shared window leaves the token that tells the
+/// others they mapped its object, not one of the same name elsewhere.
+uint64_t *tokenOf(char *mapping, int groupSize) {
+  return reinterpret_cast<uint64_t *>(mapping + size_t(groupSize) * 64);
+}
+
+/// What the creator of a shared window broadcasts: the object's name (empty
+/// if it could not create one) and its token.
+struct SharedObject {
+  char name[56] = {};
+  uint64_t token = 0;
+};
 
 // The arrival counters are plain words in memory other processes map:
 // accessed with the compiler's atomics (C++17 has no atomic_ref).
@@ -82,7 +95,7 @@ void pauseAfter(int polls) {
 } // namespace
 
 PeerWindows::~PeerWindows() {
-  for (auto &[segmentBytes, window] : windows_) {
+  for (auto &[key, window] : windows_) {
     if (window.shared)
       munmap(window.mapping, window.mappingBytes);
     else
@@ -93,19 +106,21 @@ PeerWindows::~PeerWindows() {
 char *PeerWindows::acquire(precrt_comm_t group, int groupSize,
                            size_t segmentBytes, precrt_status_t &status,
                            std::string &message) {
-  auto found = windows_.find(segmentBytes);
+  auto key = std::make_pair(groupSize, segmentBytes);
+  auto found = windows_.find(key);
   if (found == windows_.end()) {
     Window window;
-    // Two slots of groupSize segments; an empty one still gets memory.
-    size_t dataBytes = std::max<size_t>(2 * size_t(groupSize) * segmentBytes, 64);
+    window.slotBytes = size_t(groupSize) * segmentBytes;
+    // Two slots; an empty one still gets memory.
+    size_t dataBytes = std::max<size_t>(2 * window.slotBytes, 64);
     status = create(group, groupSize, dataBytes, window, message);
     if (status != PRECRT_SUCCESS)
       return nullptr;
-    found = windows_.emplace(segmentBytes, window).first;
+    found = windows_.emplace(key, window).first;
   }
   Window &window = found->second;
   size_t slot = window.uses++ % 2;
-  return window.data + slot * size_t(groupSize) * segmentBytes;
+  return window.data + slot * window.slotBytes;
 }
 
 /// Every rank of `group` calls this for the same window: each learns whether
@@ -134,7 +149,7 @@ precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
                std::memcmp(key.text, mine.text, sizeof(mine.text)) == 0;
     if (shared) {
       size_t bytes = controlBytes(groupSize) + dataBytes;
-      char name[64] = {};
+      SharedObject object;
       int fd = -1;
       if (rank == 0) {
         std::string chosen = newObjectName();
@@ -147,20 +162,26 @@ precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
           shm_unlink(chosen.c_str());
           fd = -1;
         }
-        if (fd >= 0)
-          std::strncpy(name, chosen.c_str(), sizeof(name) - 1);
+        if (fd >= 0) {
+          std::strncpy(object.name, chosen.c_str(), sizeof(object.name) - 1);
+          object.token = (uint64_t(getpid()) << 32) ^
+                         uint64_t(reinterpret_cast<uintptr_t>(&object)) ^
+                         uint64_t(std::chrono::steady_clock::now()
+                                      .time_since_epoch()
+                                      .count());
+        }
       }
       if (precrt_status_t status =
-              precrtBroadcast(group, name, name, sizeof(name),
+              precrtBroadcast(group, &object, &object, sizeof(object),
                               PRECRT_DTYPE_BYTES, /*root=*/0)) {
         if (fd >= 0) {
           close(fd);
-          shm_unlink(name);
+          shm_unlink(object.name);
         }
         return failed(status);
       }
-      if (rank != 0 && name[0])
-        fd = shm_open(name, O_RDWR, 0600);
+      if (rank != 0 && object.name[0])
+        fd = shm_open(object.name, O_RDWR, 0600);
       if (fd >= 0) {
         void *mapping =
             mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -170,14 +191,34 @@ precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
         }
         close(fd);
       }
-      int32_t mapped = window.mapping != nullptr;
+      if (rank == 0 && window.mapping)
+        *tokenOf(window.mapping, groupSize) = object.token;
+      // The token is written before the all-gather below; a rank that
+      // mapped another object of the same name sees another token.
       std::vector<int32_t> allMapped(groupSize);
+      int32_t written = window.mapping != nullptr;
       precrt_status_t status = precrtAllGather(
-          group, &mapped, allMapped.data(), 4, PRECRT_DTYPE_BYTES);
+          group, &written, allMapped.data(), 4, PRECRT_DTYPE_BYTES);
+      if (status == PRECRT_SUCCESS && rank != 0 && window.mapping &&
+          __atomic_load_n(tokenOf(window.mapping, groupSize),
+                          __ATOMIC_ACQUIRE) != object.token) {
+        munmap(window.mapping, window.mappingBytes);
+        window.mapping = nullptr;
+      }
+      if (status != PRECRT_SUCCESS) {
+        if (window.mapping)
+          munmap(window.mapping, window.mappingBytes);
+        if (rank == 0 && object.name[0])
+          shm_unlink(object.name);
+        return failed(status);
+      }
+      int32_t mapped = window.mapping != nullptr;
+      status = precrtAllGather(group, &mapped, allMapped.data(), 4,
+                               PRECRT_DTYPE_BYTES);
       // Every rank has opened it (or given up): the name can go, and the
       // memory lives as long as a mapping.
-      if (rank == 0 && name[0])
-        shm_unlink(name);
+      if (rank == 0 && object.name[0])
+        shm_unlink(object.name);
       for (int32_t peerMapped : allMapped)
         shared = shared && peerMapped;
       if (status != PRECRT_SUCCESS || !shared) {
@@ -211,17 +252,21 @@ precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
 /// the calls. Every rank sees the same calls and reaches the same verdict.
 precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
                                           int rank, int32_t transport,
-                                          size_t segmentCount,
+                                          int slot, size_t segmentCount,
                                           precrt_dtype_t dtype,
                                           int64_t timeoutMs,
                                           std::string &message) {
   const uint64_t fence = ++window.fences;
   RankControl &mine = window.control[rank];
-  mine.calls[fence % 2] = {transport, int32_t(dtype), int64_t(segmentCount)};
+  mine.calls[fence % 2] = {int16_t(transport), int16_t(slot), int32_t(dtype),
+                           int64_t(segmentCount)};
   // Releases this rank's writes to its segment and its call.
   publishArrival(mine.arrivals, fence);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  // Timeouts beyond a century wait as if forever, instead of overflowing
+  // the clock into the past.
+  constexpr int64_t kCenturyMs = int64_t(100) * 365 * 24 * 3600 * 1000;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::min(timeoutMs, kCenturyMs));
   for (int polls = 0;; ++polls) {
     int missing = -1;
     for (int peer = 0; peer < groupSize && missing < 0; ++peer)
@@ -242,16 +287,17 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
                            ? "all_to_all"
                            : "all_gather") +
            " of " + std::to_string(call.count) + " x " +
-           precrtDtypeName(precrt_dtype_t(call.dtype));
+           precrtDtypeName(precrt_dtype_t(call.dtype)) + " per rank (slot " +
+           std::to_string(call.slot) + ")";
   };
   // Against rank 0's call, so that every rank reports the same difference.
   const RankControl::Call &first = window.control[0].calls[fence % 2];
   for (int peer = 1; peer < groupSize; ++peer) {
     const RankControl::Call &call = window.control[peer].calls[fence % 2];
-    if (call.transport != first.transport || call.dtype != first.dtype ||
-        call.count != first.count) {
+    if (call.transport != first.transport || call.slot != first.slot ||
+        call.dtype != first.dtype || call.count != first.count) {
       message = "peer window fence #" + std::to_string(fence) +
-                ": rank 0 called " + describe(first) + " per rank, rank " +
+                ": rank 0 called " + describe(first) + ", rank " +
                 std::to_string(peer) + " " + describe(call);
       return PRECRT_ERROR_MISMATCH;
     }
@@ -268,20 +314,25 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
   const bool allToAll = transport == PRECRT_TRANSPORT_ALL_TO_ALL;
   const size_t blockCount = allToAll ? segmentCount / groupSize : segmentCount;
   const size_t blockBytes = byteSize(dtype, blockCount);
-  auto found = windows_.find(segmentBytes);
   if (groupSize == 1 || !group)
     return PRECRT_SUCCESS;
-  if (found == windows_.end() || slot < found->second.data ||
-      slot >= found->second.data + found->second.mappingBytes) {
-    message = "a peer window fence got a slot of no window of " +
+  // The fence follows the acquisition of its slot.
+  auto found = windows_.find(std::make_pair(groupSize, segmentBytes));
+  const int slotIndex = found == windows_.end()
+                            ? -1
+                            : int((found->second.uses + 1) % 2);
+  if (found == windows_.end() ||
+      slot != found->second.data + slotIndex * found->second.slotBytes) {
+    message = "a peer window fence got a slot other than the one last "
+              "handed out for " +
               std::to_string(segmentBytes) + " bytes per rank";
     return PRECRT_ERROR_INVALID_ARGUMENT;
   }
   Window &window = found->second;
   if (window.shared) {
     if (precrt_status_t status =
-            waitForPeers(window, groupSize, rank, transport, segmentCount,
-                         dtype, timeoutMs, message))
+            waitForPeers(window, groupSize, rank, transport, slotIndex,
+                         segmentCount, dtype, timeoutMs, message))
       return status;
     // Counted as the messages of a private window would be.
     uint64_t payload = uint64_t(groupSize - 1) * blockBytes;

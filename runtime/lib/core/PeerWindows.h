@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace precrt {
 
@@ -66,7 +67,8 @@ private:
   struct RankControl {
     uint64_t arrivals;
     struct Call {
-      int32_t transport;
+      int16_t transport;
+      int16_t slot;
       int32_t dtype;
       int64_t count;
     } calls[2];
@@ -79,6 +81,7 @@ private:
     char *mapping = nullptr;
     size_t mappingBytes = 0;
     char *data = nullptr;
+    size_t slotBytes = 0;
     /// Shared windows only: one RankControl per rank, before the data.
     RankControl *control = nullptr;
     bool shared = false;
@@ -88,11 +91,13 @@ private:
                          size_t dataBytes, Window &window,
                          std::string &message);
   precrt_status_t waitForPeers(Window &window, int groupSize, int rank,
-                               int32_t transport, size_t segmentCount,
-                               precrt_dtype_t dtype, int64_t timeoutMs,
-                               std::string &message);
+                               int32_t transport, int slot,
+                               size_t segmentCount, precrt_dtype_t dtype,
+                               int64_t timeoutMs, std::string &message);
 
-  std::map<size_t, Window> windows_;
+  /// By group size (fixed for a group's own windows, not for the stand-ins
+  /// without a world) and segment bytes.
+  std::map<std::pair<int, size_t>, Window> windows_;
 };
 
 } // namespace precrt

@@ -133,6 +133,25 @@ func.func @read_after_collective(%x: tensor<8xf32>, %y: tensor<8xbf16>) -> (tens
   } -> tensor<16xf32>
   return %w, %other : tensor<16xf32>, tensor<16xbf16>
 }
+// A kernel that only copies what it reads: the canonicalizer may replace it
+// by its input, which would then be returned.
+func.func @copied(%x: tensor<8xf32>) -> tensor<16xbf16> {
+  %e = tensor.empty() : tensor<8xbf16>
+  %packed = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8xbf16>
+  %g = prec.transport <all_gather> %packed on @dp : tensor<8xbf16> -> tensor<16xbf16>
+  %init = tensor.empty() : tensor<16xbf16>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%g : tensor<16xbf16>) outs(%init : tensor<16xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  } -> tensor<16xbf16>
+  return %copy : tensor<16xbf16>
+}
 // CHECK-NOT: precrtCompiledWindow
 // CHECK-LABEL: func.func @returned
 // CHECK: call @precrtCompiledCollective
@@ -140,3 +159,5 @@ func.func @read_after_collective(%x: tensor<8xf32>, %y: tensor<8xbf16>) -> (tens
 // CHECK: call @precrtCompiledCollective
 // CHECK-LABEL: func.func @read_after_collective
 // CHECK-COUNT-2: call @precrtCompiledCollective
+// CHECK-LABEL: func.func @copied
+// CHECK: call @precrtCompiledCollective
