@@ -346,9 +346,12 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
   char *own = slot + rank * segmentBytes;
   precrt_traffic_t before{}, after{};
   precrtCommGetTraffic(group, &before);
-  std::vector<char> staging(allToAll ? segmentBytes : blockBytes);
   precrt_status_t status;
   if (allToAll) {
+    // The received blocks are contiguous in the staging buffer, then placed
+    // where a shared window holds them.
+    std::vector<char> &staging = window.staging;
+    staging.resize(segmentBytes);
     status = precrtAllToAll(group, own, staging.data(), blockCount, dtype);
     for (int source = 0; status == PRECRT_SUCCESS && source < groupSize;
          ++source)
@@ -356,11 +359,8 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
         std::memcpy(slot + source * segmentBytes + rank * blockBytes,
                     staging.data() + source * blockBytes, blockBytes);
   } else {
-    // The collective reads the staged copy: its send and receive buffers
-    // must not overlap.
-    if (blockBytes)
-      std::memcpy(staging.data(), own, blockBytes);
-    status = precrtAllGather(group, staging.data(), slot, blockCount, dtype);
+    // In place: the own segment is where the gather puts this rank's part.
+    status = precrtAllGather(group, own, slot, blockCount, dtype);
   }
   if (status != PRECRT_SUCCESS) {
     message = precrtGetLastErrorMessage();

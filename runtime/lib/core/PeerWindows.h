@@ -26,6 +26,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace precrt {
 
@@ -86,6 +87,9 @@ private:
     RankControl *control = nullptr;
     bool shared = false;
     uint64_t uses = 0, fences = 0;
+    /// Private windows: where an all_to_all's blocks arrive before they are
+    /// placed in the segments.
+    std::vector<char> staging;
   };
   precrt_status_t create(precrt_comm_t group, int groupSize,
                          size_t dataBytes, Window &window,
