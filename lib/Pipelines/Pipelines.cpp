@@ -126,6 +126,9 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // The copies deallocation inserts (a returned argument, for one) become
   // memref copies.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Every read of a peer window still precedes the next collective.
+  if (peerWindows)
+    pm.addPass(createPrecCheckPeerWindows());
 }
 
 void mlir::prec::buildPrecLowerToCPUPipeline(

@@ -161,6 +161,24 @@ def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def PrecCheckPeerWindows
+    : Pass<"prec-check-peer-windows", "mlir::ModuleOp"> {
+  let summary = "check that peer windows are read only before the next "
+                "collective";
+  let description = [{
+    After bufferization: every use of a peer window's slot
+    (`convert-prec-to-runtime{peer-windows}`, the memref marked
+    `prec.peer_window`) and of its views lies in the slot's block, before
+    the next collective after its fence: a runtime call other than the
+    window's own helpers, or a call of any other function. Later than
+    that, a peer may already be rewriting the slot for its next use, and
+    the read would see those values. `convert-prec-to-runtime` only makes
+    windows whose reads satisfy this; the check turns any later pass that
+    moves a read, or lets a view out of the block, into an error at the
+    offending op instead of silently wrong values.
+  }];
+}
+
 def PrecProfileKernels : Pass<"prec-profile-kernels", "mlir::ModuleOp"> {
   let summary = "time every outlined kernel, as compute or pack/unpack work";
   let description = [{

@@ -650,10 +650,10 @@ Value wrapRuntimeBuffer(OpBuilder &builder, Location loc, Value pointer,
   insert(constant(0), {2});
   insert(constant(bytes), {3, 0});
   insert(constant(1), {4, 0});
-  return UnrealizedConversionCastOp::create(
-             builder, loc, MemRefType::get({bytes}, builder.getI8Type()),
-             descriptor)
-      .getResult(0);
+  auto slot = UnrealizedConversionCastOp::create(
+      builder, loc, MemRefType::get({bytes}, builder.getI8Type()), descriptor);
+  slot->setAttr(PrecDialect::kPeerWindowAttrName, builder.getUnitAttr());
+  return slot.getResult(0);
 }
 
 /// Lowers `op` through a peer window (see planPeerWindow):

@@ -631,6 +631,14 @@ func.func @local_buffer_on_heap() {
 
 // -----
 
+func.func @peer_window_on_alloc() {
+  // expected-error @+1 {{expected 'prec.peer_window' to be a unit attribute on a builtin.unrealized_conversion_cast to a memref, got unit on 'memref.alloc'}}
+  %0 = memref.alloc() {prec.peer_window} : memref<4xf32>
+  return
+}
+
+// -----
+
 shard.grid @dp(shape = 4)
 func.func @transport_converts(%x: tensor<8xf32>) -> tensor<32xbf16> {
   // expected-error @+1 {{expected input and result of one wire dtype, got 'f32' and 'bf16'}}

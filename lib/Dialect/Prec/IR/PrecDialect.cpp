@@ -66,6 +66,16 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return success();
   }
+  if (attribute.getName() == kPeerWindowAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) ||
+        op->getName().getStringRef() != "builtin.unrealized_conversion_cast" ||
+        op->getNumResults() != 1 || !isa<MemRefType>(op->getResult(0).getType()))
+      return op->emitError("expected '")
+             << kPeerWindowAttrName << "' to be a unit attribute on a "
+             << "builtin.unrealized_conversion_cast to a memref, got "
+             << attribute.getValue() << " on '" << op->getName() << "'";
+    return success();
+  }
   if (attribute.getName() == kGradDtypeAttrName) {
     // The gradient dtype of an op's one result (a gathered weight's), as an
     // argument's `prec.grad_dtype` is of the argument.

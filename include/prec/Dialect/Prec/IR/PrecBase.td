@@ -56,6 +56,10 @@ def Prec_Dialect : Dialect {
     /// runs; never present outside that pass.
     static constexpr ::llvm::StringLiteral kLocalBufferAttrName =
         "prec.local_buffer";
+    /// Marks the memref convert-prec-to-runtime makes of a peer window's
+    /// slot, which prec-check-peer-windows follows after bufferization.
+    static constexpr ::llvm::StringLiteral kPeerWindowAttrName =
+        "prec.peer_window";
   }];
 }
 
