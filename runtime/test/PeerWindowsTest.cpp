@@ -112,23 +112,33 @@ INSTANTIATE_TEST_SUITE_P(RanksAndSharing, PeerWindowsTest,
                          ::testing::Combine(::testing::Values(2, 3, 4, 8),
                                             ::testing::Bool()));
 
-TEST(PeerWindows, RanksThatDisagreeFailWithAMismatch) {
+/// Runs `fence(grid, rank)` on 2 local ranks, each acquiring its slots and
+/// calling the fence it returns the status of, and returns each rank's error
+/// after checking that the fence failed with `expected`.
+template <typename Fence>
+std::vector<std::string> fenceErrors(precrt_status_t expected, Fence fence) {
   const int n = 2;
   std::vector<std::string> errors(n);
-  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+  EXPECT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
     Grid grid(n);
     precrtCompiledClearError();
-    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
-    // Same segment size, another transport on rank 1.
-    int32_t transport =
-        rank ? PRECRT_TRANSPORT_ALL_TO_ALL : PRECRT_TRANSPORT_ALL_GATHER;
-    EXPECT_EQ(precrtCompiledWindowFence(transport, slot, 16, PRECRT_DTYPE_F32,
-                                        1, grid.shape, 0, nullptr),
-              PRECRT_ERROR_MISMATCH);
+    EXPECT_EQ(fence(grid, rank), expected);
     errors[rank] = precrtCompiledGetError();
     precrtCompiledClearError();
   }),
             PRECRT_SUCCESS);
+  return errors;
+}
+
+TEST(PeerWindows, RanksThatDisagreeFailWithAMismatch) {
+  auto errors = fenceErrors(PRECRT_ERROR_MISMATCH, [](Grid &grid, int rank) {
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    // Same segment size, another transport on rank 1.
+    int32_t transport =
+        rank ? PRECRT_TRANSPORT_ALL_TO_ALL : PRECRT_TRANSPORT_ALL_GATHER;
+    return precrtCompiledWindowFence(transport, slot, 16, PRECRT_DTYPE_F32, 1,
+                                     grid.shape, 0, nullptr);
+  });
   for (const std::string &error : errors)
     EXPECT_NE(error.find("rank 0 called all_gather of 16 x f32 per rank "
                          "(slot 0), rank 1 all_to_all of 16 x f32 per rank "
@@ -138,23 +148,15 @@ TEST(PeerWindows, RanksThatDisagreeFailWithAMismatch) {
 }
 
 TEST(PeerWindows, RanksInDifferentSlotsFailWithAMismatch) {
-  const int n = 2;
-  std::vector<std::string> errors(n);
-  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
-    Grid grid(n);
-    precrtCompiledClearError();
+  auto errors = fenceErrors(PRECRT_ERROR_MISMATCH, [](Grid &grid, int rank) {
     void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
     // Rank 1 skips a slot: its peers would read the other one.
     if (rank == 1)
       slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
-    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
-                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
-                                        nullptr),
-              PRECRT_ERROR_MISMATCH);
-    errors[rank] = precrtCompiledGetError();
-    precrtCompiledClearError();
-  }),
-            PRECRT_SUCCESS);
+    return precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                     PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                     nullptr);
+  });
   for (const std::string &error : errors)
     EXPECT_NE(error.find("(slot 0), rank 1 all_gather of 16 x f32 per rank "
                          "(slot 1)"),

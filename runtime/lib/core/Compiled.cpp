@@ -87,11 +87,11 @@ precrt_status_t moveData(precrt_comm_t group, int32_t groupSize,
 }
 
 /// The calling rank's group for `axes` of a grid over `world` (num_axes == 0:
-/// all axes), and its size.
+/// all axes), its size and, if asked, the rank's index in it.
 precrt_status_t findGroup(precrt_comm_t world, int32_t num_dims,
                           const int64_t *shape, int32_t num_axes,
                           const int32_t *axes, precrt_comm_t *group,
-                          int32_t *groupSize) {
+                          int32_t *groupSize, int32_t *rank = nullptr) {
   std::vector<int32_t> groupAxes(axes, axes + num_axes);
   if (groupAxes.empty())
     for (int32_t axis = 0; axis < num_dims; ++axis)
@@ -101,6 +101,8 @@ precrt_status_t findGroup(precrt_comm_t world, int32_t num_dims,
       groupAxes.data(), group);
   if (status == PRECRT_SUCCESS)
     status = precrtCommSize(*group, groupSize);
+  if (status == PRECRT_SUCCESS && rank)
+    status = precrtCommRank(*group, rank);
   return status;
 }
 
@@ -404,11 +406,8 @@ extern "C" int32_t precrtCompiledWindowFence(
                   "unknown dtype or an invalid grid");
     precrt_comm_t group = nullptr;
     int32_t groupSize = 1, rank = 0;
-    precrt_status_t status =
-        findGroup(world, num_dims, shape, num_axes, axes, &group, &groupSize);
-    if (status == PRECRT_SUCCESS)
-      status = precrtCommRank(group, &rank);
-    if (status != PRECRT_SUCCESS)
+    if (precrt_status_t status = findGroup(world, num_dims, shape, num_axes,
+                                           axes, &group, &groupSize, &rank))
       return fail(status, precrtGetLastErrorMessage());
     if (transport == PRECRT_TRANSPORT_ALL_TO_ALL &&
         segment_count % groupSize != 0)
@@ -422,7 +421,7 @@ extern "C" int32_t precrtCompiledWindowFence(
     auto *comm = reinterpret_cast<precrt::Communicator *>(group);
     uint64_t sent = 0, received = 0;
     std::string message;
-    status = comm->peerWindows().fence(
+    precrt_status_t status = comm->peerWindows().fence(
         group, groupSize, rank, transport, static_cast<char *>(slot),
         size_t(segment_count), type, comm->timeoutMs(), sent, received,
         message);
@@ -443,11 +442,8 @@ extern "C" int64_t precrtCompiledGroupRank(int32_t num_dims,
     return 0;
   precrt_comm_t group = nullptr;
   int32_t size = 1, rank = 0;
-  precrt_status_t status =
-      findGroup(world, num_dims, shape, num_axes, axes, &group, &size);
-  if (status == PRECRT_SUCCESS)
-    status = precrtCommRank(group, &rank);
-  if (status != PRECRT_SUCCESS) {
+  if (precrt_status_t status = findGroup(world, num_dims, shape, num_axes,
+                                         axes, &group, &size, &rank)) {
     recordFailure(PRECRT_COMPILED_GROUP_RANK_SYMBOL, status,
                   precrtGetLastErrorMessage());
     return 0;
