@@ -182,6 +182,42 @@ TEST(PeerWindows, AFenceOfAnotherSlotIsRefused) {
             PRECRT_SUCCESS);
 }
 
+TEST(PeerWindows, BadCallsAreErrorsWithMessages) {
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t, int) {
+    Grid grid(2);
+    precrtCompiledClearError();
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    // Not a transport a window takes.
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_REDUCE, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              PRECRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(precrtCompiledGetError())
+                  .find("expected all_gather (0) or all_to_all (1)"),
+              std::string::npos);
+    precrtCompiledClearError();
+    // A negative size still returns memory the kernels may write, and
+    // records the error.
+    EXPECT_NE(precrtCompiledWindow(-8, 1, grid.shape, 0, nullptr), nullptr);
+    EXPECT_NE(std::string(precrtCompiledGetError())
+                  .find("a peer window got a negative size"),
+              std::string::npos);
+    precrtCompiledClearError();
+    // A grid of 4 ranks on a world of 2: private memory of 4 segments, the
+    // error recorded, and the fence returns it.
+    Grid wrong(4);
+    EXPECT_NE(precrtCompiledWindow(64, 1, wrong.shape, 0, nullptr), nullptr);
+    std::string error = precrtCompiledGetError();
+    EXPECT_NE(error.find("peer window:"), std::string::npos) << error;
+    EXPECT_NE(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, wrong.shape, 0,
+                                        nullptr),
+              0);
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+}
+
 TEST(PeerWindows, ATimeoutBeyondTheClockWaitsAsIfForever) {
   precrtSetDefaultTimeoutMs(INT64_MAX);
   ASSERT_EQ(runLocal(2, [&](precrt_comm_t, int rank) {
