@@ -98,20 +98,25 @@ Value getAlignedPointer(OpBuilder &builder, Location loc, Value memref) {
   return memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
 }
 
-func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
-  if (auto existing =
-          module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_COLLECTIVE_SYMBOL))
+/// The private declaration of runtime function `name`, created once.
+func::FuncOp getOrCreateDecl(OpBuilder &builder, ModuleOp module,
+                             StringRef name, FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(module.getBody());
-  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
-       index = builder.getIndexType();
-  auto type = builder.getFunctionType(
-      {i32, index, index, i64, i32, i32, i32, index, i32, index}, {i32});
-  auto decl = func::FuncOp::create(builder, module.getLoc(),
-                                   PRECRT_COMPILED_COLLECTIVE_SYMBOL, type);
+  auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
   decl.setPrivate();
   return decl;
+}
+
+func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
+       index = builder.getIndexType();
+  return getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_COLLECTIVE_SYMBOL,
+      builder.getFunctionType(
+          {i32, index, index, i64, i32, i32, i32, index, i32, index}, {i32}));
 }
 
 /// The calling rank's index in a grid of `gridRanks` ranks over the whole
@@ -119,16 +124,9 @@ func::FuncOp getOrCreateRuntimeDecl(OpBuilder &builder, ModuleOp module) {
 Value createGridRank(OpBuilder &builder, Location loc, ModuleOp module,
                      int64_t gridRanks) {
   Type i64 = builder.getI64Type();
-  auto decl =
-      module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_GRID_RANK_SYMBOL);
-  if (!decl) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    decl = func::FuncOp::create(builder, module.getLoc(),
-                                PRECRT_COMPILED_GRID_RANK_SYMBOL,
-                                builder.getFunctionType({i64}, {i64}));
-    decl.setPrivate();
-  }
+  func::FuncOp decl =
+      getOrCreateDecl(builder, module, PRECRT_COMPILED_GRID_RANK_SYMBOL,
+                      builder.getFunctionType({i64}, {i64}));
   Value size = arith::ConstantOp::create(builder, loc, i64,
                                          builder.getI64IntegerAttr(gridRanks));
   Value rank =
@@ -611,21 +609,6 @@ std::optional<WindowPlan> planPeerWindow(TransportOp op, shard::GridOp grid) {
   return plan;
 }
 
-func::FuncOp getOrCreateDecl(OpBuilder &builder, ModuleOp module,
-                             StringRef name, FunctionType type,
-                             bool cInterface = false) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(module.getBody());
-  auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
-  decl.setPrivate();
-  if (cInterface)
-    decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                  builder.getUnitAttr());
-  return decl;
-}
-
 /// A memref<bytes x i8> of memory the runtime owns at `pointer`: its
 /// descriptor built in the LLVM dialect and cast, which the conversion to
 /// LLVM folds away.
@@ -658,7 +641,7 @@ Value wrapRuntimeBuffer(OpBuilder &builder, Location loc, Value pointer,
 
 /// Lowers `op` through a peer window (see planPeerWindow):
 ///
-///   %slot = call @precrtCompiledWindow(segment bytes, grid) as memref<?xi8>
+///   %slot = call @precrtCompiledWindow(segment bytes, grid), made a memref
 ///   %own  = subview of segment `group rank` of %slot
 ///   <producer writes into %own>            (materialize_in_destination)
 ///   call @precrtCompiledWindowFence(kind, %slot, count, dtype, grid)
