@@ -3,6 +3,7 @@
 #include "core/PeerWindows.h"
 
 #include "core/Communicator.h"
+#include "core/Profile.h"
 #include "precrt/compiled.h"
 
 #include <atomic>
@@ -267,6 +268,8 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
   constexpr int64_t kCenturyMs = int64_t(100) * 365 * 24 * 3600 * 1000;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::min(timeoutMs, kCenturyMs));
+  // The wait for the peers is the fence's waiting (prec-run --profile).
+  const int64_t arrived = profile::nowNanoseconds();
   for (int polls = 0;; ++polls) {
     int missing = -1;
     for (int peer = 0; peer < groupSize && missing < 0; ++peer)
@@ -275,6 +278,7 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
     if (missing < 0)
       break;
     if (std::chrono::steady_clock::now() >= deadline) {
+      profile::record(PRECRT_PROFILE_WAIT, arrived);
       message = "peer window fence #" + std::to_string(fence) +
                 " timed out after " + std::to_string(timeoutMs) +
                 " ms waiting for rank " + std::to_string(missing);
@@ -282,6 +286,7 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
     }
     pauseAfter(polls);
   }
+  profile::record(PRECRT_PROFILE_WAIT, arrived);
   auto describe = [](const RankControl::Call &call) {
     return std::string(call.transport == PRECRT_TRANSPORT_ALL_TO_ALL
                            ? "all_to_all"

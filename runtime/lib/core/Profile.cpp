@@ -8,8 +8,12 @@ namespace {
 thread_local precrt_profile_t current = {};
 } // namespace
 
-void record(precrt_profile_kind_t kind, int64_t start) {
+void addTime(precrt_profile_kind_t kind, int64_t start) {
   current.seconds[kind] += double(nowNanoseconds() - start) * 1e-9;
+}
+
+void record(precrt_profile_kind_t kind, int64_t start) {
+  addTime(kind, start);
   ++current.calls[kind];
 }
 

@@ -26,6 +26,10 @@ inline int64_t nowNanoseconds() {
 /// `kind`.
 void record(precrt_profile_kind_t kind, int64_t start);
 
+/// Adds the time since `start` to `kind` without counting a call: work that
+/// belongs to that kind's calls (a peer window's creation, to the fences).
+void addTime(precrt_profile_kind_t kind, int64_t start);
+
 /// Times a scope as one call of `kind`.
 class Scope {
 public:
