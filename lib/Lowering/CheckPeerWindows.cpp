@@ -9,15 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Conversion/RuntimeCalls.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Lowering/Passes.h"
 
-#include "precrt/compiled.h"
-
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECCHECKPEERWINDOWS
@@ -28,28 +27,6 @@ using namespace mlir;
 using namespace mlir::prec;
 
 namespace {
-
-/// The callee of `call` if it is a direct call, else empty.
-StringRef getCalleeName(CallOpInterface call) {
-  if (auto symbol = dyn_cast_if_present<SymbolRefAttr>(
-          call.getCallableForCallee()))
-    return symbol.getLeafReference().getValue();
-  return {};
-}
-
-/// Whether `op` is or holds a call that may run a collective: any call but
-/// the window helpers, which only hand out memory and the rank.
-bool mayRunCollective(Operation *op) {
-  return op
-      ->walk([](CallOpInterface call) {
-        StringRef callee = getCalleeName(call);
-        return callee == PRECRT_COMPILED_WINDOW_SYMBOL ||
-                       callee == PRECRT_COMPILED_GROUP_RANK_SYMBOL
-                   ? WalkResult::advance()
-                   : WalkResult::interrupt();
-      })
-      .wasInterrupted();
-}
 
 /// The fence of the window `slot`: the call of precrtCompiledWindowFence on
 /// its address.
@@ -66,40 +43,46 @@ func::CallOp findFence(Value slot) {
   return nullptr;
 }
 
-/// Checks every use of `value` (the slot, or a view of it): a view is
-/// followed; any other use must be an op of `block`, or nested in one, that
-/// comes before `end` (null: the block's terminator) and is not the
-/// terminator itself.
+/// Whether a value of `type` may carry the slot's memory or its address.
+bool mayCarryTheSlot(Type type) {
+  return isa<BaseMemRefType, IndexType, LLVM::LLVMPointerType>(type);
+}
+
+/// Checks every use of `value` (the slot, a view of it, its address or
+/// anything computed from them). Ops without effects pass it on through
+/// their results (views, selects, address arithmetic), wherever they are;
+/// every other op that takes it (a kernel, a copy, a call, a loop, a
+/// terminator) reads it there, and must lie in `block`, or be nested in an op
+/// of it, before `end` (null: the block's terminator), and not be the
+/// terminator. Ops with results that may carry it pass it on as well.
 LogicalResult checkUses(Value value, Block *block, Operation *end,
-                        Operation *fence) {
+                        Operation *fence, DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return success();
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (user == fence)
       continue;
-    if (isa<ViewLikeOpInterface, memref::ExtractStridedMetadataOp>(user) &&
-        user->getNumResults() == 1 && user->getOperand(0) == value) {
-      if (failed(checkUses(user->getResult(0), block, end, fence)))
+    bool passesOn = llvm::any_of(user->getResultTypes(), mayCarryTheSlot);
+    if (!(passesOn && isMemoryEffectFree(user) && user->getNumRegions() == 0)) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      bool inTime = ancestor && ancestor != block->getTerminator() &&
+                    (!end || ancestor->isBeforeInBlock(end));
+      if (!inTime) {
+        InFlightDiagnostic diagnostic = user->emitError(
+            "prec-check-peer-windows: this op uses a peer window's slot "
+            "after the next collective (or out of the slot's block), where "
+            "the peers may already rewrite it; expected every use before "
+            "the next collective after the window's fence");
+        if (end)
+          diagnostic.attachNote(end->getLoc()) << "the next collective";
         return failure();
-      continue;
+      }
     }
-    if (isa<memref::ExtractAlignedPointerAsIndexOp>(user) &&
-        llvm::all_of(user->getUsers(),
-                     [&](Operation *u) { return u == fence; }))
-      continue;
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    bool inTime = ancestor && ancestor != block->getTerminator() &&
-                  (!end || ancestor->isBeforeInBlock(end));
-    if (!inTime) {
-      InFlightDiagnostic diagnostic =
-          user->emitError("prec-check-peer-windows: this op uses a peer "
-                          "window's slot after the next collective (or out "
-                          "of the slot's block), where the peers may already "
-                          "rewrite it; expected every use before the next "
-                          "collective after the window's fence");
-      if (end)
-        diagnostic.attachNote(end->getLoc()) << "the next collective";
-      return failure();
-    }
+    for (Value result : user->getResults())
+      if (mayCarryTheSlot(result.getType()) &&
+          failed(checkUses(result, block, end, fence, visited)))
+        return failure();
   }
   return success();
 }
@@ -127,7 +110,8 @@ struct PrecCheckPeerWindowsPass
           end = next;
           break;
         }
-      return failed(checkUses(slot, block, end, fence))
+      DenseSet<Value> visited;
+      return failed(checkUses(slot, block, end, fence, visited))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();
     });

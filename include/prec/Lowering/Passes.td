@@ -168,9 +168,12 @@ def PrecCheckPeerWindows
   let description = [{
     After bufferization: every use of a peer window's slot
     (`convert-prec-to-runtime{peer-windows}`, the memref marked
-    `prec.peer_window`) and of its views lies in the slot's block, before
-    the next collective after its fence: a runtime call other than the
-    window's own helpers, or a call of any other function. Later than
+    `prec.peer_window`), of its views, of its address and of what ops
+    without effects compute from them (selects, address arithmetic) lies in
+    the slot's block, before the next collective after its fence: a
+    runtime collective or fence, or a call of any function but the
+    runtime's entry points that do not communicate
+    (`prec/Conversion/RuntimeCalls.h`). Later than
     that, a peer may already be rewriting the slot for its next use, and
     the read would see those values. `convert-prec-to-runtime` only makes
     windows whose reads satisfy this; the check turns any later pass that

@@ -1,6 +1,7 @@
 //===- PrecToRuntime.cpp - prec.transport to precrt calls -----------------===//
 
 #include "prec/Conversion/Passes.h"
+#include "prec/Conversion/RuntimeCalls.h"
 #include "prec/Dialect/Prec/Utils/StaticSlices.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
@@ -15,8 +16,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTPRECTORUNTIME
@@ -476,19 +477,6 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
 // Peer windows: transports whose kernels write and read in place
 //===----------------------------------------------------------------------===//
 
-/// Whether an op can run a collective: a transport, a call, or a region
-/// holding one. Between a window's acquisition and the last read of its
-/// received view there must be none (see runtime/lib/core/PeerWindows.h).
-bool mayRunCollective(Operation *op) {
-  return op
-      ->walk([](Operation *nested) {
-        return isa<TransportOp, CallOpInterface>(nested)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// Whether no op strictly between `first` and `last` (same block, in order)
 /// may run a collective.
 bool noCollectiveBetween(Operation *first, Operation *last) {
@@ -499,11 +487,10 @@ bool noCollectiveBetween(Operation *first, Operation *last) {
   return true;
 }
 
-/// Whether `op` only moves its inputs' elements (a copy, transpose or
-/// broadcast, as a named op or a generic that yields input elements): the
-/// canonicalizer may replace such an op by its input, and the received view
-/// would then outlive the reads this pass checked.
-bool movesDataOnly(linalg::LinalgOp op) {
+/// Whether `op`, as it is, only moves its inputs' elements: a copy,
+/// transpose or broadcast, as a named op or a generic whose body yields
+/// input elements.
+bool yieldsInputsOnly(linalg::LinalgOp op) {
   if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(op))
     return true;
   Block *body = op.getBlock();
@@ -516,23 +503,50 @@ bool movesDataOnly(linalg::LinalgOp op) {
   });
 }
 
+/// Whether `op` only moves its inputs' elements once the canonicalizer has
+/// folded its body (`truncf(extf(x))`, `x * 1.0`, dead ops): the
+/// canonicalizer that runs after this pass then replaces it by its input,
+/// and the received view would outlive the reads planned here. The body is
+/// folded on a copy, with the canonicalizer's patterns.
+bool movesDataOnly(linalg::LinalgOp op,
+                   const FrozenRewritePatternSet &canonicalization) {
+  if (yieldsInputsOnly(op))
+    return true;
+  if (op->getNumRegions() != 1 || op.getBlock()->without_terminator().empty())
+    return false;
+  OpBuilder builder(op);
+  auto copy = cast<linalg::LinalgOp>(builder.clone(*op));
+  SmallVector<Operation *> bodyOps;
+  for (Operation &bodyOp : copy.getBlock()->without_terminator())
+    bodyOps.push_back(&bodyOp);
+  (void)applyOpPatternsGreedily(bodyOps, canonicalization,
+                                GreedyRewriteConfig().setStrictness(
+                                    GreedyRewriteStrictness::AnyOp));
+  bool result = yieldsInputsOnly(copy);
+  copy->erase();
+  return result;
+}
+
 /// Collects into `readers` the ops that read `value` in place: kernels
 /// (linalg ops reading it as an input), reached through static views
 /// (extract_slice, reshapes). Fails on any other use, so that nothing
 /// keeps the value (or a view of it) beyond those reads.
-LogicalResult collectInPlaceReaders(Value value,
-                                    SmallVectorImpl<Operation *> &readers) {
+LogicalResult
+collectInPlaceReaders(Value value, SmallVectorImpl<Operation *> &readers,
+                      const FrozenRewritePatternSet &canonicalization) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
             tensor::CollapseShapeOp>(user)) {
       readers.push_back(user);
-      if (failed(collectInPlaceReaders(user->getResult(0), readers)))
+      if (failed(collectInPlaceReaders(user->getResult(0), readers,
+                                       canonicalization)))
         return failure();
       continue;
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use) || movesDataOnly(linalgOp))
+    if (!linalgOp || !linalgOp.isDpsInput(&use) ||
+        movesDataOnly(linalgOp, canonicalization))
       return failure();
     readers.push_back(user);
   }
@@ -555,7 +569,9 @@ struct WindowPlan {
 /// of one kernel used by nothing else, whose received buffer only kernels
 /// read, and with no other collective from that kernel to its last reader,
 /// all in one block.
-std::optional<WindowPlan> planPeerWindow(TransportOp op, shard::GridOp grid) {
+std::optional<WindowPlan>
+planPeerWindow(TransportOp op, shard::GridOp grid,
+               const FrozenRewritePatternSet &canonicalization) {
   if (op.getKind() != TransportKind::AllGather &&
       op.getKind() != TransportKind::AllToAll)
     return std::nullopt;
@@ -583,7 +599,7 @@ std::optional<WindowPlan> planPeerWindow(TransportOp op, shard::GridOp grid) {
     return std::nullopt;
 
   SmallVector<Operation *> readers;
-  if (failed(collectInPlaceReaders(op.getResult(), readers)))
+  if (failed(collectInPlaceReaders(op.getResult(), readers, canonicalization)))
     return std::nullopt;
   Operation *last = op;
   for (Operation *reader : readers) {
@@ -814,6 +830,15 @@ struct ConvertPrecToRuntimePass
 
     SmallVector<bufferization::ToTensorOp> windowed;
     if (peerWindows) {
+      // The patterns of the canonicalizer that runs next, to see the
+      // readers as it will leave them.
+      RewritePatternSet patterns(&getContext());
+      for (Dialect *dialect : getContext().getLoadedDialects())
+        dialect->getCanonicalizationPatterns(patterns);
+      for (RegisteredOperationName name :
+           getContext().getRegisteredOperations())
+        name.getCanonicalizationPatterns(patterns, &getContext());
+      FrozenRewritePatternSet canonicalization(std::move(patterns));
       SmallVector<TransportOp> transports;
       getOperation().walk([&](TransportOp op) { transports.push_back(op); });
       for (TransportOp op : transports) {
@@ -821,7 +846,8 @@ struct ConvertPrecToRuntimePass
             op, op.getGridAttr());
         if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
           continue;
-        if (std::optional<WindowPlan> plan = planPeerWindow(op, grid))
+        if (std::optional<WindowPlan> plan =
+                planPeerWindow(op, grid, canonicalization))
           llvm::append_range(windowed, lowerThroughPeerWindow(op, grid, *plan));
       }
     }

@@ -152,6 +152,27 @@ func.func @copied(%x: tensor<8xf32>) -> tensor<16xbf16> {
   } -> tensor<16xbf16>
   return %copy : tensor<16xbf16>
 }
+// A kernel whose body folds to a copy (bf16 -> f32 -> bf16 is exact): the
+// canonicalizer would make it a copy and then remove it.
+func.func @folded_copy(%x: tensor<8xf32>) -> tensor<16xbf16> {
+  %e = tensor.empty() : tensor<8xbf16>
+  %packed = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8xbf16>
+  %g = prec.transport <all_gather> %packed on @dp : tensor<8xbf16> -> tensor<16xbf16>
+  %init = tensor.empty() : tensor<16xbf16>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%g : tensor<16xbf16>) outs(%init : tensor<16xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %w = arith.extf %in : bf16 to f32
+    %n = arith.truncf %w : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<16xbf16>
+  return %copy : tensor<16xbf16>
+}
 // CHECK-NOT: precrtCompiledWindow
 // CHECK-LABEL: func.func @returned
 // CHECK: call @precrtCompiledCollective
@@ -160,4 +181,6 @@ func.func @copied(%x: tensor<8xf32>) -> tensor<16xbf16> {
 // CHECK-LABEL: func.func @read_after_collective
 // CHECK-COUNT-2: call @precrtCompiledCollective
 // CHECK-LABEL: func.func @copied
+// CHECK: call @precrtCompiledCollective
+// CHECK-LABEL: func.func @folded_copy
 // CHECK: call @precrtCompiledCollective
