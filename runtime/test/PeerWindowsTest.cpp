@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -216,6 +217,41 @@ TEST(PeerWindows, BadCallsAreErrorsWithMessages) {
     precrtCompiledClearError();
   }),
             PRECRT_SUCCESS);
+}
+
+TEST(PeerWindows, AGroupGivenUpOnFailsAtOnce) {
+  precrtSetDefaultTimeoutMs(300);
+  std::string error;
+  double seconds = 0;
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int rank) {
+    Grid grid(2);
+    precrtCompiledClearError();
+    void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+    if (rank == 1)
+      return;
+    // Rank 1 has left and never comes to the group's barrier: the group is
+    // given up on (the peer's exit, or the timeout).
+    // The group the window's calls use: the grid's one axis.
+    precrt_comm_t group = nullptr;
+    const int32_t axis = 0;
+    ASSERT_EQ(precrtCommForGridAxes(world, 1, grid.shape, 1, &axis, &group),
+              PRECRT_SUCCESS);
+    EXPECT_NE(precrtBarrier(group), PRECRT_SUCCESS);
+    auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
+                                        PRECRT_DTYPE_F32, 1, grid.shape, 0,
+                                        nullptr),
+              PRECRT_ERROR_PEER_FAILED);
+    seconds = secondsSince(start);
+    error = precrtCompiledGetError();
+    precrtCompiledClearError();
+  }),
+            PRECRT_SUCCESS);
+  precrtSetDefaultTimeoutMs(0);
+  EXPECT_NE(error.find("peer window fence on a group given up on"),
+            std::string::npos)
+      << error;
+  EXPECT_LT(seconds, 0.25) << "the fence waited for the timeout";
 }
 
 TEST(PeerWindows, ATimeoutBeyondTheClockWaitsAsIfForever) {

@@ -334,6 +334,14 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
     return PRECRT_ERROR_INVALID_ARGUMENT;
   }
   Window &window = found->second;
+  // A group given up on (a peer failed in an earlier call) fails at once,
+  // as its collectives do, instead of waiting for a peer that left.
+  const std::string &broken =
+      reinterpret_cast<Communicator *>(group)->brokenReason();
+  if (!broken.empty()) {
+    message = "peer window fence on a group given up on: " + broken;
+    return PRECRT_ERROR_PEER_FAILED;
+  }
   if (window.shared) {
     if (precrt_status_t status =
             waitForPeers(window, groupSize, rank, transport, slotIndex,
