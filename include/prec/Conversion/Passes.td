@@ -39,8 +39,11 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     rank whose wire buffer is the fresh result of one kernel that nothing
     else reads, and whose received buffer only kernels read (through static
     slices and reshapes; an all_to_all's through its expansion to
-    `[N, ...]`), with no other collective or call from that kernel to the
-    last read in the block, goes through a peer window instead: the kernel
+    `[N, ...]`; no kernel that only moves data once the canonicalizer has
+    folded its body, which the canonicalizer would replace by the window
+    itself), with no other collective from that kernel to the last read in
+    the block (`prec/Conversion/RuntimeCalls.h`), goes through a peer window
+    instead: the kernel
     writes the rank's segment of a buffer the runtime owns
     (`precrtCompiledWindow`, made a memref in the LLVM dialect so that no
     deallocation takes it), `precrtCompiledWindowFence` replaces the
