@@ -72,8 +72,9 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
  * memory they all map, created by the first call (a collective over the
  * group), otherwise private memory that the fence fills with the backend's
  * collectives (PRECRT_SHARED_WINDOWS=0 forces that). On failure the rank's
- * error is recorded and private memory returned. The runtime owns the
- * memory; it lives as long as the group. */
+ * error is recorded and private memory returned; a window that no memory
+ * can hold ends the process with the message, as an allocation failure
+ * does. The runtime owns the memory; it lives as long as the group. */
 PRECRT_EXPORT void *precrtCompiledWindow(int64_t segment_bytes,
                                          int32_t num_dims,
                                          const int64_t *shape,

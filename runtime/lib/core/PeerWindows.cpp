@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <limits>
 #include <sched.h>
 #include <sys/mman.h>
 #include <thread>
@@ -110,6 +111,15 @@ char *PeerWindows::acquire(precrt_comm_t group, int groupSize,
   auto key = std::make_pair(groupSize, segmentBytes);
   auto found = windows_.find(key);
   if (found == windows_.end()) {
+    if (groupSize < 1 ||
+        segmentBytes > std::numeric_limits<size_t>::max() / 4 /
+                           size_t(groupSize)) {
+      status = PRECRT_ERROR_INVALID_ARGUMENT;
+      message = "a window of " + std::to_string(segmentBytes) +
+                " bytes per rank over " + std::to_string(groupSize) +
+                " ranks does not fit in memory";
+      return nullptr;
+    }
     Window window;
     window.slotBytes = size_t(groupSize) * segmentBytes;
     // Two slots; an empty one still gets memory.
