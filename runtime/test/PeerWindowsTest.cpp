@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 using namespace precrt_test;
@@ -112,6 +113,38 @@ TEST_P(PeerWindowsTest, AllGatherAndAllToAllReadWhatPeersWrote) {
 INSTANTIATE_TEST_SUITE_P(RanksAndSharing, PeerWindowsTest,
                          ::testing::Combine(::testing::Values(2, 3, 4, 8),
                                             ::testing::Bool()));
+
+// Each call, one rank comes late, so that the others spin out and sleep
+// until its arrival wakes them: every rank still reads what each peer wrote
+// in that call, never the other slot's data or a stale value.
+TEST(PeerWindows, SleepingRanksReadWhatTheLateRankWrote) {
+  const int n = 4;
+  constexpr size_t kSegment = 64;
+  constexpr int kCalls = 24;
+  ASSERT_EQ(runLocal(n, [&](precrt_comm_t, int rank) {
+    Grid grid(n);
+    for (int call = 0; call < kCalls; ++call) {
+      auto *slot = static_cast<float *>(precrtCompiledWindow(
+          kSegment * sizeof(float), 1, grid.shape, 0, nullptr));
+      ASSERT_NE(slot, nullptr);
+      if (rank == call % n)
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      for (size_t i = 0; i < kSegment; ++i)
+        slot[rank * kSegment + i] = valueOf(rank, i, call);
+      ASSERT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot,
+                                          kSegment, PRECRT_DTYPE_F32, 1,
+                                          grid.shape, 0, nullptr),
+                0)
+          << precrtCompiledGetError();
+      for (int source = 0; source < n; ++source)
+        for (size_t i = 0; i < kSegment; ++i)
+          ASSERT_EQ(slot[source * kSegment + i], valueOf(source, i, call))
+              << "rank " << rank << " reads segment " << source << " of call "
+              << call;
+    }
+  }),
+            PRECRT_SUCCESS);
+}
 
 /// Runs `fence(grid, rank)` on 2 local ranks, each acquiring its slots and
 /// calling the fence it returns the status of, and returns each rank's error

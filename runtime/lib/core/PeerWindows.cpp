@@ -12,10 +12,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <climits>
 #include <limits>
-#include <sched.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
-#include <thread>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
 
@@ -54,10 +55,11 @@ std::string newObjectName() {
          std::to_string(counter++);
 }
 
-/// Bytes before a shared window's data: the ranks' controls and the
-/// creator's token, rounded up to a page so that the data starts aligned.
+/// Bytes before a shared window's data: the ranks' controls, the
+/// creator's token and the wake-up words, rounded up to a page so that the
+/// data starts aligned.
 size_t controlBytes(int groupSize) {
-  size_t bytes = size_t(groupSize) * 64 + sizeof(uint64_t);
+  size_t bytes = size_t(groupSize) * 64 + sizeof(uint64_t) + 2 * sizeof(uint32_t);
   return (bytes + 4095) / 4096 * 4096;
 }
 
@@ -65,6 +67,17 @@ size_t controlBytes(int groupSize) {
 /// others they mapped its object, not one of the same name elsewhere.
 uint64_t *tokenOf(char *mapping, int groupSize) {
   return reinterpret_cast<uint64_t *>(mapping + size_t(groupSize) * 64);
+}
+
+/// The wake-up words after the token: a counter every arrival advances,
+/// which sleeping ranks wait on (a futex), and the number of sleepers.
+struct WakeWords {
+  uint32_t arrivals;
+  uint32_t sleepers;
+};
+WakeWords *wakeWordsOf(char *mapping, int groupSize) {
+  return reinterpret_cast<WakeWords *>(mapping + size_t(groupSize) * 64 +
+                                       sizeof(uint64_t));
 }
 
 /// What the creator of a shared window broadcasts: the object's name (empty
@@ -76,22 +89,34 @@ struct SharedObject {
 
 // The arrival counters are plain words in memory other processes map:
 // accessed with the compiler's atomics (C++17 has no atomic_ref).
-void publishArrival(uint64_t &arrivals, uint64_t fence) {
+// Sequentially consistent with the sleepers' count: a rank that goes to
+// sleep either sees the arrival it waits for, or the arriving rank sees it
+// sleeping and wakes it.
+void publishArrival(uint64_t &arrivals, uint64_t fence, WakeWords &wake) {
   __atomic_store_n(&arrivals, fence, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&wake.arrivals, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&wake.sleepers, __ATOMIC_SEQ_CST) > 0)
+    syscall(SYS_futex, &wake.arrivals, FUTEX_WAKE, INT_MAX, nullptr, nullptr,
+            0);
 }
 uint64_t readArrivals(uint64_t &arrivals) {
-  return __atomic_load_n(&arrivals, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&arrivals, __ATOMIC_SEQ_CST);
 }
 
-/// Between two polls of a wait: spin briefly, then leave the core to the
-/// ranks that have work (they often share cores), then sleep.
-void pauseAfter(int polls) {
-  if (polls < 64)
-    return;
-  if (polls < 1024)
-    sched_yield();
-  else
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+/// Polls spent spinning before a waiting rank sleeps: the peers are often
+/// microseconds away where each rank has a core.
+constexpr int kSpinPolls = 64;
+
+/// Sleeps until some rank arrives at a fence of the window, `arrivals`
+/// having been read as the wake-up counter before the last poll, or at
+/// most a millisecond: where ranks share cores, the sleeper's core goes to
+/// the ranks that have work, and the wake-up comes as soon as they arrive.
+void sleepUntilArrival(WakeWords &wake, uint32_t arrivals) {
+  __atomic_fetch_add(&wake.sleepers, 1, __ATOMIC_SEQ_CST);
+  timespec timeout{0, 1000000};
+  syscall(SYS_futex, &wake.arrivals, FUTEX_WAIT, arrivals, &timeout, nullptr,
+          0);
+  __atomic_fetch_sub(&wake.sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 } // namespace
@@ -272,7 +297,8 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
   mine.calls[fence % 2] = {int16_t(transport), int16_t(slot), int32_t(dtype),
                            int64_t(segmentCount)};
   // Releases this rank's writes to its segment and its call.
-  publishArrival(mine.arrivals, fence);
+  WakeWords &wake = *wakeWordsOf(window.mapping, groupSize);
+  publishArrival(mine.arrivals, fence, wake);
   // Timeouts beyond a century wait as if forever, instead of overflowing
   // the clock into the past.
   constexpr int64_t kCenturyMs = int64_t(100) * 365 * 24 * 3600 * 1000;
@@ -281,6 +307,10 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
   // The wait for the peers is the fence's waiting (prec-run --profile).
   const int64_t arrived = profile::nowNanoseconds();
   for (int polls = 0;; ++polls) {
+    // Read before the poll: an arrival after the poll changes the counter,
+    // and the sleep returns at once.
+    const uint32_t wakeCount =
+        __atomic_load_n(&wake.arrivals, __ATOMIC_SEQ_CST);
     int missing = -1;
     for (int peer = 0; peer < groupSize && missing < 0; ++peer)
       if (readArrivals(window.control[peer].arrivals) < fence)
@@ -294,7 +324,8 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
                 " ms waiting for rank " + std::to_string(missing);
       return PRECRT_ERROR_TIMEOUT;
     }
-    pauseAfter(polls);
+    if (polls >= kSpinPolls)
+      sleepUntilArrival(wake, wakeCount);
   }
   profile::record(PRECRT_PROFILE_WAIT, arrived);
   auto describe = [](const RankControl::Call &call) {
