@@ -133,6 +133,12 @@ static cl::opt<int64_t> allReduceBlockBytes(
              "(default 1 MiB; 0: whole, the build before "
              "prec-block-all-reduce)"),
     cl::init(1048576));
+static cl::opt<int64_t> reduceScatterBlockBytes(
+    "reduce-scatter-block-bytes",
+    cl::desc("prec-lower-to-cpu{reduce-scatter-block-bytes}: input bytes of "
+             "the blocks a direct reduce_scatter is cut into (default 1 MiB; "
+             "0: whole, the build before prec-block-reduce-scatter)"),
+    cl::init(1048576));
 static cl::opt<bool> peerWindows(
     "peer-windows",
     cl::desc("prec-lower-to-cpu{peer-windows}: kernels write and read the "
@@ -218,6 +224,7 @@ void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   options.fuseKernels = fuseKernels;
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
+  options.reduceScatterBlockBytes = reduceScatterBlockBytes;
   options.peerWindows = peerWindows;
   prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))

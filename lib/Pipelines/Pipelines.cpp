@@ -37,9 +37,11 @@ using namespace mlir::prec;
 /// only) does not take, so only the CPU pipeline runs it; the same holds of
 /// `dequantizeByTable` (a lookup per element, which the GPU's vectorized
 /// elementwise kernels do not take). `reportTraffic` remarks the bytes of
-/// every transport and kernel as they will run. `allReduceBlockBytes` cuts
-/// large direct all_reduces into loops over blocks whose wire buffers stay
-/// in a CPU's cache (0: none; the GPU pipeline cuts none). `peerWindows`
+/// every transport and kernel as they will run. `allReduceBlockBytes` and
+/// `reduceScatterBlockBytes` cut large direct all_reduces and
+/// reduce_scatters into loops over blocks whose wire buffers stay in a
+/// CPU's cache (0: none; the GPU pipeline cuts none); an optimizer reading a
+/// cut reduce_scatter rides in its blocks where kernels fuse. `peerWindows`
 /// lets kernels write and read transports' buffers in host memory the group
 /// shares (the GPU's buffers live on the device).
 static void buildPrecToBuffersPipeline(OpPassManager &pm,
@@ -48,6 +50,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool fuseAmax, bool dequantizeByTable,
                                        bool reportTraffic,
                                        int64_t allReduceBlockBytes,
+                                       int64_t reduceScatterBlockBytes,
                                        bool peerWindows) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
@@ -73,6 +76,12 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
     PrecBlockAllReduceOptions block;
     block.blockBytes = allReduceBlockBytes;
     funcs.addPass(createPrecBlockAllReduce(block));
+  }
+  if (reduceScatterBlockBytes != 0) {
+    PrecBlockReduceScatterOptions block;
+    block.blockBytes = reduceScatterBlockBytes;
+    block.withOptimizers = fuseKernels;
+    funcs.addPass(createPrecBlockReduceScatter(block));
   }
   funcs.addPass(createPrecDecomposeCollectives());
   // An amax and the quantization of the same input in one read, where the
@@ -137,7 +146,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
                              options.fuseKernels, options.fuseKernels,
                              /*fuseAmax=*/options.fuseKernels,
                              /*dequantizeByTable=*/true, options.reportTraffic,
-                             options.allReduceBlockBytes, options.peerWindows);
+                             options.allReduceBlockBytes,
+                             options.reduceScatterBlockBytes,
+                             options.peerWindows);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -187,7 +198,9 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                              /*fuseAmax=*/false,
                              /*dequantizeByTable=*/false,
                              options.reportTraffic,
-                             /*allReduceBlockBytes=*/0, /*peerWindows=*/false);
+                             /*allReduceBlockBytes=*/0,
+                             /*reduceScatterBlockBytes=*/0,
+                             /*peerWindows=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

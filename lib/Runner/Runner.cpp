@@ -468,6 +468,7 @@ llvm::Error Runner::lower() {
     cpuOptions.reportTraffic = options.reportTraffic;
     cpuOptions.vectorBits = options.vectorBits;
     cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
+    cpuOptions.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
     cpuOptions.peerWindows = options.peerWindows;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }

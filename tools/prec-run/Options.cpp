@@ -138,6 +138,15 @@ cl::opt<int64_t> allReduceBlockBytes(
              "whole, prec-lower-to-cpu{all-reduce-block-bytes=0}); the same "
              "values"),
     cl::init(1048576), cl::cat(runCategory));
+cl::opt<int64_t> reduceScatterBlockBytes(
+    "reduce-scatter-block-bytes",
+    cl::desc("cut each direct reduce_scatter into a loop over blocks of at "
+             "most this many input bytes, whose wire buffers stay in cache, "
+             "with the optimizer that reads it where kernels fuse (default "
+             "1 MiB; 0: whole, "
+             "prec-lower-to-cpu{reduce-scatter-block-bytes=0}); the same "
+             "values"),
+    cl::init(1048576), cl::cat(runCategory));
 cl::opt<bool> peerWindows(
     "peer-windows",
     cl::desc("let the kernels around an all_gather or all_to_all write and "
@@ -182,6 +191,12 @@ LogicalResult checkOptions() {
                  << allReduceBlockBytes << "\n";
     return failure();
   }
+  if (reduceScatterBlockBytes < 0) {
+    llvm::errs() << "prec-run: error: --reduce-scatter-block-bytes must not "
+                    "be negative (0: reduce_scatters stay whole), got "
+                 << reduceScatterBlockBytes << "\n";
+    return failure();
+  }
   return success();
 }
 
@@ -201,6 +216,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.reportTraffic = reportTraffic;
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
+  options.reduceScatterBlockBytes = reduceScatterBlockBytes;
   options.peerWindows = peerWindows;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;

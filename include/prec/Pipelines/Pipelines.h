@@ -65,6 +65,16 @@ struct PrecLowerToCPUOptions
                      "one block (prec-block-all-reduce; the same values); 0 "
                      "leaves all_reduces whole"),
       llvm::cl::init(1048576)};
+  PassOptions::Option<int64_t> reduceScatterBlockBytes{
+      *this, "reduce-scatter-block-bytes",
+      llvm::cl::desc("cut each direct reduce_scatter into a loop over blocks "
+                     "of at most this many input bytes, whose wire buffers "
+                     "stay in cache, where it has more than one block; with "
+                     "fuse-kernels an optimizer that only reads its result "
+                     "is cut into the same blocks and fused into their sums "
+                     "(prec-block-reduce-scatter; the same values); 0 leaves "
+                     "reduce_scatters whole"),
+      llvm::cl::init(1048576)};
   PassOptions::Option<bool> peerWindows{
       *this, "peer-windows",
       llvm::cl::desc("let the kernels around an all_gather or all_to_all "

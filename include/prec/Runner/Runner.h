@@ -74,6 +74,9 @@ struct RunnerOptions {
   /// Input bytes of the blocks a direct all_reduce into a wider result runs
   /// as a loop over (prec-block-all-reduce, CPU); 0: whole.
   int64_t allReduceBlockBytes = 1048576;
+  /// The same for a direct reduce_scatter and the optimizer reading it
+  /// (prec-block-reduce-scatter, CPU); 0: whole.
+  int64_t reduceScatterBlockBytes = 1048576;
   /// Kernels write and read all_gathers' and all_to_alls' buffers in place
   /// (convert-prec-to-runtime{peer-windows}, CPU).
   bool peerWindows = true;

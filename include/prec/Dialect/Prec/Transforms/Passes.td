@@ -624,6 +624,90 @@ def PrecBlockAllReduce
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PrecBlockReduceScatter
+    : Pass<"prec-block-reduce-scatter", "mlir::func::FuncOp"> {
+  let summary = "run a large direct reduce_scatter, and the optimizer that "
+                "reads it, as a loop over cache-sized blocks";
+  let description = [{
+    A direct reduce_scatter (`acc_dtype` wider than the wire) decomposes
+    into a pack kernel that writes the whole input in the wire dtype, an
+    all-to-all and a kernel that sums the received chunks: the wire buffer
+    of a 64 MiB gradient is written to and read back from main memory. This
+    pass cuts such a reduce_scatter into a `scf.for` over blocks, each a
+    reduce_scatter of at most `block-bytes` bytes of input, so that a
+    block's wire buffer stays in cache between the kernels and the
+    transport.
+
+    The tensors are viewed with the scatter axis split into (rank, rows of
+    a rank's slice): the input as `N x (d / N)`, the result as `1 x (d /
+    N)` (`tensor.expand_shape`, no data moves), and cut along the outermost
+    other dimension with more than one index. A block thus holds the same
+    rows of every rank's slice, and its reduce_scatter leaves on each rank
+    the same rows of its slice of the result.
+
+    With `optimizers` (on where the pipeline fuses kernels), a `prec.sgd`
+    or `prec.adamw` that is the reduce_scatter's only reader, as its
+    gradient, is cut into the same blocks: the master, the state and every
+    result are sliced alike, and the optimizer's kernel fuses into the
+    kernel that sums a block (prec-fuse-kernels), so that the reduced
+    gradient is never written whole. Without it the loop leaves the
+    reduced gradient whole, for the optimizer to read after the loop.
+
+    Value identity: each element goes through the same pre-divide, wire
+    cast, sum in `acc_dtype` in source-rank order, post-divide and result
+    cast wherever it lies, and the optimizer computes each element from the
+    same elements, so the blocked forms compute the same bits as the whole
+    ones. Only reduce_scatters for which this holds are cut: the direct
+    algorithm (`getReductionAlgorithm`) over more than one rank, rounding to
+    nearest even (stochastic rounding draws by element position), no
+    `scaling` (a per-tensor scale depends on the whole tensor), static
+    shapes and a static group size; and only optimizers that round to
+    nearest even, whose tensors all have the shard's shape.
+
+    Blocks hold as many indices of the cut dimension as fit in
+    `block-bytes` of input, at least one; the indices left after the last
+    full block are one more block after the loop. Each block moves the same
+    bytes per element as the whole reduce_scatter; a step makes one
+    transport per block instead of one in all. `block-bytes` = 0 turns the
+    pass off, and a reduce_scatter that fits in one block stays whole.
+
+    Before:
+    ```mlir
+    %r = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <avg>
+           forward_dtype = bf16 acc_dtype = f32
+           : tensor<4096x4096xf32> -> tensor<1024x4096xf32>
+    %n = prec.sgd %w, %r, %lr : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+    ```
+    After (`block-bytes=1048576`, 4 ranks: blocks of 16 rows of each
+    rank's slice):
+    ```mlir
+    %gv = tensor.expand_shape %g [[0, 1], [2]] output_shape [4, 1024, 4096] : ...
+    %wv = tensor.expand_shape %w [[0, 1], [2]] output_shape [1, 1024, 4096] : ...
+    %loop = scf.for %i = %c0 to %c1024 step %c16 iter_args(%acc = %init) -> (tensor<1x1024x4096xf32>) {
+      %gb = tensor.extract_slice %gv[0, %i, 0] [4, 16, 4096] [1, 1, 1] : ...
+      %rb = prec.reduce_scatter %gb on @dp scatter_axis = 0 ...
+              : tensor<4x16x4096xf32> -> tensor<1x16x4096xf32>
+      %wb = tensor.extract_slice %wv[0, %i, 0] [1, 16, 4096] [1, 1, 1] : ...
+      %nb = prec.sgd %wb, %rb, %lr : tensor<1x16x4096xf32>, tensor<1x16x4096xf32>
+      %u = tensor.insert_slice %nb into %acc[0, %i, 0] [1, 16, 4096] [1, 1, 1] : ...
+      scf.yield %u : tensor<1x1024x4096xf32>
+    }
+    %n = tensor.collapse_shape %loop [[0, 1], [2]] : tensor<1x1024x4096xf32> into tensor<1024x4096xf32>
+    ```
+  }];
+  let options = [
+    Option<"blockBytes", "block-bytes", "int64_t", "1048576",
+           "the most input bytes one block reduces, at least one index of "
+           "the cut dimension (0: leave reduce_scatters whole)">,
+    Option<"withOptimizers", "optimizers", "bool", "true",
+           "cut an optimizer that only reads the reduced gradient into the "
+           "same blocks">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrecDecomposeCollectives
     : Pass<"prec-decompose-collectives", "mlir::func::FuncOp"> {
   let summary = "split collectives into pack kernel, transport, unpack kernel";
