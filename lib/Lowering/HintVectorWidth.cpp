@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -98,6 +99,22 @@ std::optional<std::pair<unsigned, unsigned>> getAccessWidths(scf::ForOp loop) {
   return std::make_pair(narrowest, widest);
 }
 
+/// LLVM's loop vectorizer treats a loop of fewer iterations than this as one
+/// to optimize for size (`TinyTripCountVectorThreshold`): it then adds no
+/// runtime alias checks, and a loop whose width was asked for but that
+/// needs them is reported as not vectorized, a warning for every such
+/// loop of a small tensor.
+constexpr int64_t kTinyTripCount = 16;
+
+/// Whether `loop`'s trip count is a constant below kTinyTripCount.
+bool hasTinyTripCount(scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  return lower && upper && step && *step > 0 &&
+         (*upper - *lower + *step - 1) / *step < kTinyTripCount;
+}
+
 struct HintVectorWidthPass
     : public prec::impl::PrecHintVectorWidthBase<HintVectorWidthPass> {
   using Base::Base;
@@ -110,7 +127,7 @@ struct HintVectorWidthPass
     }
     MLIRContext *context = &getContext();
     getOperation()->walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("loop_annotation"))
+      if (loop->hasAttr("loop_annotation") || hasTinyTripCount(loop))
         return;
       std::optional<std::pair<unsigned, unsigned>> widths =
           getAccessWidths(loop);

@@ -116,3 +116,31 @@ func.func @left_alone(%a: memref<64xf32>, %b: memref<64xf32>, %codes: memref<64x
   }
   return %sum : f32
 }
+
+// Left to LLVM: fewer than 16 iterations, which LLVM's vectorizer treats as
+// a loop to optimize for size (no runtime alias checks); a width asked for
+// there would be reported as a loop not vectorized, once per such loop.
+// Sixteen iterations get their hint.
+// CHECK-LABEL: func @tiny_trip_count
+// CHECK: scf.for
+// CHECK-NOT: loop_annotation
+// CHECK: } {loop_annotation = #[[$HINT16]]}
+// CHECK-NEXT: return
+func.func @tiny_trip_count(%x: memref<15xbf16>, %y: memref<15xf32>,
+                           %u: memref<16xbf16>, %v: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  scf.for %j = %c0 to %c15 step %c1 {
+    %a = memref.load %x[%j] : memref<15xbf16>
+    %b = arith.extf %a : bf16 to f32
+    memref.store %b, %y[%j] : memref<15xf32>
+  }
+  scf.for %j = %c0 to %c16 step %c1 {
+    %a = memref.load %u[%j] : memref<16xbf16>
+    %b = arith.extf %a : bf16 to f32
+    memref.store %b, %v[%j] : memref<16xf32>
+  }
+  return
+}

@@ -232,7 +232,10 @@ def PrecHintVectorWidth : Pass<"prec-hint-vector-width", "mlir::ModuleOp"> {
     writes `linalg.reduce` and matmuls), and a width hint would let LLVM
     reassociate its floating-point sum: it is never hinted, nor is a loop
     with carried values or other memory effects. Elsewhere the vectorizer
-    keeps the loop's semantics at any width.
+    keeps the loop's semantics at any width. Loops of a constant trip count
+    below 16 are left to LLVM too: its vectorizer optimizes those for size,
+    adds no runtime alias checks, and reports a hinted loop it cannot
+    vectorize without them as a warning (a loop over a row of 13 elements).
 
     ```mlir
     scf.for %j = %c0 to %c1024 step %c1 {
