@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECHINTVECTORWIDTH
@@ -111,8 +112,15 @@ bool hasTinyTripCount(scf::ForOp loop) {
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  return lower && upper && step && *step > 0 &&
-         (*upper - *lower + *step - 1) / *step < kTinyTripCount;
+  if (!lower || !upper || !step || *step <= 0)
+    return false;
+  if (*upper <= *lower)
+    return true;
+  // Fewer than kTinyTripCount iterations: upper - lower is at most
+  // (kTinyTripCount - 1) steps (checked: the bounds may be any i64).
+  std::optional<int64_t> span = llvm::checkedSub(*upper, *lower);
+  std::optional<int64_t> limit = llvm::checkedMul(kTinyTripCount - 1, *step);
+  return span && (!limit || *span <= *limit);
 }
 
 struct HintVectorWidthPass

@@ -8,17 +8,21 @@
 
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <climits>
 #include <limits>
-#include <linux/futex.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 namespace precrt {
 namespace {
@@ -95,9 +99,11 @@ struct SharedObject {
 void publishArrival(uint64_t &arrivals, uint64_t fence, WakeWords &wake) {
   __atomic_store_n(&arrivals, fence, __ATOMIC_RELEASE);
   __atomic_fetch_add(&wake.arrivals, 1, __ATOMIC_SEQ_CST);
+#ifdef __linux__
   if (__atomic_load_n(&wake.sleepers, __ATOMIC_SEQ_CST) > 0)
     syscall(SYS_futex, &wake.arrivals, FUTEX_WAKE, INT_MAX, nullptr, nullptr,
             0);
+#endif
 }
 uint64_t readArrivals(uint64_t &arrivals) {
   return __atomic_load_n(&arrivals, __ATOMIC_SEQ_CST);
@@ -111,12 +117,19 @@ constexpr int kSpinPolls = 64;
 /// having been read as the wake-up counter before the last poll, or at
 /// most a millisecond: where ranks share cores, the sleeper's core goes to
 /// the ranks that have work, and the wake-up comes as soon as they arrive.
+/// Elsewhere than on Linux (no futex), it sleeps 50 us.
 void sleepUntilArrival(WakeWords &wake, uint32_t arrivals) {
+#ifdef __linux__
   __atomic_fetch_add(&wake.sleepers, 1, __ATOMIC_SEQ_CST);
   timespec timeout{0, 1000000};
   syscall(SYS_futex, &wake.arrivals, FUTEX_WAIT, arrivals, &timeout, nullptr,
           0);
   __atomic_fetch_sub(&wake.sleepers, 1, __ATOMIC_SEQ_CST);
+#else
+  (void)wake;
+  (void)arrivals;
+  std::this_thread::sleep_for(std::chrono::microseconds(50));
+#endif
 }
 
 } // namespace

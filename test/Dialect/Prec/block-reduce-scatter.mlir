@@ -131,7 +131,7 @@ func.func @optimizer_after_the_loop(%g: tensor<40x32xf32>, %w: tensor<10x32xf32>
 
 // Not cut: no larger than one block; the ring (acc_dtype is the wire
 // dtype); stochastic rounding; a group of one rank; a scaled fp8 wire (its
-// scale is the whole tensor's).
+// scale is the whole tensor's); an empty tensor.
 // CHECK-LABEL: func.func @whole
 // CHECK-NOT: scf.for
 // CHECK: prec.reduce_scatter %{{.*}} : tensor<8x32xf32> -> tensor<2x32xf32>
@@ -139,9 +139,12 @@ func.func @optimizer_after_the_loop(%g: tensor<40x32xf32>, %w: tensor<10x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} rounding = <stochastic>{{.*}} : tensor<40x32xf32> -> tensor<10x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} on @single {{.*}} : tensor<40x32xf32> -> tensor<40x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} scaling = <dynamic>{{.*}} : tensor<40x32xf32> -> tensor<10x32xf32>
+// CHECK: prec.reduce_scatter %{{.*}} : tensor<8x0x512xf32> -> tensor<2x0x512xf32>
 // CHECK-NOT: scf.for
-func.func @whole(%small: tensor<8x32xf32>, %g: tensor<40x32xf32>, %seed: i64)
-    -> (tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>) {
+func.func @whole(%small: tensor<8x32xf32>, %g: tensor<40x32xf32>, %seed: i64,
+                 %empty: tensor<8x0x512xf32>)
+    -> (tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>,
+        tensor<2x0x512xf32>) {
   %0 = prec.reduce_scatter %small on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
          : tensor<8x32xf32> -> tensor<2x32xf32>
   %1 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f32 acc_dtype = f32
@@ -152,5 +155,34 @@ func.func @whole(%small: tensor<8x32xf32>, %g: tensor<40x32xf32>, %seed: i64)
          : tensor<40x32xf32> -> tensor<40x32xf32>
   %4 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E4M3FN scaling = <dynamic>
          acc_dtype = f32 : tensor<40x32xf32> -> tensor<10x32xf32>
-  return %0, %1, %2, %3, %4 : tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>
+  %5 = prec.reduce_scatter %empty on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
+         : tensor<8x0x512xf32> -> tensor<2x0x512xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>,
+    tensor<2x0x512xf32>
+}
+
+// One index of the outer dimension is more than a block: 2 x 64 x 8 f32
+// scattered along axis 1, viewed as 2 x 4 x 16 x 8, is 2048 bytes per index
+// of dimension 0. Each of its two blocks (one index each) is cut again
+// along the 16 rows of a slice, 128 bytes each: 12 rows in the inner loop,
+// then the last 4; the SGD rides in the inner blocks.
+// CHECK-LABEL: func.func @loop_in_loop
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %c2 step %c1
+// CHECK:   tensor.extract_slice %{{.*}}[%[[I]], 0, 0, 0] [1, 4, 16, 8] [1, 1, 1, 1] : tensor<2x4x16x8xf32> to tensor<1x4x16x8xf32>
+// CHECK:   tensor.expand_shape %{{.*}} output_shape [1, 4, 1, 16, 8] : tensor<1x4x16x8xf32> into tensor<1x4x1x16x8xf32>
+// CHECK:   scf.for %[[J:.*]] = %{{.*}} to %c12 step %c12
+// CHECK:     tensor.extract_slice %{{.*}}[0, 0, 0, %[[J]], 0] [1, 4, 1, 12, 8] [1, 1, 1, 1, 1] : tensor<1x4x1x16x8xf32> to tensor<1x4x1x12x8xf32>
+// CHECK:     prec.reduce_scatter %{{.*}} : tensor<1x4x1x12x8xf32> -> tensor<1x1x1x12x8xf32>
+// CHECK:     prec.sgd %{{.*}} : tensor<1x1x1x12x8xf32>, tensor<1x1x1x12x8xf32>
+// CHECK:     scf.yield
+// CHECK:   prec.reduce_scatter %{{.*}} : tensor<1x4x1x4x8xf32> -> tensor<1x1x1x4x8xf32>
+// CHECK:   prec.sgd %{{.*}} : tensor<1x1x1x4x8xf32>, tensor<1x1x1x4x8xf32>
+// CHECK:   scf.yield
+// CHECK-NOT: prec.reduce_scatter
+// CHECK: return
+func.func @loop_in_loop(%g: tensor<2x64x8xf32>, %w: tensor<2x16x8xf32>, %lr: f32) -> tensor<2x16x8xf32> {
+  %r = prec.reduce_scatter %g on @dp scatter_axis = 1 forward_dtype = bf16 acc_dtype = f32
+         : tensor<2x64x8xf32> -> tensor<2x16x8xf32>
+  %n = prec.sgd %w, %r, %lr : tensor<2x16x8xf32>, tensor<2x16x8xf32>
+  return %n : tensor<2x16x8xf32>
 }

@@ -152,13 +152,15 @@ Value insertBlock(OpBuilder &b, Location loc, Value block, Value destination,
 }
 
 /// The reduce_scatter `op` and the optimizer it carries (or null) on the
-/// block of `length` from `offset`; the block of each result is inserted
-/// into the matching `destinations` (views with the scatter axis split).
+/// block of `length` from `offset`, the block's reduce_scatter appended to
+/// `blocks`; the block of each result is inserted into the matching
+/// `destinations` (views with the scatter axis split).
 SmallVector<Value> buildBlock(OpBuilder &b, Location loc, ReduceScatterOp op,
                               Operation *optimizer, const BlockPlan &plan,
                               Value inputView, ValueRange operandViews,
                               OpFoldResult offset, int64_t length,
-                              ValueRange destinations) {
+                              ValueRange destinations,
+                              SmallVectorImpl<ReduceScatterOp> &blocks) {
   auto blockType = [&](Type type) {
     auto tensor = cast<RankedTensorType>(type);
     SmallVector<int64_t> shape =
@@ -171,6 +173,7 @@ SmallVector<Value> buildBlock(OpBuilder &b, Location loc, ReduceScatterOp op,
                                           length));
   Operation *reduced = b.clone(*op, mapping);
   reduced->getResult(0).setType(blockType(op.getType()));
+  blocks.push_back(cast<ReduceScatterOp>(reduced));
   Operation *last = reduced;
   if (optimizer) {
     mapping.map(op.getResult(), reduced->getResult(0));
@@ -193,9 +196,10 @@ SmallVector<Value> buildBlock(OpBuilder &b, Location loc, ReduceScatterOp op,
 
 /// Replaces `op` (and the optimizer it carries, or null) by a loop over its
 /// full blocks and, where blocks do not divide the cut dimension, one more
-/// block after it.
+/// block after it; the blocks' reduce_scatters are appended to `blocks`.
 void cutIntoBlocks(ReduceScatterOp op, Operation *optimizer,
-                   const BlockPlan &plan) {
+                   const BlockPlan &plan,
+                   SmallVectorImpl<ReduceScatterOp> &blocks) {
   // After the optimizer's other operands, which the reduce_scatter's
   // operand dominates too.
   Operation *anchor = optimizer ? optimizer : op.getOperation();
@@ -229,13 +233,13 @@ void cutIntoBlocks(ReduceScatterOp op, Operation *optimizer,
         scf::YieldOp::create(
             nb, nl,
             buildBlock(nb, nl, op, optimizer, plan, inputView, operandViews,
-                       offset, plan.blockLength, carried));
+                       offset, plan.blockLength, carried, blocks));
       });
   SmallVector<Value> results(loop.getResults());
   if (rest)
     results = buildBlock(b, loc, op, optimizer, plan, inputView, operandViews,
                          b.getIndexAttr(fullBlocks * plan.blockLength), rest,
-                         results);
+                         results, blocks);
   for (auto [old, blocked] : llvm::zip_equal(anchor->getResults(), results))
     old.replaceAllUsesWith(collapseAxis(
         b, loc, blocked, cast<RankedTensorType>(old.getType()), plan.axis));
@@ -250,7 +254,8 @@ void cutIntoBlocks(ReduceScatterOp op, Operation *optimizer,
 std::optional<BlockPlan> planBlocks(ReduceScatterOp op, int64_t blockBytes,
                                     SymbolTableCollection &tables) {
   RankedTensorType inputType = op.getInput().getType();
-  if (!inputType.hasStaticShape() || !op.getType().hasStaticShape())
+  if (!inputType.hasStaticShape() || !op.getType().hasStaticShape() ||
+      inputType.getNumElements() == 0)
     return std::nullopt;
   if (op.getScaling() || op.getRounding() != RoundingMode::NearestEven)
     return std::nullopt;
@@ -302,14 +307,21 @@ struct BlockReduceScatterPass
     if (blockBytes == 0)
       return markAllAnalysesPreserved();
     SymbolTableCollection tables;
-    SmallVector<std::tuple<ReduceScatterOp, Operation *, BlockPlan>> toCut;
-    getOperation().walk([&](ReduceScatterOp op) {
-      if (std::optional<BlockPlan> plan = planBlocks(op, blockBytes, tables))
-        toCut.push_back(
-            {op, withOptimizers ? getBlockableOptimizer(op) : nullptr, *plan});
-    });
-    for (auto [op, optimizer, plan] : toCut)
-      cutIntoBlocks(op, optimizer, plan);
+    SmallVector<ReduceScatterOp> worklist;
+    getOperation().walk([&](ReduceScatterOp op) { worklist.push_back(op); });
+    // A block holds at least one index of the cut dimension; where one
+    // index is larger than block-bytes, the block is cut again along the
+    // next dimension (a loop in the loop). Blocks within block-bytes are
+    // left as they are.
+    while (!worklist.empty()) {
+      ReduceScatterOp op = worklist.pop_back_val();
+      std::optional<BlockPlan> plan = planBlocks(op, blockBytes, tables);
+      if (!plan)
+        continue;
+      Operation *optimizer =
+          withOptimizers ? getBlockableOptimizer(op) : nullptr;
+      cutIntoBlocks(op, optimizer, *plan, worklist);
+    }
   }
 };
 

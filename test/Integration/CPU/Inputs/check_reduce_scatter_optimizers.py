@@ -19,6 +19,7 @@ from reference import Checker, UNIT_ROUNDOFF as U, read, rank_file, round_to
 
 ROWS, COLS = 37, 24  # the AdamW shard: scatter axis 0
 ROWS2, COLS2 = 24, 13  # the SGD shard: scatter axis 1
+OUTER5, ROWS5, COLS5 = 2, 8, 48  # the last SGD shard: scatter axis 1 of 3
 
 
 def wire(values):
@@ -30,6 +31,7 @@ def main():
     check = Checker("reduce_scatter_optimizers")
     g = [wire(read(rank_file(d, s, "arg", 1), "f32")) for s in range(n)]
     g2 = [wire(read(rank_file(d, s, "arg", 5), "f32")) for s in range(n)]
+    g5 = [wire(read(rank_file(d, s, "arg", 8), "f32")) for s in range(n)]
     beta1, beta2, eps, wd = 0.9, 0.99, 1e-3, 0.1
     tol = 16 * U["f32"]
     for r in range(n):
@@ -37,10 +39,11 @@ def main():
         m = read(rank_file(d, r, "arg", 2), "f32")
         v = [round_to(x * x, "f32") for x in read(rank_file(d, r, "arg", 3), "f32")]
         w2 = read(rank_file(d, r, "arg", 4), "f32")
+        w5 = read(rank_file(d, r, "arg", 9), "f32")
         lr = read(rank_file(d, r, "arg", 6), "f32")[0]
         step = read(rank_file(d, r, "arg", 7), "f32")[0]
         out = [read(rank_file(d, r, "result", i), dtype)
-               for i, dtype in enumerate(["f32", "f32", "f32", "bf16", "f32", "f32"])]
+               for i, dtype in enumerate(["f32", "f32", "f32", "bf16", "f32", "f32", "f32", "f32"])]
         # AdamW on rows [37 r, 37 (r + 1)) of the 37 N x 24 inputs.
         for i in range(ROWS * COLS):
             terms = [g[s][r * ROWS * COLS + i] for s in range(n)]
@@ -72,6 +75,18 @@ def main():
                 check.close("sgd[rank %d, %d, %d]" % (r, i, j), out[4][k], want,
                             tol * (abs(w2[k]) + abs(lr * grad) + abs(lr * 0.5 * w2[k])))
                 check.close("max[rank %d, %d, %d]" % (r, i, j), out[5][k], max(terms), 0.0)
+        # SGD on rows [8 r, 8 (r + 1)) of dimension 1 of 2 x 8 N x 48.
+        for o in range(OUTER5):
+            for i in range(ROWS5):
+                for j in range(COLS5):
+                    at = (o * ROWS5 * n + r * ROWS5 + i) * COLS5 + j
+                    grad = 0.0
+                    for t in [g5[s][at] for s in range(n)]:
+                        grad = round_to(grad + t, "f32")
+                    k = (o * ROWS5 + i) * COLS5 + j
+                    want = w5[k] - lr * (grad + 0.5 * w5[k])
+                    check.close("sgd3[rank %d, %d, %d, %d]" % (r, o, i, j), out[7][k], want,
+                                tol * (abs(w5[k]) + abs(lr * grad) + abs(lr * 0.5 * w5[k])))
     return check.finish()
 
 

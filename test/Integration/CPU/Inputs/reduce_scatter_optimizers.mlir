@@ -8,14 +8,16 @@
 // blocks; the third reduce_scatter's result (a maximum) is returned, so it
 // is cut alone. (Two sums along axis 0 would share a bucket,
 // prec-bucket-collectives, whose result optimizers read in slices: cut
-// alone too.)
+// alone too.) The last, 2 x 8@N@ x 48 along axis 1, has 1536 x @N@ bytes of
+// input per index of its first dimension, more than a block: each of those
+// two blocks is cut again along the 8 rows of a slice, with its SGD.
 shard.grid @dp(shape = @N@)
 
 func.func @step(%w: tensor<37x24xf32>, %g: tensor<@ROWS@x24xf32>, %m: tensor<37x24xf32>,
                 %v: tensor<37x24xf32>, %w2: tensor<24x13xf32>, %g2: tensor<24x@COLS@xf32>,
-                %lr: f32, %t: f32)
+                %lr: f32, %t: f32, %g5: tensor<2x@ROWS5@x48xf32>, %w5: tensor<2x8x48xf32>)
     -> (tensor<37x24xf32>, tensor<37x24xf32>, tensor<37x24xf32>, tensor<37x24xbf16>,
-        tensor<24x13xf32>, tensor<24x13xf32>, tensor<24x13xf32>) {
+        tensor<24x13xf32>, tensor<24x13xf32>, tensor<24x13xf32>, tensor<2x8x48xf32>) {
   %grad = prec.reduce_scatter %g on @dp scatter_axis = 0 reduction = <sum>
             forward_dtype = bf16 acc_dtype = f32 : tensor<@ROWS@x24xf32> -> tensor<37x24xf32>
   // The second-moment state is non-negative.
@@ -32,7 +34,10 @@ func.func @step(%w: tensor<37x24xf32>, %g: tensor<@ROWS@x24xf32>, %m: tensor<37x
   %grad4 = prec.reduce_scatter %g2 on @dp scatter_axis = 1 reduction = <avg>
              forward_dtype = bf16 acc_dtype = f32 : tensor<24x@COLS@xf32> -> tensor<24x13xf32>
   %sgd2 = prec.sgd %w2, %grad4, %lr : tensor<24x13xf32>, tensor<24x13xf32>
-  return %adam#0, %adam#1, %adam#2, %adam#3, %sgd, %grad3, %sgd2
+  %grad5 = prec.reduce_scatter %g5 on @dp scatter_axis = 1 reduction = <sum>
+             forward_dtype = bf16 acc_dtype = f32 : tensor<2x@ROWS5@x48xf32> -> tensor<2x8x48xf32>
+  %sgd3 = prec.sgd %w5, %grad5, %lr weight_decay = 0.5 : tensor<2x8x48xf32>, tensor<2x8x48xf32>
+  return %adam#0, %adam#1, %adam#2, %adam#3, %sgd, %grad3, %sgd2, %sgd3
     : tensor<37x24xf32>, tensor<37x24xf32>, tensor<37x24xf32>, tensor<37x24xbf16>,
-      tensor<24x13xf32>, tensor<24x13xf32>, tensor<24x13xf32>
+      tensor<24x13xf32>, tensor<24x13xf32>, tensor<24x13xf32>, tensor<2x8x48xf32>
 }

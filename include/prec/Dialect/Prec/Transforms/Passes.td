@@ -641,7 +641,7 @@ def PrecBlockReduceScatter
     The tensors are viewed with the scatter axis split into (rank, rows of
     a rank's slice): the input as `N x (d / N)`, the result as `1 x (d /
     N)` (`tensor.expand_shape`, no data moves), and cut along the outermost
-    other dimension with more than one index. A block thus holds the same
+    other dimension with more than one index. Empty tensors stay whole. A block thus holds the same
     rows of every rank's slice, and its reduce_scatter leaves on each rank
     the same rows of its slice of the result.
 
@@ -666,7 +666,9 @@ def PrecBlockReduceScatter
 
     Blocks hold as many indices of the cut dimension as fit in
     `block-bytes` of input, at least one; the indices left after the last
-    full block are one more block after the loop. Each block moves the same
+    full block are one more block after the loop. Where one index holds
+    more than `block-bytes` (a short outer dimension), each block is cut
+    again the same way, along the next dimension: a loop in the loop. Each block moves the same
     bytes per element as the whole reduce_scatter; a step makes one
     transport per block instead of one in all. `block-bytes` = 0 turns the
     pass off, and a reduce_scatter that fits in one block stays whole.
