@@ -120,35 +120,43 @@ Value collapseAxis(OpBuilder &b, Location loc, Value value,
       b, loc, type, value, getSplitReassociation(type.getRank(), axis));
 }
 
+/// Where a block of `shape` lies in a tensor cut along `dim`: at `offset`
+/// along `dim`, at 0 along the others, with unit strides.
+struct BlockPlace {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+BlockPlace getBlockPlace(OpBuilder &b, ArrayRef<int64_t> shape, int64_t dim,
+                         OpFoldResult offset) {
+  BlockPlace place;
+  place.offsets.assign(shape.size(), b.getIndexAttr(0));
+  place.strides.assign(shape.size(), b.getIndexAttr(1));
+  for (int64_t size : shape)
+    place.sizes.push_back(b.getIndexAttr(size));
+  place.offsets[dim] = offset;
+  return place;
+}
+
 /// The slice of `view` that is a block: `length` from `offset` along
 /// `dim`, everything along the other dimensions.
 Value extractBlock(OpBuilder &b, Location loc, Value view, int64_t dim,
                    OpFoldResult offset, int64_t length) {
   auto type = cast<RankedTensorType>(view.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
-  for (int64_t size : type.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  offsets[dim] = offset;
-  sizes[dim] = b.getIndexAttr(length);
   SmallVector<int64_t> shape(type.getShape());
   shape[dim] = length;
+  BlockPlace place = getBlockPlace(b, shape, dim, offset);
   return tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), view,
-      offsets, sizes, strides);
+      place.offsets, place.sizes, place.strides);
 }
 
 /// `block` inserted into `destination` at `offset` along `dim`.
 Value insertBlock(OpBuilder &b, Location loc, Value block, Value destination,
                   int64_t dim, OpFoldResult offset) {
-  auto type = cast<RankedTensorType>(block.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
-  for (int64_t size : type.getShape())
-    sizes.push_back(b.getIndexAttr(size));
-  offsets[dim] = offset;
-  return tensor::InsertSliceOp::create(b, loc, block, destination, offsets,
-                                       sizes, strides);
+  BlockPlace place = getBlockPlace(
+      b, cast<RankedTensorType>(block.getType()).getShape(), dim, offset);
+  return tensor::InsertSliceOp::create(b, loc, block, destination,
+                                       place.offsets, place.sizes,
+                                       place.strides);
 }
 
 /// The reduce_scatter `op` and the optimizer it carries (or null) on the
