@@ -1068,7 +1068,8 @@ def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
       outputs whose values its body uses) and of those it writes;
     - the function: the sums of both per call. An op in loops is stated
       per iteration and counted once per iteration, the product of the
-      loops' static trip counts (the blocks of `prec-block-all-reduce`);
+      loops' static trip counts (the blocks of `prec-block-all-reduce`
+      and `prec-block-reduce-scatter`);
       where a loop's trip count is not static the op is counted once and the
       total says so.
 
