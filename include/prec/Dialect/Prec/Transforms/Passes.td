@@ -699,8 +699,8 @@ def PrecBlockReduceScatter
   }];
   let options = [
     Option<"blockBytes", "block-bytes", "int64_t", "1048576",
-           "the most input bytes one block reduces, at least one index of "
-           "the cut dimension (0: leave reduce_scatters whole)">,
+           "the most input bytes one block reduces, at least one element of "
+           "every rank's slice (0: leave reduce_scatters whole)">,
     Option<"withOptimizers", "optimizers", "bool", "true",
            "cut an optimizer that only reads the reduced gradient into the "
            "same blocks">
