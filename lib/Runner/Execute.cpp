@@ -419,6 +419,10 @@ llvm::Error Runner::run(int numSteps, RunObserver &observer) {
     return makeError("expected at least 1 step, got " + llvm::Twine(numSteps));
   if (!impl->compiled)
     return makeError("the program is not compiled: call jit() first");
+  if (!impl->missingOnHost.empty())
+    return makeError("the program is compiled for CPU '" + options.targetCPU +
+                     "', whose features " + impl->missingOnHost +
+                     " this host lacks: it can be compiled here, not run");
 
   precrt_init_options init{};
   switch (options.backend) {

@@ -34,7 +34,12 @@
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -220,14 +225,100 @@ int getDefaultRanks(ModuleOp module) {
   return static_cast<int>(size);
 }
 
+/// Features whose f32 to bf16 conversion (vcvtneps2bf16) treats subnormal
+/// inputs as zero, where prec's kernels round them (docs/Runtime.md, "The
+/// same numbers on every host"). LLVM selects it for any bf16 value it
+/// widens to f32 and back (a select of bf16 lanes, for one), so the JIT
+/// never targets them: results would depend on the host. AVX10's bf16
+/// arithmetic implies AVX512_BF16 and goes with it.
+constexpr llvm::StringLiteral kBF16FlushingFeatures[] = {"avx512bf16",
+                                                         "avxneconvert"};
+
+/// The processor features LLVM knows for `triple` and `cpu`.
+llvm::StringSet<> getKnownFeatures(const llvm::Target &target,
+                                   const llvm::Triple &triple, StringRef cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target.createMCSubtargetInfo(triple, cpu, ""));
+  llvm::StringSet<> known;
+  for (const llvm::SubtargetFeatureKV &feature :
+       info->getAllProcessorFeatures())
+    known.insert(feature.Key);
+  return known;
+}
+
 } // namespace
+
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+prec::detail::getJITTargetMachineBuilder(const RunnerOptions &options,
+                                         std::string &missingOnHost) {
+  llvm::InitializeNativeTarget();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  llvm::Triple triple = builder->getTargetTriple();
+  std::string message;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, message);
+  if (!target)
+    return makeError(message);
+  StringRef cpu = options.targetCPU;
+  if (cpu.empty())
+    cpu = "host";
+  if (cpu != "host") {
+    std::unique_ptr<llvm::MCSubtargetInfo> probe(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (!probe->isCPUStringValid(cpu))
+      return makeError("unknown target CPU '" + cpu + "' for " +
+                       triple.str() +
+                       " (LLVM's names: x86-64, x86-64-v2, x86-64-v3, "
+                       "x86-64-v4, znver3, znver4, sapphirerapids, ...)");
+    // A named CPU brings its own features.
+    builder->setCPU(cpu.str());
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
+  llvm::StringSet<> known = getKnownFeatures(*target, triple, builder->getCPU());
+  SmallVector<StringRef> requested;
+  StringRef(options.targetFeatures)
+      .split(requested, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef feature : requested) {
+    feature = feature.trim();
+    if (!llvm::SubtargetFeatures::hasFlag(feature) ||
+        !known.contains(llvm::SubtargetFeatures::StripFlag(feature)))
+      return makeError("expected target features as +name or -name of " +
+                       triple.str() + "'s features (+avx2,-avx512f), got '" +
+                       feature + "'");
+    builder->getFeatures().AddFeature(feature);
+  }
+  for (StringRef feature : kBF16FlushingFeatures)
+    if (known.contains(feature))
+      builder->getFeatures().AddFeature(feature, /*Enable=*/false);
+
+  // What the target uses that the host lacks: code for it cannot run here.
+  missingOnHost.clear();
+  std::unique_ptr<llvm::MCSubtargetInfo> selected(
+      target->createMCSubtargetInfo(triple, builder->getCPU(),
+                                    builder->getFeatures().getString()));
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  for (const llvm::SubtargetFeatureKV &feature :
+       selected->getAllProcessorFeatures()) {
+    auto onHost = host.find(feature.Key);
+    if (onHost == host.end() || onHost->second)
+      continue;
+    if (selected->checkFeatures(("+" + StringRef(feature.Key)).str()))
+      missingOnHost += (missingOnHost.empty() ? "" : ", ") +
+                       std::string(feature.Key);
+  }
+  return std::move(*builder);
+}
 
 llvm::Error prec::detail::compileForHost(
     ModuleOp module, StringRef entry, const RunnerOptions &options,
     std::unique_ptr<ExecutionEngine> &engine, void (*&entryFn)(void **)) {
-  // Optimize for the host: without its target machine the optimizer has no
-  // cost model of the vector units and leaves the kernels' loops scalar.
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  // Optimize for the target CPU (the host's by default): without its
+  // target machine the optimizer has no cost model of the vector units and
+  // leaves the kernels' loops scalar.
+  std::string missingOnHost; // Runner::jit keeps it
+  auto hostBuilder = getJITTargetMachineBuilder(options, missingOnHost);
   if (!hostBuilder)
     return hostBuilder.takeError();
   auto hostMachine = hostBuilder->createTargetMachine();
@@ -241,6 +332,7 @@ llvm::Error prec::detail::compileForHost(
                                             hostMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
+  engineOptions.enableObjectDump = options.keepObject;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> created = [&] {
     std::lock_guard<std::mutex> lock(translationMutex);
     return ExecutionEngine::create(module, engineOptions,
@@ -350,6 +442,11 @@ Runner::create(ModuleOp module, const RunnerOptions &options) {
     return makeError("the module is already lowered; run the module before "
                      "prec-lower-to-cpu (prec-lower-to-cuda) so that prec-run "
                      "knows the tensor signature of its entry function");
+  // An unknown target is said before anything is lowered.
+  std::string missingOnHost;
+  if (auto target = detail::getJITTargetMachineBuilder(options, missingOnHost);
+      !target)
+    return target.takeError();
   std::unique_ptr<Runner> runner(new Runner(module, options));
   // A policy's output dtype changes the entry's result types: the signature
   // is read after it is applied (the pipeline applies it again, which
@@ -499,6 +596,12 @@ llvm::Error Runner::jit() {
   module->getContext()->appendDialectRegistry(translations);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // The target is checked here, where every backend passes, and what the
+  // host lacks of it is remembered for run.
+  auto target =
+      prec::detail::getJITTargetMachineBuilder(options, impl->missingOnHost);
+  if (!target)
+    return target.takeError();
   // Real GPUs: every rank compiles on its own thread (run), where the
   // kernels load into its device. Emulated kernels are host code that loads
   // into no GPU context: one engine serves every rank, as on CPUs.
@@ -514,5 +617,17 @@ llvm::Error Runner::jit() {
   if (module.lookupSymbol(PRECRT_COMPILED_MATMUL_SYMBOL))
     (void)precrtCompiledMatmulKernel();
   impl->compiled = true;
+  return llvm::Error::success();
+}
+
+llvm::Error Runner::dumpObject(StringRef path) {
+  if (!impl->engine)
+    return makeError("no host object to write: call jit() first (real GPU "
+                     "ranks compile when they run)");
+  if (!options.keepObject)
+    return makeError("the runner was created without keepObject");
+  impl->engine->dumpToObjectFile(path);
+  if (!llvm::sys::fs::exists(path))
+    return makeError("cannot write the object file " + path);
   return llvm::Error::success();
 }

@@ -6,6 +6,7 @@
 #include "prec/Runner/Runner.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 
 #include <memory>
 #include <string>
@@ -22,9 +23,20 @@ struct Runner::Impl {
   bool lowered = false;
   /// jit succeeded: run may start.
   bool compiled = false;
+  /// Features of RunnerOptions::targetCPU and targetFeatures the host
+  /// lacks (comma-separated): the code compiles but cannot run here.
+  std::string missingOnHost;
 };
 
 namespace detail {
+
+/// The JIT's target: RunnerOptions::targetCPU and targetFeatures on the
+/// host's triple, less the features whose bf16 conversions flush
+/// subnormals. `missingOnHost` receives the features it uses that the host
+/// lacks.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+getJITTargetMachineBuilder(const RunnerOptions &options,
+                           std::string &missingOnHost);
 
 /// JIT-compiles the lowered `module` for the host and runs its constructors
 /// on the calling thread (GPU code loads its kernels there, on the thread's

@@ -154,6 +154,22 @@ cl::opt<bool> peerWindows(
              "where they share a machine (default on; "
              "prec-lower-to-cpu{peer-windows}); the same values"),
     cl::init(true), cl::cat(runCategory));
+cl::opt<std::string> targetCPU(
+    "target-cpu",
+    cl::desc("the CPU the JIT compiles host code for: host (default), or an "
+             "LLVM CPU name such as x86-64, x86-64-v3 or znver4; the results "
+             "are the same on every CPU"),
+    cl::value_desc("name"), cl::init("host"), cl::cat(runCategory));
+cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("CPU features added to or removed from --target-cpu's "
+             "(+avx2,-avx512f)"),
+    cl::value_desc("list"), cl::init(""), cl::cat(runCategory));
+cl::opt<std::string> dumpObject(
+    "dump-object",
+    cl::desc("write the JIT-compiled host object file to this path and exit "
+             "without running (for a --target-cpu this host cannot run, too)"),
+    cl::value_desc("path"), cl::init(""), cl::cat(runCategory));
 cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
@@ -220,6 +236,9 @@ prec::RunnerOptions getRunnerOptions() {
   options.peerWindows = peerWindows;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
+  options.targetCPU = targetCPU;
+  options.targetFeatures = targetFeatures;
+  options.keepObject = !dumpObject.empty();
   return options;
 }
 

@@ -41,6 +41,7 @@ extern llvm::cl::opt<bool> gemmContractions;
 extern llvm::cl::opt<int64_t> vectorBits;
 extern llvm::cl::opt<bool> reportTraffic;
 extern llvm::cl::opt<bool> dumpLowered;
+extern llvm::cl::opt<std::string> dumpObject;
 
 /// Checks the options that need no module; says what is wrong on stderr.
 mlir::LogicalResult checkOptions();

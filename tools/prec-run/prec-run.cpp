@@ -317,7 +317,9 @@ int main(int argc, char **argv) {
   // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
   // starts; lowering alone (--dump-lowered) needs none of it.
   int32_t deviceCount = 0;
-  if (backendName == "nccl" && !dumpLowered) {
+  // Compiling alone (--dump-lowered, --dump-object) runs nothing.
+  bool compileOnly = dumpLowered || !dumpObject.empty();
+  if (backendName == "nccl" && !compileOnly) {
     if (precrtBackendAvailable(PRECRT_BACKEND_NCCL) != PRECRT_SUCCESS) {
       llvm::errs() << "prec-run: error: --backend nccl: "
                    << precrtGetLastErrorMessage() << "\n";
@@ -348,7 +350,7 @@ int main(int argc, char **argv) {
   prec::Runner &runner = **created;
   // What needs no compiling is checked before compiling.
   ArgumentPlan plan;
-  if (!dumpLowered) {
+  if (!compileOnly) {
     if (failed(parseArgumentOptions(runner.getSignature(), plan)))
       return 1;
     if (!outputDir.empty())
@@ -372,7 +374,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   // NCCL cannot run two ranks of one communicator on one device.
-  if (backendName == "nccl" && runner.ranksAreThreads() &&
+  if (!compileOnly && backendName == "nccl" && runner.ranksAreThreads() &&
       runner.getNumRanks() > deviceCount) {
     llvm::errs() << llvm::formatv(
         "prec-run: error: --backend nccl runs one rank per GPU: {0} "
@@ -384,6 +386,13 @@ int main(int argc, char **argv) {
   if (llvm::Error error = runner.jit()) {
     reportError(std::move(error));
     return 1;
+  }
+  if (!dumpObject.empty()) {
+    if (llvm::Error error = runner.dumpObject(dumpObject)) {
+      reportError(std::move(error));
+      return 1;
+    }
+    return 0;
   }
   // On real GPUs each rank compiles for its device when it starts, and says
   // so (CommandLineObserver::rankCompiled).

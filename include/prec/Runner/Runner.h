@@ -88,6 +88,17 @@ struct RunnerOptions {
   bool cacheBuffers = true;
   /// Collective timeout; 0: the runtime's default.
   int64_t timeoutMs = 0;
+  /// The CPU the JIT compiles host code for: "host" (this machine's), or an
+  /// LLVM CPU name ("x86-64", "x86-64-v3", "znver4"), and features added to
+  /// or removed from it ("+avx2,-avx512f"). Whatever they say, the
+  /// instructions that convert to bf16 with other semantics than prec's
+  /// (docs/Runtime.md, "The same numbers on every host") are never used, so
+  /// results do not depend on the CPU. Running code for a CPU whose
+  /// features the host lacks is an error; compiling it (dumpObject) is not.
+  std::string targetCPU = "host";
+  std::string targetFeatures;
+  /// Keep the JIT's object file, for Runner::dumpObject.
+  bool keepObject = false;
 };
 
 /// The entry function as the runner calls it.
@@ -205,6 +216,9 @@ public:
   /// compiles again for its GPU when it runs: the kernels load into the
   /// rank's device).
   llvm::Error jit();
+  /// Writes the object file jit compiled (RunnerOptions::keepObject; CPU
+  /// backends and emulated GPUs).
+  llvm::Error dumpObject(llvm::StringRef path);
 
   /// Runs `numSteps` steps on every rank of the backend. Each rank allocates
   /// its arguments, has `observer` fill them, calls the entry function
