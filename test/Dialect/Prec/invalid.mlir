@@ -913,6 +913,17 @@ func.func @collective_without_seed(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+shard.grid @dp(shape = 4)
+
+func.func @stochastic_gather_rounds_twice(%x: tensor<8xf32>, %seed: i64) -> tensor<32xbf16> {
+  // expected-error @+1 {{rounds stochastically on the wire: expected a result element type that holds every forward_dtype 'f32' value, got 'bf16' (round once, on the wire: forward_dtype = the result element type)}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 rounding = <stochastic> seed %seed
+         : tensor<8xf32> -> tensor<32xbf16>
+  return %0 : tensor<32xbf16>
+}
+
+// -----
+
 func.func @quantize_without_seed(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf8E4M3FN> {
   // expected-error @+1 {{expected a seed operand for stochastic rounding (`seed %s` with an i64 value)}}
   %q = prec.quantize %x scale %s scaling = <dynamic> rounding = <stochastic>

@@ -398,6 +398,19 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   if (failed(verifyFp8Result(op)))
     return failure();
   Type forward = op.getEffectiveForwardDtype();
+  // A gather or all_to_all rounds stochastically on the wire; converting the
+  // received values to a narrower result would round them again, on every
+  // receiving rank.
+  auto wireType = dyn_cast<FloatType>(forward);
+  auto resultFloat = dyn_cast<FloatType>(resultType.getElementType());
+  if (!op.isReduction() && seed && !operation->getAttr("scaling") &&
+      wireType && resultFloat && !floatTypeContains(resultFloat, wireType))
+    return operation->emitOpError("rounds stochastically on the wire: "
+                                  "expected a result element type that "
+                                  "holds every forward_dtype ")
+           << wireType << " value, got " << resultFloat
+           << " (round once, on the wire: forward_dtype = the result element "
+              "type)";
   TypeAttr acc = op.getAccDtypeAttr();
   std::pair<StringRef, Type> valueTypes[] = {
       {"input", op.getInput().getType()},

@@ -48,20 +48,23 @@ static FloatType getComputeType(FloatType type) {
   return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
 
-/// `value / divisor` rounded once to `value`'s type (no-op for a divisor of
-/// 1). The division happens in the narrowest type that holds the divisor
-/// exactly, so that a divisor beyond the range or precision of `value`'s type
-/// (1e39 or 0.1 in f32) is not rounded to inf, 0 or a neighbour first.
-static Value divideBy(OpBuilder &b, Location loc, Value value, double divisor) {
-  if (divisor == 1.0)
-    return value;
-  auto type = cast<FloatType>(value.getType());
-  FloatType divisionType = getExactDivisionType(type, divisor);
-  Value constant = arith::ConstantOp::create(
-      b, loc, divisionType, b.getFloatAttr(divisionType, divisor));
-  Value quotient = arith::DivFOp::create(
-      b, loc, convertFloat(b, loc, value, divisionType), constant);
-  return convertFloat(b, loc, quotient, type);
+/// The type `value / divisor` is rounded to when the next step stores it in
+/// `next`: `next` itself where `type` holds every value of it (one rounding
+/// instead of two), else `type`, as the contract says.
+static FloatType getQuotientType(FloatType type, FloatType next) {
+  return floatTypeContains(type, next) ? next : type;
+}
+
+/// Word 2^63 + `index` of the stream keyed by `key`: the words of a
+/// collective's second rounding (of reduced values), which no first
+/// rounding draws (those take the words below 2^63, one per element of a
+/// tensor that fits in memory).
+static Value buildArrivalWord(OpBuilder &b, Location loc, Value key,
+                              Value index) {
+  Value offset = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
+  return buildPhiloxWord(b, loc, key,
+                         arith::AddIOp::create(b, loc, index, offset));
 }
 
 namespace {
@@ -198,6 +201,16 @@ Value buildRoundingKey(OpBuilder &b, CollectiveOpInterface op) {
                               op->getOperand(1));
 }
 
+/// The key of the stochastic rounding of values every rank of the group
+/// holds alike (a ring all_reduce's result): the seed itself, so that every
+/// rank rounds them to the same bits. Null when `op` rounds to nearest even.
+Value buildSharedRoundingKey(CollectiveOpInterface op) {
+  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+      RoundingMode::Stochastic)
+    return {};
+  return op->getOperand(1);
+}
+
 /// The pack kernel: `cast(x / preDivisor, wire)` laid out so that the chunks
 /// of `splitDim` (one per destination rank) are contiguous and leading. With
 /// no split the layout is the input's. Returns the flat wire buffer. With a
@@ -228,8 +241,11 @@ Value buildPack(OpBuilder &b, Location loc, Value input,
   auto kernelBody = [&](OpBuilder &nb, Location nl, Value x) {
     if (identityValues)
       return x;
-    Value scaled =
-        divideBy(nb, nl, convertFloat(nb, nl, x, compute), preDivisor);
+    FloatType quotientType = getQuotientType(inputElement, wire);
+    Value scaled = buildQuotientForRounding(
+        nb, nl, convertFloat(nb, nl, x, compute), preDivisor, quotientType);
+    if (quotientType != wire)
+      scaled = convertFloat(nb, nl, scaled, quotientType);
     if (!roundingKey)
       return convertFloat(nb, nl, scaled, wire);
     Value word = buildPhiloxWord(
@@ -336,21 +352,37 @@ Value padWithZeros(OpBuilder &b, Location loc, Value buffer, int64_t size) {
       SmallVector<OpFoldResult>{b.getIndexAttr(count)}, stride);
 }
 
-/// `cast(acc / postDivisor, result element type)` on one element.
+/// `cast(acc / postDivisor, result element type)` on one element of a
+/// tensor of `shape` (iteration dimensions in order). With a `roundingKey`
+/// the cast rounds stochastically, element j (row-major) by the arrival
+/// word j of the key's stream (buildArrivalWord).
 Value finishElement(OpBuilder &b, Location loc, Value accumulated,
-                    const DecompositionPlan &plan, FloatType resultElement) {
+                    const DecompositionPlan &plan, FloatType resultElement,
+                    ArrayRef<int64_t> shape, Value roundingKey) {
   auto accElement = cast<FloatType>(accumulated.getType());
   if (plan.postDivisor == 1.0 && accElement == resultElement)
     return accumulated;
-  Value scaled =
-      divideBy(b, loc, convertFloat(b, loc, accumulated, getComputeType(accElement)),
-               plan.postDivisor);
-  return convertFloat(b, loc, scaled, resultElement);
+  FloatType quotientType = getQuotientType(accElement, resultElement);
+  Value scaled = buildQuotientForRounding(
+      b, loc, convertFloat(b, loc, accumulated, getComputeType(accElement)),
+      plan.postDivisor, quotientType);
+  if (quotientType != resultElement)
+    scaled = convertFloat(b, loc, scaled, quotientType);
+  auto from = cast<FloatType>(scaled.getType());
+  if (!roundingKey || floatTypeContains(resultElement, from))
+    return convertFloat(b, loc, scaled, resultElement);
+  SmallVector<unsigned> dims;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    dims.push_back(d);
+  Value word = buildArrivalWord(b, loc, roundingKey,
+                                buildLinearIndex(b, loc, shape, dims));
+  return convertFloatStochastic(b, loc, scaled, resultElement, word);
 }
 
 /// `cast(acc / postDivisor, result type)` elementwise.
 Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
-                  const DecompositionPlan &plan, RankedTensorType resultType) {
+                  const DecompositionPlan &plan, RankedTensorType resultType,
+                  Value roundingKey) {
   auto resultElement = cast<FloatType>(resultType.getElementType());
   auto accType = cast<RankedTensorType>(accumulated.getType());
   if (plan.postDivisor == 1.0 && accType.getElementType() == resultElement)
@@ -358,7 +390,8 @@ Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
   return buildElementwise(
       b, loc, accumulated, b.getMultiDimIdentityMap(accType.getRank()),
       resultType, [&](OpBuilder &nb, Location nl, Value v) {
-        return finishElement(nb, nl, v, plan, resultElement);
+        return finishElement(nb, nl, v, plan, resultElement,
+                             resultType.getShape(), roundingKey);
       });
 }
 
@@ -367,10 +400,11 @@ Value buildFinish(OpBuilder &b, Location loc, Value accumulated,
 constexpr int64_t kMaxFusedTerms = 16;
 
 /// The unpack kernel of a direct reduction: N chunks of the result's shape in
-/// the wire dtype, summed in the accumulation dtype, then finished.
+/// the wire dtype, summed in the accumulation dtype, then finished (with
+/// `roundingKey`'s arrival words where that rounds stochastically).
 Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
                         const DecompositionPlan &plan,
-                        RankedTensorType resultType) {
+                        RankedTensorType resultType, Value roundingKey) {
   int64_t rank = resultType.getRank();
   SmallVector<int64_t> receivedShape{plan.groupSize};
   receivedShape.append(resultType.getShape().begin(),
@@ -409,7 +443,9 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
             sum = combineReduction(nb, nl, plan.reduction, sum,
                                    convertFloat(nb, nl, term, plan.acc));
           linalg::YieldOp::create(
-              nb, nl, finishElement(nb, nl, sum, plan, resultElement));
+              nb, nl,
+              finishElement(nb, nl, sum, plan, resultElement,
+                            resultType.getShape(), roundingKey));
         });
     return unpack.getResult(0);
   }
@@ -439,7 +475,7 @@ Value buildReduceUnpack(OpBuilder &b, Location loc, Value flat,
         linalg::YieldOp::create(
             nb, nl, combineReduction(nb, nl, plan.reduction, args[1], term));
       });
-  return buildFinish(b, loc, sum.getResult(0), plan, resultType);
+  return buildFinish(b, loc, sum.getResult(0), plan, resultType, roundingKey);
 }
 
 Value buildTransport(OpBuilder &b, Location loc, CollectiveOpInterface op,
@@ -490,9 +526,11 @@ Value decompose(OpBuilder &b, ReduceScatterOp op,
                 const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
+  // Each rank's result is its own: the rank's stream rounds it again.
+  Value roundingKey = buildRoundingKey(b, op);
   Value packed =
       buildPack(b, loc, op.getInput(), op.getScatterAxis(), plan.groupSize,
-                plan.wire, plan.preDivisor, buildRoundingKey(b, op));
+                plan.wire, plan.preDivisor, roundingKey);
   int64_t chunk = resultType.getNumElements();
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::ReduceScatter,
@@ -500,19 +538,20 @@ Value decompose(OpBuilder &b, ReduceScatterOp op,
     Value shaped =
         reshapeTensor(b, loc, reduced,
                       RankedTensorType::get(resultType.getShape(), plan.wire));
-    return buildFinish(b, loc, shaped, plan, resultType);
+    return buildFinish(b, loc, shaped, plan, resultType, roundingKey);
   }
   Value exchanged = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
                                    chunk * plan.groupSize, std::nullopt);
-  return buildReduceUnpack(b, loc, exchanged, plan, resultType);
+  return buildReduceUnpack(b, loc, exchanged, plan, resultType, roundingKey);
 }
 
 Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
+  Value roundingKey = buildRoundingKey(b, op);
   Value packed =
       buildPack(b, loc, op.getInput(), std::nullopt, plan.groupSize, plan.wire,
-                plan.preDivisor, buildRoundingKey(b, op));
+                plan.preDivisor, roundingKey);
   int64_t count = resultType.getNumElements();
   if (plan.wireReduction) {
     Value reduced = buildTransport(b, loc, op, TransportKind::AllReduce, packed,
@@ -520,7 +559,9 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
     Value shaped =
         reshapeTensor(b, loc, reduced,
                       RankedTensorType::get(resultType.getShape(), plan.wire));
-    return buildFinish(b, loc, shaped, plan, resultType);
+    // Every rank holds the same reduced values and must round them alike.
+    return buildFinish(b, loc, shaped, plan, resultType,
+                       buildSharedRoundingKey(op));
   }
   FloatType sliceType = getAllReduceGatherType(op, plan.groupSize);
   if (!sliceType) {
@@ -528,22 +569,26 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
     Value gathered = buildTransport(b, loc, op, TransportKind::AllGather,
                                     packed, count * plan.groupSize,
                                     std::nullopt);
-    return buildReduceUnpack(b, loc, gathered, plan, resultType);
+    return buildReduceUnpack(b, loc, gathered, plan, resultType, roundingKey);
   }
 
   // A direct reduce-scatter of `slice` elements per rank, then an all-gather
   // of the finished slices: each rank receives 2 (N - 1) slices instead of
   // the N - 1 whole buffers an all-gather of the inputs would move. A count
   // that does not divide by N is padded with zeros to N slices; the padding
-  // is reduced like the rest and dropped after the gather.
+  // is reduced like the rest and dropped after the gather. A rank rounds its
+  // reduced slice to the gathered dtype with its own stream's arrival words
+  // (stochastically where the op does), so every rank receives the same
+  // bits for it.
   int64_t slice = llvm::divideCeil(count, plan.groupSize);
   int64_t padded = slice * plan.groupSize;
   if (padded != count)
     packed = padWithZeros(b, loc, packed, padded);
   Value exchanged = buildTransport(b, loc, op, TransportKind::AllToAll, packed,
                                    padded, std::nullopt);
-  Value reduced = buildReduceUnpack(b, loc, exchanged, plan,
-                                    RankedTensorType::get({slice}, sliceType));
+  Value reduced =
+      buildReduceUnpack(b, loc, exchanged, plan,
+                        RankedTensorType::get({slice}, sliceType), roundingKey);
   Value gathered = buildTransport(b, loc, op, TransportKind::AllGather,
                                   reduced, padded, std::nullopt);
   if (padded != count)

@@ -40,19 +40,13 @@ double getConversionError(Type from, Type to) {
 
 /// The relative error of dividing a `type` value by `divisor` and rounding
 /// the quotient to `type`: none for powers of two (only the exponent
-/// changes), one rounding when `type` holds the divisor, else a division in
-/// a wider type (see getExactDivisionType) and a rounding to `type`.
+/// changes), else one rounding of the exact quotient, whether or not `type`
+/// holds the divisor (buildQuotientForRounding).
 double getDivisionError(double divisor, Type type) {
   int exponent;
   if (std::frexp(divisor, &exponent) == 0.5)
     return 0.0;
-  auto floatType = cast<FloatType>(type);
-  FloatType divisionType = getExactDivisionType(floatType, divisor);
-  double u = getUnitRoundoff(type);
-  if (divisionType == floatType)
-    return u;
-  double wide = getUnitRoundoff(divisionType);
-  return (1.0 + wide) * (1.0 + u) - 1.0;
+  return getUnitRoundoff(type);
 }
 
 /// Higham's gamma_k = k u / (1 - k u), the worst-case relative error of k

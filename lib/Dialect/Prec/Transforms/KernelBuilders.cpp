@@ -647,6 +647,51 @@ Value mlir::prec::convertFloatStochastic(OpBuilder &b, Location loc,
                                  random);
 }
 
+Value mlir::prec::buildQuotientForRounding(OpBuilder &b, Location loc,
+                                           Value value, double divisor,
+                                           FloatType target) {
+  if (divisor == 1.0)
+    return value;
+  auto type = cast<FloatType>(value.getType());
+  auto constant = [&](FloatType t, double v) -> Value {
+    return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+  };
+  int exponent;
+  bool powerOfTwo = std::frexp(divisor, &exponent) == 0.5;
+  FloatType f32 = b.getF32Type(), f64 = b.getF64Type();
+  FloatType exact = getExactDivisionType(type, divisor);
+  if (powerOfTwo ||
+      (exact == f32 && type == f32 && target == f32) || type.getWidth() > 64)
+    return arith::DivFOp::create(b, loc, convertFloat(b, loc, value, exact),
+                                 constant(exact, divisor));
+  if (type.getWidth() == 64 && target.getWidth() == 64)
+    return arith::DivFOp::create(b, loc, value, constant(f64, divisor));
+  // x / d rounded to nearest in f64, and the exact remainder x - q d (exact
+  // in f64 for a quotient rounded to nearest, barring underflow) that says
+  // on which side of q the exact quotient lies.
+  Value x = convertFloat(b, loc, value, f64);
+  Value d = constant(f64, divisor);
+  Value q = arith::DivFOp::create(b, loc, x, d);
+  Value remainder = math::FmaOp::create(
+      b, loc, arith::NegFOp::create(b, loc, q), d, x);
+  using P = arith::CmpFPredicate;
+  Value zero = constant(f64, 0.0);
+  // Ordered: false for a NaN remainder (x or q infinite or NaN), exact.
+  Value inexact = arith::CmpFOp::create(b, loc, P::ONE, remainder, zero);
+  // q is away from zero from the exact quotient when remainder / d and q
+  // have opposite signs.
+  Value quotientBelow = arith::CmpFOp::create(
+      b, loc, divisor > 0 ? P::OLT : P::OGT, remainder, zero);
+  Value negative = arith::CmpFOp::create(b, loc, P::OLT, q, zero);
+  Value awayFromZero = arith::XOrIOp::create(b, loc, quotientBelow, negative);
+  IntegerOps i64{b, loc, b.getI64Type()};
+  Value bits = arith::BitcastOp::create(b, loc, i64.type, q);
+  Value towardZero =
+      i64.select(awayFromZero, i64.sub(bits, i64.c(1)), bits);
+  Value odd = i64.select(inexact, i64.bitOr(towardZero, i64.c(1)), bits);
+  return arith::BitcastOp::create(b, loc, f64, odd);
+}
+
 Value mlir::prec::buildRankRoundingKey(OpBuilder &b, Location loc,
                                        FlatSymbolRefAttr grid, Value seed) {
   IntegerOps i64{b, loc, b.getI64Type()};

@@ -241,12 +241,8 @@ Value buildScaledTerm(OpBuilder &b, Location loc, Value q, Value scale,
   FloatType compute =
       acc == f32 && preDivisor == 1.0 ? f32 : b.getF64Type();
   Value term = dequantizeElement(b, loc, q, scale, compute);
-  if (preDivisor != 1.0)
-    term = arith::DivFOp::create(
-        b, loc, term,
-        arith::ConstantOp::create(b, loc, compute,
-                                  b.getFloatAttr(compute, preDivisor)));
-  return convertFloat(b, loc, term, acc);
+  return convertFloat(
+      b, loc, buildQuotientForRounding(b, loc, term, preDivisor, acc), acc);
 }
 
 /// Combines the received terms [N, result shape] in `acc` with `kind` (sum,
@@ -298,14 +294,16 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
       ArrayRef<AffineMap>{identityMap, identityMap},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
+        // The quotient is rounded once, to the result where acc holds
+        // every result value.
         Value value = args[0];
         if (divisor != 1.0) {
-          FloatType divisionType = getExactDivisionType(acc, divisor);
-          value = arith::DivFOp::create(
-              nb, nl, convertFloat(nb, nl, value, divisionType),
-              arith::ConstantOp::create(
-                  nb, nl, divisionType,
-                  nb.getFloatAttr(divisionType, divisor)));
+          FloatType quotientType =
+              floatTypeContains(acc, resultElement) ? resultElement : acc;
+          value = buildQuotientForRounding(nb, nl, value, divisor,
+                                           quotientType);
+          if (quotientType != resultElement)
+            value = convertFloat(nb, nl, value, quotientType);
         }
         linalg::YieldOp::create(nb, nl,
                                 convertFloat(nb, nl, value, resultElement));

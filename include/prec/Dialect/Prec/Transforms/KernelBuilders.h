@@ -106,6 +106,18 @@ Value buildLargestPartialAmax(OpBuilder &builder, Location loc, Value partials);
 Value buildQuantizeQuotient(OpBuilder &builder, Location loc, Value x,
                             Value scale);
 
+/// `value / divisor` in a type from which one rounding to `target`
+/// (convertFloat, or convertFloatStochastic) rounds the exact quotient once;
+/// `value` itself for a divisor of 1. A power of two divides exactly in
+/// `value`'s type; f32 divides where `value`, `target` and the divisor are
+/// f32 (IEEE division rounds once). Otherwise the quotient is computed in
+/// f64 and rounded to odd there, with the sign of its exact remainder
+/// (math.fma): an f64 quotient rounded to nearest may be a midpoint of
+/// `target` (x / 0.1 returns 10 x for most f16 x) that the exact quotient
+/// is not, and would then round a second time, to even.
+Value buildQuotientForRounding(OpBuilder &builder, Location loc, Value value,
+                               double divisor, FloatType target);
+
 /// Converts a float scalar to `to` like convertFloat, rounding stochastically
 /// with the i32 word `random` where it rounds to a type narrower than f32
 /// (through f32, rounded to odd, from a wider type).
