@@ -261,12 +261,28 @@ LogicalResult propagateAdjoints(OpBuilder &builder, ArrayRef<Operation *> ops,
                                 const IRMapping &mapping, Type computeType,
                                 Operation *owner,
                                 DenseMap<Value, Value> &adjoints) {
+  // The body's values that depend on its float arguments through values
+  // other than integers and indices: an op the gradient reaches through
+  // them needs a rule, whatever their type (a complex has none).
+  DenseSet<Value> active;
+  auto isActive = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner()->getParentOp() == owner &&
+             isFloatLike(arg.getType());
+    return active.contains(value);
+  };
+  for (Operation *op : ops)
+    if (llvm::any_of(op->getOperands(), isActive))
+      for (Value result : op->getResults())
+        if (!isa<IntegerType, IndexType>(result.getType()))
+          active.insert(result);
+
   for (Operation *op : llvm::reverse(ops)) {
     auto reached = llvm::find_if(op->getResults(), [&](Value result) {
       return adjoints.count(result);
     });
     if (reached == op->result_end() ||
-        llvm::none_of(op->getOperandTypes(), isFloatLike))
+        llvm::none_of(op->getOperands(), isActive))
       continue;
     GradientRule rule = op->getNumResults() == 1 ? lookupElementwiseRule(op)
                                                  : nullptr;

@@ -1,9 +1,10 @@
 //===- LinalgGradients.cpp - gradient rules of linalg contractions --------===//
 //
 // The rules of the structured linalg ops that are not elementwise: matmul,
-// batch_matmul, softmax, transpose and fill. A matmul's gradients are matmuls that accumulate in
-// f32 (f64 for f64) and are returned unrounded; prec-generate-backward
-// rounds them once to each operand's gradient dtype.
+// batch_matmul, softmax, transpose and fill; and of tensor.cast. A matmul's
+// gradients are matmuls that accumulate in f32 (f64 for f64) and are returned
+// unrounded; prec-generate-backward rounds them once to each operand's gradient
+// dtype.
 //
 //===----------------------------------------------------------------------===//
 
@@ -219,9 +220,36 @@ struct FillBackwardModel
   }
 };
 
+/// tensor.cast changes only what the type says of the shape: the gradient
+/// is cast back to the operand's shape (shard-partition leaves such casts
+/// next to its collectives).
+struct TensorCastBackwardModel
+    : public BackwardOpInterface::ExternalModel<TensorCastBackwardModel,
+                                                tensor::CastOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ArrayRef<Value> resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) const {
+    auto castOp = cast<tensor::CastOp>(op);
+    auto sourceType = dyn_cast<RankedTensorType>(castOp.getSource().getType());
+    if (!sourceType)
+      return op->emitOpError("has no gradient rule from an unranked tensor");
+    Value gradient = resultGradients[0];
+    Type gradientType = sourceType.clone(
+        cast<RankedTensorType>(gradient.getType()).getElementType());
+    if (gradientType != gradient.getType())
+      gradient =
+          tensor::CastOp::create(builder, op->getLoc(), gradientType, gradient);
+    operandGradients.push_back(gradient);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::prec::registerLinalgBackwardModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {
+    tensor::CastOp::attachInterface<TensorCastBackwardModel>(*context);
+  });
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
     linalg::MatmulOp::attachInterface<MatmulBackwardModel<linalg::MatmulOp>>(
         *context);

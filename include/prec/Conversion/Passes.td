@@ -175,16 +175,27 @@ def ConvertShardToPrec : Pass<"convert-shard-to-prec", "mlir::ModuleOp"> {
     Reduction kinds `sum`, `max`, `min` and `average` (prec's `avg`) map one
     to one; the others are rejected naming the op and the kind. A collective
     over no grid axes is a group of one: its result is its input (converted
-    to the result element type with `prec.cast` if that differs). `shard`
-    ops without a prec form (`broadcast`, `gather`, `scatter`, `reduce`,
-    `send`, `recv`, `shift`, `update_halo`) and collectives on other than
-    statically ranked float tensors are errors. `shard.process_multi_index`,
+    to the result element type with `prec.cast` if that differs; an
+    `all_slice`'s with `tensor.cast` where its type has less static shape).
+    `shard` ops without a prec form (`broadcast`, `gather`, `scatter`,
+    `reduce`, `send`, `recv`, `shift`, `update_halo`) and collectives on
+    other than statically ranked float tensors are errors.
+    `shard.process_multi_index`,
     `shard.process_linear_index` and `shard.grid_shape` stay: prec's
     runtime lowering (`convert-prec-to-runtime`) gives them their values.
 
+    A gather's gradient sums (`grad_reduction = sum`): a replicated result
+    of the partitioned program is the whole value on every rank, never a
+    rank's local loss, so the gradient is the exact transpose (see
+    docs/Prec.md). A linalg body that
+    reads a tensor captured from outside it that may differ between ranks
+    is an error: shard-partition does not partition captures.
+
     The dtypes come from a `#prec.policy`, with the vocabulary and rules of
-    `prec-apply-policy`: gathers move `param` and take `reduce` as their
-    gradient's wire dtype, reductions move `reduce`; accumulation follows the
+    `prec-apply-policy`: gathers of parameters (an argument, or a piece of
+    one that slices, gathers and casts made) move `param`, gathers of
+    activations their own dtype, and every gather takes `reduce` as its
+    gradient's wire dtype; reductions move `reduce`; accumulation follows the
     default rules (f32 for a bf16 wire). The policy is the function's
     `prec.policy` attribute, else its module's, else the `policy` option,
     which is then also recorded on the module so that the pipeline's

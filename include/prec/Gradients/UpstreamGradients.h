@@ -21,7 +21,7 @@ void registerUpstreamBackwardOpInterfaceExternalModels(
     DialectRegistry &registry);
 
 /// The rules of `linalg.matmul`, `linalg.batch_matmul`, `linalg.softmax`,
-/// `linalg.transpose` and `linalg.fill`.
+/// `linalg.transpose`, `linalg.fill` and `tensor.cast`.
 void registerLinalgBackwardModels(DialectRegistry &registry);
 
 /// Attaches the rules of the elementwise table (ElementwiseGradients.cpp) to

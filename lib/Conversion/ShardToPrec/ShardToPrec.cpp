@@ -5,10 +5,12 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -80,9 +82,28 @@ FailureOr<ReductionKind> getPrecReduction(Operation *op,
   }
 }
 
+/// Whether `value` is an entry argument of its function or a piece of one
+/// that data movement alone made (a slice, a gather, an exchange, a cast):
+/// a parameter, in the policy's vocabulary.
+bool isParameter(Value value) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner()->isEntryBlock() &&
+             isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    Operation *def = value.getDefiningOp();
+    if (isa<tensor::CastOp, tensor::ExtractSliceOp, shard::AllGatherOp,
+            shard::AllToAllOp, shard::AllSliceOp, AllGatherOp, AllToAllOp,
+            CastOp>(def))
+      value = def->getOperand(0);
+    else
+      return false;
+  }
+}
+
 /// The dtypes the governing policy gives the converted form of `op` (a
-/// gather moves `param`, a reduction `reduce`), or a diagnostic: fp8 needs a
-/// scaling mode, which a policy cannot give.
+/// gather of a parameter moves `param`; the gradient of any gather and every
+/// reduction move `reduce`), or a diagnostic: fp8 needs a scaling mode,
+/// which a policy cannot give.
 FailureOr<CollectiveDtypes> getPolicyDtypes(Operation *op,
                                             PolicyAttr fallback) {
   PolicyAttr governing = getGoverningPolicy(op, fallback);
@@ -90,7 +111,11 @@ FailureOr<CollectiveDtypes> getPolicyDtypes(Operation *op,
   if (!governing || isa<shard::AllToAllOp>(op))
     return dtypes;
   bool isGather = isa<shard::AllGatherOp>(op);
-  FloatType forward = isGather ? governing.getParam() : governing.getReduce();
+  // Activations are gathered in their own dtype: `param` is the dtype of
+  // the parameters.
+  FloatType forward = !isGather                        ? governing.getReduce()
+                      : isParameter(op->getOperand(0)) ? governing.getParam()
+                                                       : FloatType();
   FloatType backward = isGather ? governing.getReduce() : FloatType();
   for (auto [type, entry] : {std::pair(forward, isGather ? "param" : "reduce"),
                              std::pair(backward, "reduce")})
@@ -101,6 +126,115 @@ FailureOr<CollectiveDtypes> getPolicyDtypes(Operation *op,
   dtypes.forward = getTypeAttrOrNull(forward);
   dtypes.backward = getTypeAttrOrNull(backward);
   return dtypes;
+}
+
+/// Whether a value may differ between the ranks of its grid, axis by axis:
+/// entry arguments may along every axis (the partitioned program no longer
+/// says how they were split), a rank's index or slice along its axes, and
+/// what is computed from them as what it reads; a gather or all-reduce makes
+/// its result the same along its axes (and axes of one rank never differ).
+class VaryingValues {
+public:
+  /// The grid axes along which `value` may differ, one bit each.
+  using Axes = uint64_t;
+
+  bool mayVary(Value value) { return getAxes(value) != 0; }
+
+private:
+  Axes getAxes(Value value) {
+    auto [it, inserted] = cache.try_emplace(value, ~Axes(0));
+    if (!inserted)
+      return it->second;
+    Axes axes = compute(value);
+    cache[value] = axes;
+    return axes;
+  }
+
+  Axes compute(Value value) {
+    if (isa<BlockArgument>(value))
+      return ~Axes(0);
+    Operation *def = value.getDefiningOp();
+    if (auto index = dyn_cast<shard::ProcessMultiIndexOp>(def))
+      return toMask(index.getAxes());
+    if (isa<shard::ProcessLinearIndexOp>(def))
+      return ~Axes(0);
+    if (auto gather = dyn_cast<shard::AllGatherOp>(def))
+      return getAxes(gather.getInput()) &
+             ~madeSame(def, gather.getGridAttr(), gather.getGridAxes());
+    if (auto reduce = dyn_cast<shard::AllReduceOp>(def))
+      return getAxes(reduce.getInput()) &
+             ~madeSame(def, reduce.getGridAttr(), reduce.getGridAxes());
+    if (auto scatter = dyn_cast<shard::ReduceScatterOp>(def))
+      return getAxes(scatter.getInput()) | toMask(scatter.getGridAxes());
+    if (auto exchange = dyn_cast<shard::AllToAllOp>(def))
+      return getAxes(exchange.getInput()) | toMask(exchange.getGridAxes());
+    if (auto slice = dyn_cast<shard::AllSliceOp>(def))
+      return getAxes(slice.getInput()) | toMask(slice.getGridAxes());
+    // Anything else is as varying as what it reads, its regions' captures
+    // included.
+    Axes axes = 0;
+    for (Value operand : def->getOperands())
+      axes |= getAxes(operand);
+    def->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (!def->isAncestor(operand.getParentRegion()->getParentOp()))
+          axes |= getAxes(operand);
+    });
+    return axes;
+  }
+
+  static Axes toMask(ArrayRef<int16_t> axes) {
+    Axes mask = 0;
+    for (int16_t axis : axes)
+      mask |= axis < 64 ? Axes(1) << axis : 0;
+    return mask;
+  }
+
+  /// The axes along which a collective over `axes` of `gridName` leaves
+  /// every rank the same value: its own, those of one rank, and those
+  /// beyond the grid's rank.
+  static Axes madeSame(Operation *op, FlatSymbolRefAttr gridName,
+                       ArrayRef<int16_t> axes) {
+    Axes same = toMask(axes);
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+    if (!grid)
+      return same;
+    ArrayRef<int64_t> shape = grid.getShape();
+    for (size_t axis = 0; axis < 64; ++axis)
+      if (axis >= shape.size() || shape[axis] == 1)
+        same |= Axes(1) << axis;
+    return same;
+  }
+
+  DenseMap<Value, Axes> cache;
+};
+
+/// A tensor captured by a linalg body (defined outside, read inside) that
+/// may differ between ranks: shard-partition leaves such a value as it is,
+/// so the body would read this rank's piece at the indices of the whole
+/// tensor. A diagnostic at the op that captures it.
+LogicalResult checkCaptures(linalg::LinalgOp op, VaryingValues &varying) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (nested == op.getOperation())
+      return WalkResult::advance();
+    for (Value operand : nested->getOperands()) {
+      if (!isa<RankedTensorType>(operand.getType()) ||
+          op->isAncestor(operand.getParentRegion()->getParentOp()) ||
+          !varying.mayVary(operand))
+        continue;
+      InFlightDiagnostic diag =
+          op->emitOpError("reads a tensor captured from outside its body "
+                          "that may differ between ranks: shard-partition "
+                          "does not partition captured values, so the body "
+                          "would index this rank's shard as the whole "
+                          "tensor; pass it as an operand, or gather it first");
+      diag.attachNote(nested->getLoc()) << "captured here";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 /// Base of the collective patterns: what every conversion checks (float
@@ -194,13 +328,15 @@ struct AllGatherOpLowering : CollectivePattern<shard::AllGatherOp> {
                          const CollectiveDtypes &dtypes,
                          ConversionPatternRewriter &rewriter) const override {
     // The result keeps shard's element type: the gathered wire values are
-    // converted to it, as prec.all_gather defines.
+    // converted to it, as prec.all_gather defines. The gradient sums: a
+    // replicated result of shard-partition's program is the whole value on
+    // every rank, never a rank's local loss, so the transpose is exact.
     rewriter.replaceOpWithNewOp<AllGatherOp>(
         op, resultType, input, op.getGridAttr(),
         rewriter.getDenseI16ArrayAttr(op.getGridAxes()), dtypes.forward,
         dtypes.backward, RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
         rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()),
-        ReductionKindAttr());
+        ReductionKindAttr::get(rewriter.getContext(), ReductionKind::Sum));
   }
 };
 
@@ -270,6 +406,22 @@ struct ConvertShardToPrecPass
         module->setAttr(PrecDialect::kPolicyAttrName, optionPolicy);
     }
 
+    // A slice over no grid axes is a group of one: its input, cast to the
+    // result type where that says less of the shape (shard's verifier makes
+    // the shapes agree). Upstream's lowering would slice as if over the
+    // whole grid.
+    module.walk([](shard::AllSliceOp slice) {
+      if (!slice.getGridAxes().empty())
+        return;
+      Value input = slice.getInput();
+      if (input.getType() != slice.getType()) {
+        OpBuilder builder(slice);
+        input = tensor::CastOp::create(builder, slice.getLoc(), slice.getType(),
+                                       input);
+      }
+      slice.replaceAllUsesWith(input);
+      slice.erase();
+    });
     // all_slice is local: upstream's lowering makes it an extract_slice at
     // the process's index, which prec's runtime lowering provides. Its
     // patterns are written for the greedy driver (they leave the slice dead).
@@ -290,7 +442,11 @@ struct ConvertShardToPrecPass
 
     // Diagnostics first, so that the conversion below only meets ops it can
     // convert.
+    VaryingValues varying;
     WalkResult unsupported = module.walk([&](Operation *op) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        if (failed(checkCaptures(linalgOp, varying)))
+          return WalkResult::interrupt();
       return failed(checkConvertible(op, optionPolicy))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();

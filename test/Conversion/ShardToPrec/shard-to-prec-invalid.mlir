@@ -42,3 +42,26 @@ func.func @fp8_policy(%x: tensor<8xf32>) -> tensor<32xf32>
   %0 = shard.all_gather %x on @grid grid_axes = [0] gather_axis = 0 : tensor<8xf32> -> tensor<32xf32>
   return %0 : tensor<32xf32>
 }
+
+// -----
+
+// An embedding table split on dim 0 by upstream, read in a body at global
+// token ids: shard-partition leaves captured values as they are, so the body
+// would read this rank's rows as if they were the whole table.
+shard.grid @grid(shape = 4)
+
+func.func @captured_shard(%table: tensor<4x8xf32>, %ids: tensor<4xi64>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-error @+1 {{'linalg.generic' op reads a tensor captured from outside its body that may differ between ranks: shard-partition does not partition captured values, so the body would index this rank's shard as the whole tensor; pass it as an operand, or gather it first}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %i = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    // expected-note @+1 {{captured here}}
+    %v = tensor.extract %table[%i, %j] : tensor<4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

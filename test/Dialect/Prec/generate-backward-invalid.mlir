@@ -189,3 +189,88 @@ func.func @grad_dtype_on_scalar(%x: f32) -> f32 {
   %y = arith.negf %x {prec.grad_dtype = f32} : f32
   return %y : f32
 }
+
+// -----
+
+// Complex values carry no gradient: the op that a gradient reaches through
+// them is named, never a silent zero for the real inputs (rotary embeddings
+// as complex products).
+func.func @complex_tensors(%x: tensor<4xf32>, %y: tensor<4xf32>,
+                           %freqs: tensor<4xcomplex<f32>>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %ec = tensor.empty() : tensor<4xcomplex<f32>>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<4xf32>, tensor<4xf32>) outs(%ec : tensor<4xcomplex<f32>>) {
+  ^bb0(%re: f32, %im: f32, %out: complex<f32>):
+    %c = complex.create %re, %im : complex<f32>
+    linalg.yield %c : complex<f32>
+  } -> tensor<4xcomplex<f32>>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%z, %freqs : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) outs(%ec : tensor<4xcomplex<f32>>) {
+  ^bb0(%a: complex<f32>, %b: complex<f32>, %out: complex<f32>):
+    %p = complex.mul %a, %b : complex<f32>
+    linalg.yield %p : complex<f32>
+  } -> tensor<4xcomplex<f32>>
+  %ef = tensor.empty() : tensor<4xf32>
+  // expected-error @below {{'linalg.generic' op has no gradient rule for operand #0 of type 'tensor<4xcomplex<f32>>', which depends on a differentiable argument: gradients flow through ranked tensors of floats only}}
+  %o = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%r : tensor<4xcomplex<f32>>) outs(%ef : tensor<4xf32>) {
+  ^bb0(%a: complex<f32>, %out: f32):
+    %re = complex.re %a : complex<f32>
+    linalg.yield %re : f32
+  } -> tensor<4xf32>
+  return %o : tensor<4xf32>
+}
+
+// -----
+
+// The same inside one body: the complex op the gradient reaches is named.
+func.func @complex_in_body(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %empty = tensor.empty() : tensor<4xf32>
+  // expected-note @below {{in the body of this 'linalg.generic'}}
+  %o = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<4xf32>, tensor<4xf32>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%re: f32, %im: f32, %out: f32):
+    %c = complex.create %re, %im : complex<f32>
+    %p = complex.mul %c, %c : complex<f32>
+    // expected-error @below {{'complex.im' op has no gradient rule}}
+    %i = complex.im %p : complex<f32>
+    linalg.yield %i : f32
+  } -> tensor<4xf32>
+  return %o : tensor<4xf32>
+}
+
+// -----
+
+// A scalar float carries no gradient: one read from a differentiable
+// argument and used by an op the gradient reaches is an error.
+func.func @scalar_operand(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %v = tensor.extract %s[] : tensor<f32>
+  %empty = tensor.empty() : tensor<4xf32>
+  // expected-error @below {{'linalg.fill' op has no gradient rule for operand #0 of type 'f32', which depends on a differentiable argument: gradients flow through ranked tensors of floats only}}
+  %f = linalg.fill ins(%v : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %y = arith.mulf %x, %f : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A value a body captures from outside gets no gradient from the body's
+// rule: an error when it depends on a differentiable argument.
+func.func @captured_scalar(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %v = tensor.extract %s[] : tensor<f32>
+  %empty = tensor.empty() : tensor<4xf32>
+  // expected-error @below {{'linalg.generic' op has no gradient rule for a value its body captures from outside, which depends on a differentiable argument: pass it as an operand}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    // expected-note @below {{captured here}}
+    %m = arith.mulf %in, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -458,3 +458,36 @@ func.func @gathered_grad_dtype(%w_shard: tensor<2x4xf32>, %x: tensor<3x8xbf16>) 
   %y = linalg.matmul ins(%x, %w : tensor<3x8xbf16>, tensor<8x4xbf16>) outs(%init : tensor<3x4xf32>) -> tensor<3x4xf32>
   return %y : tensor<3x4xf32>
 }
+
+// tensor.cast (which shard-partition leaves next to its collectives): the
+// gradient is cast back to the operand's type.
+// CHECK-LABEL: func.func @cast_shape_backward(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>, %[[DY:[^:]*]]: tensor<?xf32>
+// CHECK:         %[[DX:.*]] = tensor.cast %[[DY]] : tensor<?xf32> to tensor<4xf32>
+// CHECK:         return %[[DX]]
+func.func @cast_shape(%x: tensor<4xf32>) -> tensor<?xf32>
+    attributes {prec.differentiable} {
+  %y = tensor.cast %x : tensor<4xf32> to tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// A complex input that does not depend on the arguments (rotary
+// frequencies) needs no gradient: its real part scales x, and only x's
+// gradient is taken (complex.re has no rule, and none is needed).
+// CHECK-LABEL: func.func @constant_complex_backward(
+// CHECK:         linalg.generic
+// CHECK:           %[[RE:.*]] = complex.re
+// CHECK:           arith.mulf %{{.*}}, %[[RE]]
+func.func @constant_complex(%x: tensor<4xf32>, %freqs: tensor<4xcomplex<f32>>) -> tensor<4xf32>
+    attributes {prec.differentiable} {
+  %empty = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x, %freqs : tensor<4xf32>, tensor<4xcomplex<f32>>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%in: f32, %f: complex<f32>, %out: f32):
+    %re = complex.re %f : complex<f32>
+    %m = arith.mulf %in, %re : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -106,6 +106,16 @@ private:
   /// Applies the gradient rules of the recomputed ops in reverse order.
   LogicalResult propagate(OpBuilder &builder, ArrayRef<Operation *> recomputed);
 
+  /// Marks the recomputed values that depend on a differentiable argument
+  /// through values that could carry a derivative (all but integers and
+  /// indices).
+  void findActiveValues(Block &entry, ArrayRef<Operation *> recomputed);
+
+  /// A diagnostic if `op`, which a gradient reaches, reads an active value
+  /// its rule cannot pass a gradient to: one of a type without gradients
+  /// (a complex or scalar float), or one captured by its regions.
+  LogicalResult checkActiveOperands(Operation *op);
+
   func::FuncOp forward;
   SymbolTable &symbols;
   std::string name;
@@ -119,9 +129,74 @@ private:
   /// Indices of the results that take a gradient.
   SmallVector<unsigned> differentiableResults;
   GradientTable gradients;
+  /// Values that depend on a differentiable argument.
+  DenseSet<Value> active;
 };
 
+/// Whether values of `type` are legitimately without a gradient: integers
+/// and indices (and tensors of them), whose derivative is zero wherever it
+/// exists.
+bool isGradientFree(Type type) {
+  return isa<IntegerType, IndexType>(getElementTypeOrSelf(type));
+}
+
+/// Calls `fn` on every value `op`'s regions read from outside `op`.
+void forEachCapture(Operation *op, function_ref<void(OpOperand &)> fn) {
+  if (op->getNumRegions() == 0)
+    return;
+  op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
+    for (OpOperand &operand : nested->getOpOperands())
+      if (!op->isAncestor(operand.get().getParentRegion()->getParentOp()))
+        fn(operand);
+  });
+}
+
 } // namespace
+
+void BackwardBuilder::findActiveValues(Block &entry,
+                                       ArrayRef<Operation *> recomputed) {
+  for (unsigned index : differentiableArgs)
+    active.insert(entry.getArgument(index));
+  for (Operation *op : recomputed) {
+    bool reads = llvm::any_of(op->getOperands(),
+                              [&](Value v) { return active.contains(v); });
+    forEachCapture(op, [&](OpOperand &operand) {
+      reads |= active.contains(operand.get());
+    });
+    if (!reads)
+      continue;
+    for (Value result : op->getResults())
+      if (!isGradientFree(result.getType()))
+        active.insert(result);
+  }
+}
+
+LogicalResult BackwardBuilder::checkActiveOperands(Operation *op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type type = operand.get().getType();
+    if (!active.contains(operand.get()) ||
+        BackwardOpInterface::isDifferentiable(type))
+      continue;
+    return op->emitOpError("has no gradient rule for operand #")
+           << operand.getOperandNumber() << " of type " << type
+           << ", which depends on a differentiable argument: gradients flow "
+              "through ranked tensors of floats only";
+  }
+  LogicalResult result = success();
+  forEachCapture(op, [&](OpOperand &operand) {
+    if (failed(result) || !active.contains(operand.get()))
+      return;
+    InFlightDiagnostic diag =
+        op->emitOpError("has no gradient rule for a value its body captures ")
+        << "from outside, which depends on a differentiable argument: pass "
+           "it as an operand";
+    diag.attachNote(operand.getOwner()->getLoc()) << "captured here";
+    result = diag;
+  });
+  return result;
+}
 
 LogicalResult BackwardBuilder::analyzeForward() {
   if (forward.isExternal())
@@ -213,10 +288,14 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
                                          : getElementType(result))
               : Value());
     // Ops that no gradient reaches, or that have no differentiable operand
-    // (tensor.empty, constants), pass nothing back.
+    // (tensor.empty, constants), pass nothing back; but an active value
+    // that no rule can reach would get a silent zero.
     if (llvm::none_of(resultGradients,
-                      [](Value gradient) { return bool(gradient); }) ||
-        llvm::none_of(op->getOperandTypes(),
+                      [](Value gradient) { return bool(gradient); }))
+      continue;
+    if (failed(checkActiveOperands(op)))
+      return failure();
+    if (llvm::none_of(op->getOperandTypes(),
                       BackwardOpInterface::isDifferentiable))
       continue;
 
@@ -283,6 +362,8 @@ LogicalResult BackwardBuilder::run() {
   SmallVector<Operation *> recomputed;
   for (Operation &op : forwardBody.without_terminator())
     recomputed.push_back(builder.clone(op, mapping));
+
+  findActiveValues(*entry, recomputed);
 
   // Seed the results' gradients with the gradient arguments.
   Operation *forwardReturn = forwardBody.getTerminator();

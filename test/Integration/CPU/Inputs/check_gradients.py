@@ -45,6 +45,7 @@ tolerance, so that a backward function returning zeros cannot pass.
 """
 import argparse
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -155,10 +156,16 @@ def main():
     plan = [(q, k, j, sign) for q, k, j in coordinates for sign in (1, -1)]
     position = {c: 2 * i for i, c in enumerate(coordinates)}
     module = os.path.join(work, "module.mlir")
+    added = wrappers(options.forward, options.backward, arguments, options.seed, len(plan))
+    text = open(options.module).read().rstrip()
+    if re.search(r"^module\b", text, re.MULTILINE):
+        # An explicit module (prec-opt's output): the wrappers go inside it.
+        assert text.endswith("}")
+        text = text[:-1] + added + "}"
+    else:
+        text += "\n" + added
     with open(module, "w") as out:
-        out.write(open(options.module).read())
-        out.write(wrappers(options.forward, options.backward, arguments, options.seed,
-                           len(plan)))
+        out.write(text + "\n")
 
     def run(entry, output_dir, files):
         os.makedirs(output_dir, exist_ok=True)

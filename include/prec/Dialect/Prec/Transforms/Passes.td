@@ -204,10 +204,13 @@ def PrecGenerateBackward
     default every function carrying the unit attribute
     `prec.differentiable`. Forward functions must have one block and no
     side effects (they are recomputed); an op that needs a gradient and has
-    no rule is an error naming it. The backward function is marked
-    `prec.backward_of = @f`, and a function so marked is left alone when the
-    pass runs again: the pass can run on its own output, as `prec-run` does
-    when it lowers a module that has been through it.
+    no rule is an error naming it, and so is an op a gradient reaches that
+    reads a value depending on a differentiable argument through which no
+    gradient can flow (a complex tensor, a scalar float, a body's capture):
+    only integers and indices are without a gradient. The backward function
+    is marked `prec.backward_of = @f`, and a function so marked is left
+    alone when the pass runs again: the pass can run on its own output, as
+    `prec-run` does when it lowers a module that has been through it.
 
     Before:
     ```mlir
