@@ -115,11 +115,13 @@ MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);
 /// uniform in [-1, 1) drawn from `seed` as prec-run draws them (an entry
 /// with scalar arguments needs `arguments`). After each
 /// step, every result whose type is that of the argument at the same
-/// position feeds it (parameters, optimizer state). After the last, result
+/// position feeds it (parameters, optimizer state); the other arguments are
+/// the same at every step. After the last, result
 /// `j` of rank `r` is copied into `results[r * numResults + j]` (when
 /// `results` is not null). Buffers must have the sizes and element sizes of
-/// the entry's types. Under mpirun, each process gives the buffers of its
-/// own rank only, as rank 0's. Fails on a mismatch or a rank's failure, with
+/// the entry's types (a buffer of positive rank with null `sizes` is an
+/// error). Under mpirun, each process gives the buffers of its own rank
+/// only, as rank 0's. Fails on a mismatch or a rank's failure, with
 /// a message as precRunnerCreate's.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 precRunnerRun(PrecRunner runner, int32_t numSteps, const PrecBuffer *arguments,

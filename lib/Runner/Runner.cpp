@@ -17,6 +17,7 @@
 #include "precrt/mgpu.h"
 #include "precrt/precrt.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -82,6 +83,18 @@ llvm::Error RunObserver::runFinished(int32_t, RankResults &,
 
 void RunObserver::rankCompiled(int32_t, double) {}
 void RunObserver::rankFailed(int32_t, llvm::StringRef) {}
+
+bool EntrySignature::feedsBack(unsigned index) const {
+  if (index >= arguments.size() || index >= results.size())
+    return false;
+  // The type's name says it all, except for signatures described from
+  // buffers alone (precRunOnLocalRanks).
+  const ValueSpec &argument = arguments[index], &result = results[index];
+  return argument.typeName == result.typeName &&
+         argument.isBuffer == result.isBuffer &&
+         argument.shape == result.shape &&
+         argument.elementBytes() == result.elementBytes();
+}
 
 namespace {
 
@@ -393,6 +406,11 @@ Runner::createLowered(ModuleOp module, EntrySignature signature,
   runner->signature = std::move(signature);
   runner->numRanks = options.numRanks;
   runner->impl->lowered = true;
+  // Lowered with every argument writable: the run restores those that no
+  // result feeds.
+  for (auto [i, spec] : llvm::enumerate(runner->signature.arguments))
+    runner->impl->restoredArguments.push_back(spec.isBuffer &&
+                                              !runner->signature.feedsBack(i));
   if (llvm::Error error = runner->jit())
     return std::move(error);
   return std::move(runner);
@@ -448,6 +466,7 @@ llvm::Error Runner::checkRanks(int64_t ranks, StringRef how) const {
 llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
+  protectArguments();
   PassManager pm(module->getContext());
   if (options.backend == RunnerBackend::NCCL) {
     PrecLowerToCUDAOptions gpuOptions;
@@ -476,6 +495,28 @@ llvm::Error Runner::lower() {
     return llvm::make_error<DiagnosedError>();
   impl->lowered = true;
   return llvm::Error::success();
+}
+
+/// Every step reads the arguments no result feeds as they were initialized.
+/// Bufferization writes into a writable argument's buffer (a matmul
+/// accumulating into it, a loop carrying it), so those of tensor type are
+/// marked read-only, and bufferization copies one only where a step writes
+/// it. An argument fed back may be updated in place: the result overwrites
+/// it anyway. A memref argument is the program's buffer, which it may store
+/// into: the run restores those that no result feeds before every step.
+void Runner::protectArguments() {
+  impl->restoredArguments.assign(signature.arguments.size(), false);
+  auto entry = module.lookupSymbol<func::FuncOp>(signature.name);
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    if (!spec.isBuffer || signature.feedsBack(i))
+      continue;
+    if (!entry || !isa<TensorType>(entry.getArgumentTypes()[i])) {
+      impl->restoredArguments[i] = true;
+      continue;
+    }
+    entry.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                     BoolAttr::get(module->getContext(), false));
+  }
 }
 
 llvm::Error Runner::jit() {
