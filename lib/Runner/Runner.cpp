@@ -233,6 +233,15 @@ int getDefaultRanks(ModuleOp module) {
   return static_cast<int>(size);
 }
 
+/// Lowering a GPU module and JIT-compiling translate to LLVM IR: the
+/// runner registers the translations it needs itself, so that an embedder
+/// (C included) need not.
+void registerTranslations(MLIRContext *context) {
+  DialectRegistry translations;
+  registerAllToLLVMIRTranslations(translations);
+  context->appendDialectRegistry(translations);
+}
+
 } // namespace
 
 llvm::Error prec::detail::compileForHost(
@@ -298,13 +307,114 @@ std::optional<int64_t> prec::getMpiWorldSize() {
 }
 
 Runner::Runner(ModuleOp module, const RunnerOptions &options)
-    : module(module), options(options), impl(std::make_unique<Impl>()) {}
+    : module(module), options(options), impl(std::make_unique<Impl>()) {
+  registerTranslations(module->getContext());
+}
 
 Runner::~Runner() = default;
 
 bool Runner::ranksAreThreads() const {
   return options.backend == RunnerBackend::Local ||
          (options.backend == RunnerBackend::NCCL && !launchedByMpi());
+}
+
+static llvm::Error checkOptions(const RunnerOptions &options) {
+  if (options.timeoutMs < 0)
+    return makeError("expected a collective timeout of at least 0 ms (0: the "
+                     "runtime's default), got " +
+                     llvm::Twine(options.timeoutMs));
+  return llvm::Error::success();
+}
+
+/// Whether `type` is what a result of `spec` lowers to: the descriptor of a
+/// memref of its rank (two pointers, an offset, sizes and strides), or a
+/// scalar of its width.
+static bool isLoweredResult(const ValueSpec &spec, Type type) {
+  if (!spec.isBuffer)
+    return isa<IntegerType, FloatType>(type) &&
+           type.getIntOrFloatBitWidth() == 8 * spec.elementBytes();
+  auto descriptor = dyn_cast<LLVM::LLVMStructType>(type);
+  if (!descriptor || descriptor.isOpaque())
+    return false;
+  ArrayRef<Type> fields = descriptor.getBody();
+  size_t rank = spec.shape.size();
+  if (fields.size() != (rank ? 5u : 3u) ||
+      !isa<LLVM::LLVMPointerType>(fields[0]) ||
+      !isa<LLVM::LLVMPointerType>(fields[1]) || !fields[2].isInteger(64))
+    return false;
+  for (Type field : fields.drop_front(3)) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(field);
+    if (!array || array.getNumElements() != rank ||
+        !array.getElementType().isInteger(64))
+      return false;
+  }
+  return true;
+}
+
+/// Checks the lowered `function` against `signature`, which the caller
+/// describes: the packed call passes one pointer per lowered parameter and
+/// has the function write its results into storage laid out as the
+/// signature says, so a mismatch would read or write past either.
+static llvm::Error checkLoweredSignature(LLVM::LLVMFuncOp function,
+                                         const EntrySignature &signature) {
+  StringRef name = function.getSymName();
+  // A memref of rank r is 3 + 2r lowered parameters: two pointers and
+  // integers; a scalar one of its width.
+  ArrayRef<Type> params = function.getFunctionType().getParams();
+  unsigned expected = 0;
+  for (const ValueSpec &spec : signature.arguments)
+    expected += spec.isBuffer ? 3 + 2 * spec.shape.size() : 1;
+  if (expected != params.size())
+    return makeError("@" + name + " takes " + llvm::Twine(params.size()) +
+                     " lowered parameters, the " +
+                     llvm::Twine(signature.arguments.size()) +
+                     " buffers given describe " + llvm::Twine(expected));
+  size_t next = 0;
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    bool matches;
+    if (spec.isBuffer) {
+      size_t count = 3 + 2 * spec.shape.size();
+      ArrayRef<Type> own = params.slice(next, count);
+      matches = isa<LLVM::LLVMPointerType>(own[0]) &&
+                isa<LLVM::LLVMPointerType>(own[1]) &&
+                llvm::all_of(own.drop_front(2),
+                             [](Type type) { return type.isInteger(64); });
+      next += count;
+    } else {
+      matches = isLoweredResult(spec, params[next++]);
+    }
+    if (!matches)
+      return makeError(llvm::formatv(
+          "@{0}'s lowered parameters do not take argument {1} as {2}", name, i,
+          spec.isBuffer
+              ? "a memref of rank " + std::to_string(spec.shape.size())
+              : spec.typeName));
+  }
+  // One result is returned as it lowers, several in a struct of them.
+  Type returned = function.getFunctionType().getReturnType();
+  SmallVector<Type> results;
+  if (auto fields = dyn_cast<LLVM::LLVMStructType>(returned);
+      fields && !fields.isOpaque() && !fields.getBody().empty() &&
+      !isa<LLVM::LLVMPointerType>(fields.getBody().front()))
+    llvm::append_range(results, fields.getBody());
+  else if (!isa<LLVM::LLVMVoidType>(returned))
+    results.push_back(returned);
+  if (results.size() != signature.results.size())
+    return makeError(llvm::formatv(
+        "@{0} returns {1} value{2}, {3} result buffer{4} given", name,
+        results.size(), results.size() == 1 ? "" : "s",
+        signature.results.size(), signature.results.size() == 1 ? "" : "s"));
+  for (auto [j, spec] : llvm::enumerate(signature.results))
+    if (!isLoweredResult(spec, results[j])) {
+      std::string found;
+      llvm::raw_string_ostream(found) << results[j];
+      return makeError(llvm::formatv(
+          "@{0} returns {1} as result {2}, not {3}", name, found, j,
+          spec.isBuffer
+              ? "a memref of rank " + std::to_string(spec.shape.size())
+              : spec.typeName));
+    }
+  return llvm::Error::success();
 }
 
 /// The entry function's signature before lowering, where tensor types still
@@ -355,6 +465,10 @@ static llvm::Error readSignature(ModuleOp module, StringRef entryName,
 
 llvm::Expected<std::unique_ptr<Runner>>
 Runner::create(ModuleOp module, const RunnerOptions &options) {
+  if (!module)
+    return makeError("expected a module, got a null one");
+  if (llvm::Error error = checkOptions(options))
+    return error;
   if (options.numRanks < 0)
     return makeError("expected a positive number of ranks (or 0 for the size "
                      "of the module's grid), got " +
@@ -383,6 +497,10 @@ Runner::create(ModuleOp module, const RunnerOptions &options) {
 llvm::Expected<std::unique_ptr<Runner>>
 Runner::createLowered(ModuleOp module, EntrySignature signature,
                       const RunnerOptions &options) {
+  if (!module)
+    return makeError("expected a module, got a null one");
+  if (llvm::Error error = checkOptions(options))
+    return error;
   if (options.backend == RunnerBackend::NCCL)
     return makeError("a module lowered already runs on CPU backends only");
   if (options.numRanks <= 0 && options.backend == RunnerBackend::Local)
@@ -392,16 +510,8 @@ Runner::createLowered(ModuleOp module, EntrySignature signature,
   if (!function || function.isExternal())
     return makeError("no lowered function @" + signature.name +
                      " with a body (run prec-lower-to-cpu first)");
-  // A memref of rank r is 3 + 2r lowered parameters, a scalar one.
-  unsigned expected = 0;
-  for (const ValueSpec &spec : signature.arguments)
-    expected += spec.isBuffer ? 3 + 2 * spec.shape.size() : 1;
-  unsigned found = function.getNumArguments();
-  if (expected != found)
-    return makeError("@" + signature.name + " takes " + llvm::Twine(found) +
-                     " lowered parameters, the " +
-                     llvm::Twine(signature.arguments.size()) +
-                     " buffers given describe " + llvm::Twine(expected));
+  if (llvm::Error error = checkLoweredSignature(function, signature))
+    return error;
   std::unique_ptr<Runner> runner(new Runner(module, options));
   runner->signature = std::move(signature);
   runner->numRanks = options.numRanks;
@@ -534,10 +644,6 @@ llvm::Error Runner::jit() {
                        precrtStatusName(status) + ": " +
                        precrtGetLastErrorMessage());
   }
-  // Translation to LLVM IR needs the interfaces of every dialect left.
-  DialectRegistry translations;
-  registerAllToLLVMIRTranslations(translations);
-  module->getContext()->appendDialectRegistry(translations);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // Real GPUs: every rank compiles on its own thread (run), where the

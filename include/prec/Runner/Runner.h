@@ -86,7 +86,7 @@ struct RunnerOptions {
   bool reportTraffic = false;
   /// The program's malloc and free through the runtime's caching allocator.
   bool cacheBuffers = true;
-  /// Collective timeout; 0: the runtime's default.
+  /// Collective timeout; 0: the runtime's default; negative: an error.
   int64_t timeoutMs = 0;
 };
 
