@@ -45,7 +45,8 @@ typedef enum {
   PrecScalingBlock = 2,
 } PrecScalingKind;
 
-/// `#prec.reduction<kind>`.
+/// `#prec.reduction<kind>`; a null attribute for a kind out of range (as
+/// for every enum below).
 MLIR_CAPI_EXPORTED MlirAttribute precReductionKindAttrGet(MlirContext ctx,
                                                           PrecReductionKind kind);
 MLIR_CAPI_EXPORTED bool precAttributeIsAReductionKind(MlirAttribute attr);

@@ -27,7 +27,8 @@ MLIR_CAPI_EXPORTED void precRegisterAllPasses(void);
 /// Adds `prec-lower-to-cpu` to `pm`, which must be anchored on
 /// builtin.module. `options` is the pipeline's option string as on the
 /// command line (`expand-bf16=false`), empty for the defaults. Fails,
-/// reporting through the context's diagnostics, on an invalid option string.
+/// reporting through the context's diagnostics, on an invalid option string,
+/// and on a null pass manager.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 precAddLowerToCPUPipeline(MlirOpPassManager pm, MlirStringRef options);
 

@@ -36,10 +36,12 @@ typedef struct PrecBuffer {
 /// `r`, read by the program; `results[r * numResults + j]` receives result
 /// `j` of rank `r`, copied out of the buffer the program returns (which is
 /// then freed). Every argument and result must be a memref. The number and
-/// ranks of the arguments are checked against the entry's parameters, and
-/// each result's sizes against the buffer the program returns; the lowered
-/// code has no static shapes left to check an argument's sizes against, so
-/// they must be those of the function before lowering.
+/// ranks of the arguments are checked against the entry's parameters, those
+/// of the results against what it returns, and each result's sizes against
+/// the buffer the program returns; the lowered code has no static shapes
+/// left to check an argument's sizes against, so they must be those of the
+/// function before lowering. A null module, or null `arguments` or
+/// `results` with a positive count, is an error.
 ///
 /// `numRanks` must be the size of the module's grids: a collective on a grid
 /// of another size fails, and so does a grid coordinate
@@ -81,7 +83,7 @@ typedef struct PrecRunnerOptions {
   /// Ranks of the local (or threaded nccl) backend; 0: the size of the
   /// module's only grid.
   int32_t numRanks;
-  /// Collective timeout; 0: the runtime's default.
+  /// Collective timeout; 0: the runtime's default; negative: an error.
   int64_t timeoutMs;
 } PrecRunnerOptions;
 
@@ -115,11 +117,13 @@ MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);
 /// uniform in [-1, 1) drawn from `seed` as prec-run draws them (an entry
 /// with scalar arguments needs `arguments`). After each
 /// step, every result whose type is that of the argument at the same
-/// position feeds it (parameters, optimizer state). After the last, result
+/// position feeds it (parameters, optimizer state); the other arguments are
+/// the same at every step. After the last, result
 /// `j` of rank `r` is copied into `results[r * numResults + j]` (when
 /// `results` is not null). Buffers must have the sizes and element sizes of
-/// the entry's types. Under mpirun, each process gives the buffers of its
-/// own rank only, as rank 0's. Fails on a mismatch or a rank's failure, with
+/// the entry's types (a buffer of positive rank with null `sizes` is an
+/// error). Under mpirun, each process gives the buffers of its own rank
+/// only, as rank 0's. Fails on a mismatch or a rank's failure, with
 /// a message as precRunnerCreate's.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 precRunnerRun(PrecRunner runner, int32_t numSteps, const PrecBuffer *arguments,

@@ -29,8 +29,10 @@ void precRegisterAllDialects(MlirDialectRegistry registry) {
 
 MlirAttribute precReductionKindAttrGet(MlirContext ctx,
                                        PrecReductionKind kind) {
-  return wrap(
-      ReductionKindAttr::get(unwrap(ctx), static_cast<ReductionKind>(kind)));
+  std::optional<ReductionKind> value = symbolizeReductionKind(kind);
+  if (!value)
+    return MlirAttribute{nullptr};
+  return wrap(ReductionKindAttr::get(unwrap(ctx), *value));
 }
 
 bool precAttributeIsAReductionKind(MlirAttribute attr) {
@@ -43,8 +45,10 @@ PrecReductionKind precReductionKindAttrGetValue(MlirAttribute attr) {
 }
 
 MlirAttribute precRoundingModeAttrGet(MlirContext ctx, PrecRoundingMode mode) {
-  return wrap(
-      RoundingModeAttr::get(unwrap(ctx), static_cast<RoundingMode>(mode)));
+  std::optional<RoundingMode> value = symbolizeRoundingMode(mode);
+  if (!value)
+    return MlirAttribute{nullptr};
+  return wrap(RoundingModeAttr::get(unwrap(ctx), *value));
 }
 
 bool precAttributeIsARoundingMode(MlirAttribute attr) {
@@ -55,9 +59,16 @@ MlirAttribute precScalingAttrGet(MlirContext ctx, PrecScalingKind kind,
                                  int64_t history, int64_t blockSize,
                                  MlirType scaleDtype) {
   MLIRContext *context = unwrap(ctx);
+  std::optional<ScalingKind> value = symbolizeScalingKind(kind);
+  if (!value) {
+    emitError(UnknownLoc::get(context))
+        << "expected a scaling kind of PrecScalingKind, got "
+        << static_cast<int>(kind);
+    return MlirAttribute{nullptr};
+  }
   return wrap(ScalingAttr::getChecked(
-      [&] { return emitError(UnknownLoc::get(context)); }, context,
-      static_cast<ScalingKind>(kind), history, blockSize, unwrap(scaleDtype)));
+      [&] { return emitError(UnknownLoc::get(context)); }, context, *value,
+      history, blockSize, unwrap(scaleDtype)));
 }
 
 bool precAttributeIsAScaling(MlirAttribute attr) {

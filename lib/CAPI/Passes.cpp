@@ -31,6 +31,8 @@ template <typename Options>
 static MlirLogicalResult
 addPipeline(MlirOpPassManager pm, MlirStringRef options,
             void (*build)(OpPassManager &, const Options &)) {
+  if (!pm.ptr || (!options.data && options.length))
+    return mlirLogicalResultFailure();
   std::unique_ptr<Options> parsed = Options::createFromString(unwrap(options));
   if (!parsed)
     return mlirLogicalResultFailure();

@@ -13,6 +13,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <string>
@@ -49,6 +50,9 @@ llvm::Error checkBuffer(const PrecBuffer &buffer, const ValueSpec &spec,
     return mismatch("expected a buffer of rank " +
                     llvm::Twine(spec.shape.size()) + ", got rank " +
                     llvm::Twine(buffer.rank));
+  if (buffer.rank > 0 && !buffer.sizes)
+    return mismatch("expected the sizes of a buffer of rank " +
+                    llvm::Twine(buffer.rank) + ", got a null pointer");
   for (int32_t d = 0; d < buffer.rank; ++d)
     if (buffer.sizes[d] != spec.shape[d])
       return mismatch("expected size " + llvm::Twine(spec.shape[d]) +
@@ -57,6 +61,28 @@ llvm::Error checkBuffer(const PrecBuffer &buffer, const ValueSpec &spec,
   if (buffer.elementBytes != static_cast<int64_t>(spec.elementBytes()))
     return mismatch("expected elements of " + llvm::Twine(spec.elementBytes()) +
                     " bytes, got " + llvm::Twine(buffer.elementBytes));
+  return llvm::Error::success();
+}
+
+/// Checks every rank's buffers before any rank starts: a rank that fails
+/// alone leaves the others to report that it left.
+llvm::Error checkAllBuffers(const EntrySignature &signature, int32_t slots,
+                            const PrecBuffer *arguments,
+                            const PrecBuffer *results) {
+  for (int32_t slot = 0; slot < slots; ++slot) {
+    if (arguments)
+      for (auto [i, spec] : llvm::enumerate(signature.arguments))
+        if (llvm::Error mismatch =
+                checkBuffer(arguments[slot * signature.arguments.size() + i],
+                            spec, "argument", i, slot))
+          return mismatch;
+    if (results)
+      for (auto [j, spec] : llvm::enumerate(signature.results))
+        if (llvm::Error mismatch =
+                checkBuffer(results[slot * signature.results.size() + j], spec,
+                            "result", j, slot))
+          return mismatch;
+  }
   return llvm::Error::success();
 }
 
@@ -146,12 +172,27 @@ llvm::Expected<ValueSpec> describeLowered(const PrecBuffer &buffer,
             ": expected elements of 1, 2, 4 or 8 bytes, got " +
             llvm::Twine(buffer.elementBytes));
   }
-  if (buffer.rank < 0)
+  auto invalid = [&](const llvm::Twine &what) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::Twine(kind) + " " +
-                                       llvm::Twine(index) +
-                                       ": expected a rank of at least 0");
+                                       llvm::Twine(index) + ": " + what);
+  };
+  if (!buffer.data)
+    return invalid("expected a buffer, got a null pointer");
+  if (buffer.rank < 0)
+    return invalid("expected a rank of at least 0, got " +
+                   llvm::Twine(buffer.rank));
+  if (buffer.rank > 0 && !buffer.sizes)
+    return invalid("expected the sizes of a buffer of rank " +
+                   llvm::Twine(buffer.rank) + ", got a null pointer");
   spec.shape.assign(buffer.sizes, buffer.sizes + buffer.rank);
+  int64_t bytes = buffer.elementBytes;
+  for (auto [d, size] : llvm::enumerate(spec.shape))
+    if (size < 0 || llvm::MulOverflow(bytes, size, bytes) ||
+        bytes > kMaxBufferBytes)
+      return invalid("expected sizes of at most " +
+                     llvm::Twine(kMaxBufferBytes) + " bytes in all, got " +
+                     llvm::Twine(size) + " in dimension " + llvm::Twine(d));
   spec.typeName =
       "memref of " + std::to_string(buffer.elementBytes) + "-byte elements";
   return spec;
@@ -164,8 +205,20 @@ precRunOnLocalRanks(MlirModule module, MlirStringRef entry, int32_t numRanks,
                     const PrecBuffer *arguments, intptr_t numArguments,
                     const PrecBuffer *results, intptr_t numResults, char *error,
                     intptr_t errorSize) {
+  if (mlirModuleIsNull(module))
+    return fail("expected a module, got a null one", error, errorSize);
+  if (!entry.data && entry.length)
+    return fail("expected an entry name, got a null pointer", error, errorSize);
   if (numRanks <= 0 || numArguments < 0 || numResults < 0)
     return fail("expected a positive number of ranks and no negative counts",
+                error, errorSize);
+  if (numArguments && !arguments)
+    return fail("expected " + std::to_string(numArguments) +
+                    " arguments per rank, got a null pointer",
+                error, errorSize);
+  if (numResults && !results)
+    return fail("expected " + std::to_string(numResults) +
+                    " results per rank, got a null pointer",
                 error, errorSize);
   // The signature as rank 0's buffers describe it.
   EntrySignature signature;
@@ -185,6 +238,9 @@ precRunOnLocalRanks(MlirModule module, MlirStringRef entry, int32_t numRanks,
   }
   RunnerOptions options;
   options.numRanks = numRanks;
+  if (llvm::Error mismatch =
+          checkAllBuffers(signature, numRanks, arguments, results))
+    return fail(llvm::toString(std::move(mismatch)), error, errorSize);
   auto runner = Runner::createLowered(unwrap(module), signature, options);
   if (!runner)
     return fail(llvm::toString(runner.takeError()), error, errorSize);
@@ -205,8 +261,16 @@ PrecRunnerOptions precRunnerOptionsGetDefault(void) {
 
 PrecRunner precRunnerCreate(MlirModule module, const PrecRunnerOptions *options,
                             char *error, intptr_t errorSize) {
+  if (mlirModuleIsNull(module)) {
+    fail("expected a module, got a null one", error, errorSize);
+    return {nullptr};
+  }
   RunnerOptions runnerOptions;
   if (options) {
+    if (!options->entry.data && options->entry.length) {
+      fail("expected an entry name, got a null pointer", error, errorSize);
+      return {nullptr};
+    }
     if (options->entry.data)
       runnerOptions.entry = unwrap(options->entry).str();
     switch (options->backend) {
@@ -262,25 +326,11 @@ MlirLogicalResult precRunnerRun(PrecRunner runner, int32_t numSteps,
                                 char *error, intptr_t errorSize) {
   if (!runner.ptr)
     return fail("expected a runner, got a null one", error, errorSize);
-  // Checked here rather than on the ranks: a rank that fails alone leaves
-  // the others to report that it left.
-  const EntrySignature &signature = unwrap(runner)->getSignature();
   int32_t slots =
       unwrap(runner)->ranksAreThreads() ? unwrap(runner)->getNumRanks() : 1;
-  for (int32_t slot = 0; slot < slots; ++slot) {
-    for (auto [i, spec] : llvm::enumerate(signature.arguments))
-      if (arguments)
-        if (llvm::Error mismatch =
-                checkBuffer(arguments[slot * signature.arguments.size() + i],
-                            spec, "argument", i, slot))
-          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
-    for (auto [j, spec] : llvm::enumerate(signature.results))
-      if (results)
-        if (llvm::Error mismatch =
-                checkBuffer(results[slot * signature.results.size() + j], spec,
-                            "result", j, slot))
-          return fail(llvm::toString(std::move(mismatch)), error, errorSize);
-  }
+  if (llvm::Error mismatch = checkAllBuffers(unwrap(runner)->getSignature(),
+                                             slots, arguments, results))
+    return fail(llvm::toString(std::move(mismatch)), error, errorSize);
   CallerBuffers buffers(*unwrap(runner), arguments, results, seed);
   if (llvm::Error failure = unwrap(runner)->run(numSteps, buffers))
     return fail(llvm::toString(std::move(failure)), error, errorSize);

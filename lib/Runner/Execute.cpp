@@ -293,6 +293,19 @@ llvm::Error RankRun::run() {
                                             " to the GPU");
   }
 
+  // Arguments the compiled code may write although no result feeds them
+  // (memrefs, modules lowered elsewhere) start every step as initialized:
+  // from a copy on CPUs, where the call writes the host buffer itself, from
+  // the host buffer on GPUs.
+  const SmallVector<bool> &restored = state.impl->restoredArguments;
+  SmallVector<std::vector<uint8_t>> initialValues(numArgs);
+  if (numSteps > 1 && !onGpu)
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      if (i < restored.size() && restored[i]) {
+        auto *data = static_cast<const uint8_t *>(hostArgs[i]);
+        initialValues[i].assign(data, data + spec.bytes());
+      }
+
   layout = layoutResults(signature.results);
   resultStorage.assign(layout.size / 8 + 1, 0);
   resultData.assign(signature.results.size(), nullptr);
@@ -309,6 +322,17 @@ llvm::Error RankRun::run() {
     precrtCompiledResetTraffic();
     if (llvm::Error error = releaseResults())
       return error;
+    if (step > 0)
+      for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+        if (i >= restored.size() || !restored[i])
+          continue;
+        if (!onGpu)
+          std::memcpy(hostArgs[i], initialValues[i].data(), spec.bytes());
+        else if (precrt_status_t status = precrtGpuMemcpyAsync(
+                     callBuffers[i], hostArgs[i], spec.bytes(), stream))
+          return describeGpuFailure(status,
+                                    "restoring argument " + llvm::Twine(i));
+      }
     // Pack: one pointer per lowered scalar argument, then the results.
     SmallVector<SmallVector<int64_t, 8>> packed(numArgs);
     SmallVector<void *> pointers;
@@ -344,7 +368,7 @@ llvm::Error RankRun::run() {
       for (unsigned i = 0; i < std::min(numArgs, signature.results.size());
            ++i) {
         const ValueSpec &arg = signature.arguments[i];
-        if (arg.typeName != signature.results[i].typeName)
+        if (!signature.feedsBack(i))
           continue;
         if (!arg.isBuffer)
           std::memcpy(&scalarStorage[i], resultData[i], arg.elementBytes());

@@ -17,6 +17,7 @@
 #include "precrt/mgpu.h"
 #include "precrt/precrt.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -87,6 +88,18 @@ llvm::Error RunObserver::runFinished(int32_t, RankResults &,
 
 void RunObserver::rankCompiled(int32_t, double) {}
 void RunObserver::rankFailed(int32_t, llvm::StringRef) {}
+
+bool EntrySignature::feedsBack(unsigned index) const {
+  if (index >= arguments.size() || index >= results.size())
+    return false;
+  // The type's name says it all, except for signatures described from
+  // buffers alone (precRunOnLocalRanks).
+  const ValueSpec &argument = arguments[index], &result = results[index];
+  return argument.typeName == result.typeName &&
+         argument.isBuffer == result.isBuffer &&
+         argument.shape == result.shape &&
+         argument.elementBytes() == result.elementBytes();
+}
 
 namespace {
 
@@ -246,6 +259,15 @@ llvm::StringSet<> getKnownFeatures(const llvm::Target &target,
   return known;
 }
 
+/// Lowering a GPU module and JIT-compiling translate to LLVM IR: the
+/// runner registers the translations it needs itself, so that an embedder
+/// (C included) need not.
+void registerTranslations(MLIRContext *context) {
+  DialectRegistry translations;
+  registerAllToLLVMIRTranslations(translations);
+  context->appendDialectRegistry(translations);
+}
+
 } // namespace
 
 llvm::Expected<llvm::orc::JITTargetMachineBuilder>
@@ -377,13 +399,114 @@ std::optional<int64_t> prec::getMpiWorldSize() {
 }
 
 Runner::Runner(ModuleOp module, const RunnerOptions &options)
-    : module(module), options(options), impl(std::make_unique<Impl>()) {}
+    : module(module), options(options), impl(std::make_unique<Impl>()) {
+  registerTranslations(module->getContext());
+}
 
 Runner::~Runner() = default;
 
 bool Runner::ranksAreThreads() const {
   return options.backend == RunnerBackend::Local ||
          (options.backend == RunnerBackend::NCCL && !launchedByMpi());
+}
+
+static llvm::Error checkOptions(const RunnerOptions &options) {
+  if (options.timeoutMs < 0)
+    return makeError("expected a collective timeout of at least 0 ms (0: the "
+                     "runtime's default), got " +
+                     llvm::Twine(options.timeoutMs));
+  return llvm::Error::success();
+}
+
+/// Whether `type` is what a result of `spec` lowers to: the descriptor of a
+/// memref of its rank (two pointers, an offset, sizes and strides), or a
+/// scalar of its width.
+static bool isLoweredResult(const ValueSpec &spec, Type type) {
+  if (!spec.isBuffer)
+    return isa<IntegerType, FloatType>(type) &&
+           type.getIntOrFloatBitWidth() == 8 * spec.elementBytes();
+  auto descriptor = dyn_cast<LLVM::LLVMStructType>(type);
+  if (!descriptor || descriptor.isOpaque())
+    return false;
+  ArrayRef<Type> fields = descriptor.getBody();
+  size_t rank = spec.shape.size();
+  if (fields.size() != (rank ? 5u : 3u) ||
+      !isa<LLVM::LLVMPointerType>(fields[0]) ||
+      !isa<LLVM::LLVMPointerType>(fields[1]) || !fields[2].isInteger(64))
+    return false;
+  for (Type field : fields.drop_front(3)) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(field);
+    if (!array || array.getNumElements() != rank ||
+        !array.getElementType().isInteger(64))
+      return false;
+  }
+  return true;
+}
+
+/// Checks the lowered `function` against `signature`, which the caller
+/// describes: the packed call passes one pointer per lowered parameter and
+/// has the function write its results into storage laid out as the
+/// signature says, so a mismatch would read or write past either.
+static llvm::Error checkLoweredSignature(LLVM::LLVMFuncOp function,
+                                         const EntrySignature &signature) {
+  StringRef name = function.getSymName();
+  // A memref of rank r is 3 + 2r lowered parameters: two pointers and
+  // integers; a scalar one of its width.
+  ArrayRef<Type> params = function.getFunctionType().getParams();
+  unsigned expected = 0;
+  for (const ValueSpec &spec : signature.arguments)
+    expected += spec.isBuffer ? 3 + 2 * spec.shape.size() : 1;
+  if (expected != params.size())
+    return makeError("@" + name + " takes " + llvm::Twine(params.size()) +
+                     " lowered parameters, the " +
+                     llvm::Twine(signature.arguments.size()) +
+                     " buffers given describe " + llvm::Twine(expected));
+  size_t next = 0;
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    bool matches;
+    if (spec.isBuffer) {
+      size_t count = 3 + 2 * spec.shape.size();
+      ArrayRef<Type> own = params.slice(next, count);
+      matches = isa<LLVM::LLVMPointerType>(own[0]) &&
+                isa<LLVM::LLVMPointerType>(own[1]) &&
+                llvm::all_of(own.drop_front(2),
+                             [](Type type) { return type.isInteger(64); });
+      next += count;
+    } else {
+      matches = isLoweredResult(spec, params[next++]);
+    }
+    if (!matches)
+      return makeError(llvm::formatv(
+          "@{0}'s lowered parameters do not take argument {1} as {2}", name, i,
+          spec.isBuffer
+              ? "a memref of rank " + std::to_string(spec.shape.size())
+              : spec.typeName));
+  }
+  // One result is returned as it lowers, several in a struct of them.
+  Type returned = function.getFunctionType().getReturnType();
+  SmallVector<Type> results;
+  if (auto fields = dyn_cast<LLVM::LLVMStructType>(returned);
+      fields && !fields.isOpaque() && !fields.getBody().empty() &&
+      !isa<LLVM::LLVMPointerType>(fields.getBody().front()))
+    llvm::append_range(results, fields.getBody());
+  else if (!isa<LLVM::LLVMVoidType>(returned))
+    results.push_back(returned);
+  if (results.size() != signature.results.size())
+    return makeError(llvm::formatv(
+        "@{0} returns {1} value{2}, {3} result buffer{4} given", name,
+        results.size(), results.size() == 1 ? "" : "s",
+        signature.results.size(), signature.results.size() == 1 ? "" : "s"));
+  for (auto [j, spec] : llvm::enumerate(signature.results))
+    if (!isLoweredResult(spec, results[j])) {
+      std::string found;
+      llvm::raw_string_ostream(found) << results[j];
+      return makeError(llvm::formatv(
+          "@{0} returns {1} as result {2}, not {3}", name, found, j,
+          spec.isBuffer
+              ? "a memref of rank " + std::to_string(spec.shape.size())
+              : spec.typeName));
+    }
+  return llvm::Error::success();
 }
 
 /// The entry function's signature before lowering, where tensor types still
@@ -434,6 +557,10 @@ static llvm::Error readSignature(ModuleOp module, StringRef entryName,
 
 llvm::Expected<std::unique_ptr<Runner>>
 Runner::create(ModuleOp module, const RunnerOptions &options) {
+  if (!module)
+    return makeError("expected a module, got a null one");
+  if (llvm::Error error = checkOptions(options))
+    return error;
   if (options.numRanks < 0)
     return makeError("expected a positive number of ranks (or 0 for the size "
                      "of the module's grid), got " +
@@ -467,6 +594,10 @@ Runner::create(ModuleOp module, const RunnerOptions &options) {
 llvm::Expected<std::unique_ptr<Runner>>
 Runner::createLowered(ModuleOp module, EntrySignature signature,
                       const RunnerOptions &options) {
+  if (!module)
+    return makeError("expected a module, got a null one");
+  if (llvm::Error error = checkOptions(options))
+    return error;
   if (options.backend == RunnerBackend::NCCL)
     return makeError("a module lowered already runs on CPU backends only");
   if (options.numRanks <= 0 && options.backend == RunnerBackend::Local)
@@ -476,20 +607,17 @@ Runner::createLowered(ModuleOp module, EntrySignature signature,
   if (!function || function.isExternal())
     return makeError("no lowered function @" + signature.name +
                      " with a body (run prec-lower-to-cpu first)");
-  // A memref of rank r is 3 + 2r lowered parameters, a scalar one.
-  unsigned expected = 0;
-  for (const ValueSpec &spec : signature.arguments)
-    expected += spec.isBuffer ? 3 + 2 * spec.shape.size() : 1;
-  unsigned found = function.getNumArguments();
-  if (expected != found)
-    return makeError("@" + signature.name + " takes " + llvm::Twine(found) +
-                     " lowered parameters, the " +
-                     llvm::Twine(signature.arguments.size()) +
-                     " buffers given describe " + llvm::Twine(expected));
+  if (llvm::Error error = checkLoweredSignature(function, signature))
+    return error;
   std::unique_ptr<Runner> runner(new Runner(module, options));
   runner->signature = std::move(signature);
   runner->numRanks = options.numRanks;
   runner->impl->lowered = true;
+  // Lowered with every argument writable: the run restores those that no
+  // result feeds.
+  for (auto [i, spec] : llvm::enumerate(runner->signature.arguments))
+    runner->impl->restoredArguments.push_back(spec.isBuffer &&
+                                              !runner->signature.feedsBack(i));
   if (llvm::Error error = runner->jit())
     return std::move(error);
   return std::move(runner);
@@ -545,6 +673,7 @@ llvm::Error Runner::checkRanks(int64_t ranks, StringRef how) const {
 llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
+  protectArguments();
   PassManager pm(module->getContext());
   if (options.backend == RunnerBackend::NCCL) {
     PrecLowerToCUDAOptions gpuOptions;
@@ -575,6 +704,28 @@ llvm::Error Runner::lower() {
   return llvm::Error::success();
 }
 
+/// Every step reads the arguments no result feeds as they were initialized.
+/// Bufferization writes into a writable argument's buffer (a matmul
+/// accumulating into it, a loop carrying it), so those of tensor type are
+/// marked read-only, and bufferization copies one only where a step writes
+/// it. An argument fed back may be updated in place: the result overwrites
+/// it anyway. A memref argument is the program's buffer, which it may store
+/// into: the run restores those that no result feeds before every step.
+void Runner::protectArguments() {
+  impl->restoredArguments.assign(signature.arguments.size(), false);
+  auto entry = module.lookupSymbol<func::FuncOp>(signature.name);
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    if (!spec.isBuffer || signature.feedsBack(i))
+      continue;
+    if (!entry || !isa<TensorType>(entry.getArgumentTypes()[i])) {
+      impl->restoredArguments[i] = true;
+      continue;
+    }
+    entry.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                     BoolAttr::get(module->getContext(), false));
+  }
+}
+
 llvm::Error Runner::jit() {
   if (llvm::Error error = lower())
     return error;
@@ -590,10 +741,6 @@ llvm::Error Runner::jit() {
                        precrtStatusName(status) + ": " +
                        precrtGetLastErrorMessage());
   }
-  // Translation to LLVM IR needs the interfaces of every dialect left.
-  DialectRegistry translations;
-  registerAllToLLVMIRTranslations(translations);
-  module->getContext()->appendDialectRegistry(translations);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // The target is checked here, where every backend passes, and what the

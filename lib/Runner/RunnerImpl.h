@@ -21,6 +21,10 @@ struct Runner::Impl {
   /// nccl: GPUs of this process; ranks as threads take device rank % count.
   int32_t deviceCount = 0;
   bool lowered = false;
+  /// Per argument: whether the compiled code may write into its buffer
+  /// although no result feeds it, so that the run restores it before every
+  /// step after the first.
+  llvm::SmallVector<bool> restoredArguments;
   /// jit succeeded: run may start.
   bool compiled = false;
   /// Features of RunnerOptions::targetCPU and targetFeatures the host

@@ -3,6 +3,7 @@
  */
 
 #include "prec-c/Dialects.h"
+#include "prec-c/Passes.h"
 
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
@@ -94,6 +95,26 @@ int main(void) {
   // CHECK: diagnostic: expected delayed scaling with a history of at least 1 step, got 0
   // CHECK: delayed without history: <null>
 
+  /* An enum value out of range is a null attribute, not an attribute that
+   * prints nothing or crashes its readers. */
+  printAttr("reduction 42",
+            precReductionKindAttrGet(ctx, (PrecReductionKind)42));
+  // CHECK: reduction 42: <null>
+  printAttr("rounding 42", precRoundingModeAttrGet(ctx, (PrecRoundingMode)42));
+  // CHECK: rounding 42: <null>
+  printAttr("scaling 42", precScalingAttrGet(ctx, (PrecScalingKind)42, 1, 0,
+                                             (MlirType){NULL}));
+  // CHECK: diagnostic: expected a scaling kind of PrecScalingKind, got 42
+  // CHECK: scaling 42: <null>
+
+  /* A null pass manager is refused. */
+  printf("pipeline on a null pass manager: %s\n",
+         mlirLogicalResultIsFailure(precAddLowerToCPUPipeline(
+             (MlirOpPassManager){NULL}, mlirStringRefCreateFromCString("")))
+             ? "refused"
+             : "added");
+  // CHECK: pipeline on a null pass manager: refused
+
   // Values come from an unregistered op so that only prec and shard, the
   // dialects registered above, are needed.
   const char *source =
@@ -115,8 +136,9 @@ int main(void) {
   // CHECK: verified: 1
   // CHECK: prec.all_gather %{{.*}} on @dp gather_axis = 0 forward_dtype = bf16 : tensor<8xf32> -> tensor<32xbf16>
 
+  /* The delayed scaling without history and the scaling kind 42. */
   printf("diagnostics: %d\n", diagnostics);
-  // CHECK: diagnostics: 1
+  // CHECK: diagnostics: 2
 
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);

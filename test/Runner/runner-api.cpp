@@ -9,10 +9,20 @@
 // missing entry, a run before compiling, and a rank whose observer fails,
 // after which the same runner runs again.
 //
+// Arguments that no result feeds keep their values over the steps: a
+// reduction into an argument, in a module lowered before the runner saw it
+// (every argument writable), and a store into a memref argument, each run
+// for 3 steps against the float64 value of the arguments as initialized.
+//
 //===----------------------------------------------------------------------===//
 
+#include "prec-c/Passes.h"
 #include "prec/InitAllDialects.h"
 #include "prec/Runner/Runner.h"
+
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -91,6 +101,139 @@ public:
   std::atomic<int> compared{0}, outside{0};
 };
 
+/// acc + the column sums of x: a reduction whose init is argument 1.
+const char *kColumnSums = R"mlir(
+func.func @column_sums(%x: tensor<4x8xf32>, %acc: tensor<8xf32>)
+    -> tensor<8xf32> {
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+      iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+)mlir";
+
+/// The same sums, stored into a memref argument first: the program writes
+/// its own buffer.
+const char *kMemrefSums = R"mlir(
+func.func @memref_sums(%x: tensor<4x8xf32>, %acc: memref<8xf32>)
+    -> tensor<8xf32> {
+  %xb = bufferization.to_buffer %x read_only : tensor<4x8xf32> to memref<4x8xf32>
+  linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+      iterator_types = ["reduction", "parallel"]}
+      ins(%xb : memref<4x8xf32>) outs(%acc : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  }
+  %r = bufferization.to_tensor %acc restrict : memref<8xf32> to tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+)mlir";
+
+/// Generated arguments of a 4x8 x and an 8-element acc; counts the results
+/// outside acc + the column sums of x, 5 terms summed in f32 in any order:
+/// off by at most 4 u sum(|terms|) (u = 2^-24).
+class ColumnSums : public prec::RunObserver {
+public:
+  explicit ColumnSums(const prec::Runner &runner)
+      : signature(runner.getSignature()) {}
+
+  llvm::Error initializeArgument(int32_t rank, unsigned index,
+                                 void *data) override {
+    prec::generateArgument(signature.arguments[index], /*seed=*/3, index, rank,
+                           /*replicated=*/false, data);
+    return llvm::Error::success();
+  }
+
+  llvm::Error runFinished(int32_t rank, prec::RankResults &results,
+                          const prec::RankProfile &) override {
+    llvm::Expected<const void *> data = results.getHostResult(0);
+    if (!data)
+      return data.takeError();
+    std::vector<float> x(32), acc(8);
+    prec::generateArgument(signature.arguments[0], 3, 0, rank, false, x.data());
+    prec::generateArgument(signature.arguments[1], 3, 1, rank, false,
+                           acc.data());
+    const double u = std::ldexp(1.0, -24);
+    for (int j = 0; j < 8; ++j) {
+      double sum = acc[j], magnitude = std::fabs(acc[j]);
+      for (int i = 0; i < 4; ++i) {
+        sum += x[8 * i + j];
+        magnitude += std::fabs(x[8 * i + j]);
+      }
+      double value = prec::readElement(signature.results[0], *data, j);
+      if (!(std::fabs(value - sum) <= 4 * u * magnitude))
+        ++outside;
+    }
+    compared += 8;
+    return llvm::Error::success();
+  }
+
+  const prec::EntrySignature &signature;
+  std::atomic<int> compared{0}, outside{0};
+};
+
+/// Runs `runner` for 3 steps on 2 ranks and prints how many results are
+/// outside the tolerance.
+bool runColumnSums(prec::Runner &runner, llvm::StringRef what) {
+  ColumnSums observer(runner);
+  if (llvm::Error error = runner.run(3, observer)) {
+    llvm::outs() << what << ": " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  }
+  llvm::outs() << what << ": " << observer.compared << " values, "
+               << observer.outside << " outside tolerance\n";
+  return observer.compared == 16 && observer.outside == 0;
+}
+
+/// A module lowered by prec-lower-to-cpu (through the C API's pipeline, as
+/// an embedder would), then run by Runner::createLowered.
+bool runLoweredColumnSums(MLIRContext &context) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kColumnSums, &context);
+  PassManager pm(&context);
+  if (mlirLogicalResultIsFailure(
+          precAddLowerToCPUPipeline(wrap(static_cast<OpPassManager *>(&pm)),
+                                    mlirStringRefCreate("", 0))) ||
+      failed(pm.run(*module)))
+    return false;
+  prec::EntrySignature signature;
+  signature.name = "column_sums";
+  std::string problem;
+  auto f32 = Float32Type::get(&context);
+  for (Type type : {Type(RankedTensorType::get({4, 8}, f32)),
+                    Type(RankedTensorType::get({8}, f32))})
+    signature.arguments.push_back(*prec::getValueSpec(type, problem));
+  signature.results.push_back(signature.arguments[1]);
+  prec::RunnerOptions options;
+  options.numRanks = 2;
+  auto runner = prec::Runner::createLowered(*module, signature, options);
+  if (!runner) {
+    llvm::outs() << llvm::toString(runner.takeError()) << "\n";
+    return false;
+  }
+  return runColumnSums(**runner, "lowered before, 3 steps");
+}
+
+bool runMemrefSums(MLIRContext &context) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kMemrefSums, &context);
+  prec::RunnerOptions options;
+  options.numRanks = 2;
+  auto runner = prec::Runner::compile(*module, options);
+  if (!runner) {
+    llvm::outs() << llvm::toString(runner.takeError()) << "\n";
+    return false;
+  }
+  return runColumnSums(**runner, "memref argument, 3 steps");
+}
+
 } // namespace
 
 int main() {
@@ -165,5 +308,10 @@ int main() {
   }
   // CHECK: run 0: 128 values, 0 outside tolerance
   // CHECK: run 1: 128 values, 0 outside tolerance
+
+  failures += !runLoweredColumnSums(context);
+  // CHECK: lowered before, 3 steps: 16 values, 0 outside tolerance
+  failures += !runMemrefSums(context);
+  // CHECK: memref argument, 3 steps: 16 values, 0 outside tolerance
   return failures != 0;
 }

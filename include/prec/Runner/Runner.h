@@ -86,7 +86,7 @@ struct RunnerOptions {
   bool reportTraffic = false;
   /// The program's malloc and free through the runtime's caching allocator.
   bool cacheBuffers = true;
-  /// Collective timeout; 0: the runtime's default.
+  /// Collective timeout; 0: the runtime's default; negative: an error.
   int64_t timeoutMs = 0;
   /// The CPU the JIT compiles host code for: "host" (this machine's), or an
   /// LLVM CPU name ("x86-64", "x86-64-v3", "znver4"), and features added to
@@ -106,6 +106,11 @@ struct EntrySignature {
   std::string name;
   llvm::SmallVector<ValueSpec> arguments;
   llvm::SmallVector<ValueSpec> results;
+
+  /// Whether the result at argument `index`'s position has its type: that
+  /// result feeds the argument after each step. An argument no result feeds
+  /// keeps its initial value over all steps.
+  bool feedsBack(unsigned index) const;
 };
 
 /// Where a rank's steps spent their time (RunnerOptions::profile).
@@ -197,8 +202,10 @@ public:
   create(mlir::ModuleOp module, const RunnerOptions &options);
 
   /// Runs a module already lowered to the LLVM dialect, whose entry function
-  /// takes and returns what `signature` says (lowering erased the shapes).
-  /// Compiles it at once. CPU backends only.
+  /// takes and returns what `signature` says (lowering erased the shapes;
+  /// the number and ranks of both are checked against the lowered function).
+  /// Compiles it at once. CPU backends only. Its arguments were lowered
+  /// writable: run restores those that no result feeds before each step.
   static llvm::Expected<std::unique_ptr<Runner>>
   createLowered(mlir::ModuleOp module, EntrySignature signature,
                 const RunnerOptions &options);
@@ -210,7 +217,9 @@ public:
   /// Fails unless every grid of static size the module uses has `ranks`
   /// ranks; `how` says where the number came from.
   llvm::Error checkRanks(int64_t ranks, llvm::StringRef how) const;
-  /// Lowers the module with the backend's pipeline.
+  /// Lowers the module with the backend's pipeline. The entry's tensor
+  /// arguments that no result feeds are marked `bufferization.writable =
+  /// false` first, so that a step that writes into one writes into a copy.
   llvm::Error lower();
   /// JIT-compiles the lowered module for the host (on nccl, each rank
   /// compiles again for its GPU when it runs: the kernels load into the
@@ -224,7 +233,8 @@ public:
   /// its arguments, has `observer` fill them, calls the entry function
   /// `numSteps` times, feeding every result whose type is that of the
   /// argument at the same position into it, and shows `observer` the
-  /// results. Fails with a RankError per failed rank, joined.
+  /// results. Every other argument is the same at every step (see lower).
+  /// Fails with a RankError per failed rank, joined.
   ///
   /// The runtime finalizes MPI at the end of a run when it initialized it:
   /// a process of mpirun that runs several times initializes MPI itself
@@ -246,6 +256,7 @@ public:
 
 private:
   Runner(mlir::ModuleOp module, const RunnerOptions &options);
+  void protectArguments();
 
   mlir::ModuleOp module;
   RunnerOptions options;

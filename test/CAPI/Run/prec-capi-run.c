@@ -11,6 +11,13 @@
  * Then a runner: an SGD step compiled once by precRunnerCreate and run on 4
  * ranks for 2 steps (the updated weights fed back), then once more from the
  * weights the first run returned, each checked against a float64 reference.
+ * A matmul accumulating into an argument that no result feeds runs for 3
+ * steps, each of which must compute from the arguments as given.
+ *
+ * Bad input (null module, arguments, results or sizes, a result count or
+ * rank the lowered entry does not return, a negative timeout) is an error
+ * value with its message, never a crash. `prec-capi-run-test nccl` runs the
+ * nccl backend alone (nccl-backend.test).
  */
 
 #include "prec-c/Dialects.h"
@@ -24,6 +31,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define RANKS 4
 #define ROWS 8
@@ -78,8 +86,16 @@ static float input(int rank, int i) {
 }
 
 static int runSgdSteps(MlirContext ctx);
+static int runAccumulatingSteps(MlirContext ctx);
+static int createOnNccl(MlirContext ctx);
 
-int main(void) {
+/* The message of a failed call, or "succeeded". */
+static const char *failureMessage(MlirLogicalResult result,
+                                  const char *error) {
+  return mlirLogicalResultIsFailure(result) ? error : "succeeded";
+}
+
+int main(int argc, char **argv) {
   MlirContext ctx = mlirContextCreate();
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   precRegisterAllDialects(registry);
@@ -87,6 +103,13 @@ int main(void) {
   mlirDialectRegistryDestroy(registry);
   mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
   precRegisterAllPasses();
+
+  /* `prec-capi-run-test nccl`: the nccl backend alone (nccl-backend.test). */
+  if (argc > 1 && strcmp(argv[1], "nccl") == 0) {
+    int failed = createOnNccl(ctx);
+    mlirContextDestroy(ctx);
+    return failed;
+  }
 
   MlirModule module =
       mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kStep));
@@ -144,6 +167,53 @@ int main(void) {
          mlirLogicalResultIsFailure(mismatch) ? error : "accepted");
   // CHECK: mismatch: @step takes 7 lowered parameters, the 0 buffers given describe 0
 
+  /* Bad input is an error value, never a crash. */
+  MlirModule nullModule = {NULL};
+  MlirStringRef step = mlirStringRefCreateFromCString("step");
+  printf("null module: %s\n",
+         failureMessage(precRunOnLocalRanks(nullModule, step, RANKS, arguments,
+                                            1, results, 2, error,
+                                            sizeof(error)),
+                        error));
+  // CHECK: null module: expected a module, got a null one
+  printf("null arguments: %s\n",
+         failureMessage(precRunOnLocalRanks(module, step, RANKS, NULL, 2,
+                                            results, 2, error, sizeof(error)),
+                        error));
+  // CHECK: null arguments: expected 2 arguments per rank, got a null pointer
+  printf("no results: %s\n",
+         failureMessage(precRunOnLocalRanks(module, step, RANKS, arguments, 1,
+                                            NULL, 0, error, sizeof(error)),
+                        error));
+  // CHECK: no results: @step returns 2 values, 0 result buffers given
+  PrecBuffer threeResults[RANKS * 3];
+  for (int i = 0; i < RANKS * 3; ++i)
+    threeResults[i] = results[0];
+  printf("three results: %s\n",
+         failureMessage(precRunOnLocalRanks(module, step, RANKS, arguments, 1,
+                                            threeResults, 3, error,
+                                            sizeof(error)),
+                        error));
+  // CHECK: three results: @step returns 2 values, 3 result buffers given
+  PrecBuffer flatResults[RANKS * 2];
+  for (int i = 0; i < RANKS * 2; ++i)
+    flatResults[i] = (PrecBuffer){averages[0], 1, inputSizes, sizeof(float)};
+  printf("result of another rank: %s\n",
+         failureMessage(precRunOnLocalRanks(module, step, RANKS, arguments, 1,
+                                            flatResults, 2, error,
+                                            sizeof(error)),
+                        error));
+  // CHECK: result of another rank: @step returns !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> as result 0, not a memref of rank 1
+  PrecBuffer noSizes = arguments[RANKS - 1];
+  noSizes.sizes = NULL;
+  arguments[RANKS - 1] = noSizes;
+  printf("null sizes: %s\n",
+         failureMessage(precRunOnLocalRanks(module, step, RANKS, arguments, 1,
+                                            results, 2, error, sizeof(error)),
+                        error));
+  // CHECK: null sizes: argument 0 of rank 3 (memref of 4-byte elements): expected the sizes of a buffer of rank 2, got a null pointer
+  arguments[RANKS - 1].sizes = inputSizes;
+
   if (mlirLogicalResultIsFailure(precRunOnLocalRanks(
           module, mlirStringRefCreateFromCString("step"), RANKS, arguments, 1,
           results, 2, error, sizeof(error)))) {
@@ -192,6 +262,7 @@ int main(void) {
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
   failures += runSgdSteps(ctx);
+  failures += runAccumulatingSteps(ctx);
   mlirContextDestroy(ctx);
   return failures != 0;
 }
@@ -265,6 +336,19 @@ static int runSgdSteps(MlirContext ctx) {
              : "succeeded");
   // CHECK: null runner: -1 ranks, -1 arguments, -1 results, run expected a runner, got a null one
 
+  /* Bad input is an error value, never a crash. */
+  MlirModule nullModule = {NULL};
+  options = precRunnerOptionsGetDefault();
+  PrecRunner none = precRunnerCreate(nullModule, &options, error,
+                                     sizeof(error));
+  printf("runner of a null module: %s\n",
+         precRunnerIsNull(none) ? error : "created");
+  // CHECK: runner of a null module: expected a module, got a null one
+  options.timeoutMs = -1;
+  none = precRunnerCreate(module, &options, error, sizeof(error));
+  printf("negative timeout: %s\n", precRunnerIsNull(none) ? error : "created");
+  // CHECK: negative timeout: expected a collective timeout of at least 0 ms (0: the runtime's default), got -1
+
   /* The only public function, on as many ranks as the grid has. */
   options = precRunnerOptionsGetDefault();
   PrecRunner runner = precRunnerCreate(module, &options, error, sizeof(error));
@@ -300,6 +384,12 @@ static int runSgdSteps(MlirContext ctx) {
   printf("wrong sizes: %s\n",
          mlirLogicalResultIsFailure(mismatch) ? error : "accepted");
   // CHECK: wrong sizes: argument 1 of rank 3 (tensor<16xf32>): expected size 16 in dimension 0, got 8
+  arguments[2 * 3 + 1].sizes = NULL;
+  printf("null sizes: %s\n",
+         failureMessage(precRunnerRun(runner, 1, arguments, results, 0, error,
+                                      sizeof(error)),
+                        error));
+  // CHECK: null sizes: argument 1 of rank 3 (tensor<16xf32>): expected the sizes of a buffer of rank 1, got a null pointer
   arguments[2 * 3 + 1].sizes = sizes;
 
   /* Two steps: the weights the first returns are the second's. */
@@ -329,4 +419,120 @@ static int runSgdSteps(MlirContext ctx) {
   precRunnerDestroy(runner);
   mlirModuleDestroy(module);
   return failures;
+}
+
+/* C + A B: the matmul accumulates into its init, argument 2, which no result
+ * feeds (the result's type is not argument 0's). */
+static const char *kAccumulate =
+    "func.func @acc(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>,\n"
+    "               %c: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+    "  %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>)\n"
+    "                     outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+    "  return %r : tensor<4x4xf32>\n"
+    "}\n";
+
+#define ACC_RANKS 2
+
+/* Three steps of @acc on 2 ranks: every step computes from the arguments as
+ * given, so the result is the one step's bit for bit, and C + A B within
+ * f32's tolerance: 9 terms summed in f32 in any order, off by at most
+ * 8 u sum(|terms|), plus u |product| for each product rounded (u = 2^-24).
+ * A step that wrote into C would return C + 3 A B. */
+static int runAccumulatingSteps(MlirContext ctx) {
+  char error[512];
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kAccumulate));
+  if (mlirModuleIsNull(module)) {
+    printf("parse failed\n");
+    return 1;
+  }
+  PrecRunnerOptions options = precRunnerOptionsGetDefault();
+  options.numRanks = ACC_RANKS;
+  PrecRunner runner = precRunnerCreate(module, &options, error, sizeof(error));
+  if (precRunnerIsNull(runner)) {
+    printf("runner failed: %s\n", error);
+    return 1;
+  }
+  static float a[ACC_RANKS][32], b[ACC_RANKS][32], c[ACC_RANKS][16];
+  static float one[ACC_RANKS][16], three[ACC_RANKS][16];
+  int64_t aSizes[] = {4, 8}, bSizes[] = {8, 4}, cSizes[] = {4, 4};
+  PrecBuffer arguments[ACC_RANKS * 3], results[ACC_RANKS];
+  for (int r = 0; r < ACC_RANKS; ++r) {
+    for (int i = 0; i < 32; ++i) {
+      a[r][i] = input(r, i);
+      b[r][i] = input(r + 2, i);
+    }
+    for (int i = 0; i < 16; ++i)
+      c[r][i] = input(r + 4, i);
+    arguments[3 * r] = (PrecBuffer){a[r], 2, aSizes, sizeof(float)};
+    arguments[3 * r + 1] = (PrecBuffer){b[r], 2, bSizes, sizeof(float)};
+    arguments[3 * r + 2] = (PrecBuffer){c[r], 2, cSizes, sizeof(float)};
+    results[r] = (PrecBuffer){one[r], 2, cSizes, sizeof(float)};
+  }
+  if (mlirLogicalResultIsFailure(precRunnerRun(runner, 1, arguments, results,
+                                               0, error, sizeof(error)))) {
+    printf("run failed: %s\n", error);
+    return 1;
+  }
+  for (int r = 0; r < ACC_RANKS; ++r)
+    results[r].data = three[r];
+  if (mlirLogicalResultIsFailure(precRunnerRun(runner, 3, arguments, results,
+                                               0, error, sizeof(error)))) {
+    printf("run failed: %s\n", error);
+    return 1;
+  }
+  const double u = ldexp(1.0, -24);
+  int compared = 0, failures = 0, unlike = 0;
+  for (int r = 0; r < ACC_RANKS; ++r)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double sum = c[r][4 * i + j], magnitude = fabs(sum), products = 0;
+        for (int k = 0; k < 8; ++k) {
+          double product = (double)a[r][8 * i + k] * b[r][4 * k + j];
+          sum += product;
+          products += fabs(product);
+        }
+        magnitude += products;
+        double tolerance = 8 * u * magnitude + u * products;
+        failures += !(fabs(three[r][4 * i + j] - sum) <= tolerance);
+        unlike += memcmp(&three[r][4 * i + j], &one[r][4 * i + j],
+                         sizeof(float)) != 0;
+        ++compared;
+      }
+  printf("3 steps: compared %d values, %d outside tolerance, %d unlike 1 "
+         "step\n",
+         compared, failures, unlike);
+  // CHECK: 3 steps: compared 32 values, 0 outside tolerance, 0 unlike 1 step
+  precRunnerDestroy(runner);
+  mlirModuleDestroy(module);
+  return failures + unlike;
+}
+
+/* The SGD step on the nccl backend: precRunnerCreate lowers it with
+ * prec-lower-to-cuda (whose GPU module translates to LLVM IR) and checks
+ * that the runtime finds the GPUs; the test doubles then refuse the kernels
+ * when a run loads them. */
+static int createOnNccl(MlirContext ctx) {
+  char error[512];
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kSgd));
+  if (mlirModuleIsNull(module)) {
+    printf("parse failed\n");
+    return 1;
+  }
+  PrecRunnerOptions options = precRunnerOptionsGetDefault();
+  options.backend = PREC_RUNNER_BACKEND_NCCL;
+  PrecRunner runner = precRunnerCreate(module, &options, error, sizeof(error));
+  if (precRunnerIsNull(runner)) {
+    printf("nccl runner failed: %s\n", error);
+    mlirModuleDestroy(module);
+    return 1;
+  }
+  printf("nccl runner: %d ranks\n", (int)precRunnerGetNumRanks(runner));
+  MlirLogicalResult run =
+      precRunnerRun(runner, 1, NULL, NULL, 0, error, sizeof(error));
+  printf("nccl run: %s\n", failureMessage(run, error));
+  precRunnerDestroy(runner);
+  mlirModuleDestroy(module);
+  return 0;
 }
