@@ -111,3 +111,8 @@ if mpirun:
         mpirun = "env ASAN_OPTIONS=%s:detect_leaks=0 %s" % (
             os.environ["ASAN_OPTIONS"], mpirun)
     config.substitutions.append(("%mpirun", mpirun + " -np"))
+
+# The CPUs numerics tests compile for: the host's, and baseline x86-64, so
+# that a result never depends on the host's instruction set
+# (docs/Runtime.md, "The same numbers on every host").
+config.substitutions.append(("%numerics_cpus", "host x86-64"))
