@@ -48,11 +48,15 @@ static FloatType getComputeType(FloatType type) {
   return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
 
-/// The type `value / divisor` is rounded to when the next step stores it in
-/// `next`: `next` itself where `type` holds every value of it (one rounding
-/// instead of two), else `type`, as the contract says.
+/// The type `value / divisor` (arithmetic in `type`) is rounded to when the
+/// next step stores it in `next`: `next` itself where one of the two holds
+/// every value of the other, so that a quotient narrowed next is rounded
+/// once instead of twice and one widened next (an f16 sum into an f32
+/// result) keeps what the wider type holds, which the contract allows;
+/// else `type`, as the contract says.
 static FloatType getQuotientType(FloatType type, FloatType next) {
-  return floatTypeContains(type, next) ? next : type;
+  return floatTypeContains(type, next) || floatTypeContains(next, type) ? next
+                                                                        : type;
 }
 
 /// Word 2^63 + `index` of the stream keyed by `key`: the words of a
