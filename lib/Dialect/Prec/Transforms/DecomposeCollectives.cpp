@@ -99,6 +99,25 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
   if (ShapedType::isDynamic(plan.groupSize))
     return op->emitOpError("cannot decompose a collective over grid axes of "
                            "dynamic size");
+  // The transports find this rank's group from the whole grid: a dynamic
+  // axis outside the group is diagnosed here, at the op that names it, not
+  // at the transport that lowering would meet.
+  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic)) {
+    InFlightDiagnostic diag =
+        op->emitOpError("cannot decompose a collective on grid ")
+        << op.getGridAttr() << " of shape ";
+    llvm::interleave(
+        grid.getShape(), diag,
+        [&](int64_t extent) {
+          if (ShapedType::isDynamic(extent))
+            diag << "?";
+          else
+            diag << extent;
+        },
+        "x");
+    return diag << ": the runtime places ranks by the whole grid, which "
+                << "needs a static shape";
+  }
   if (!op.getInput().getType().hasStaticShape() ||
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("cannot decompose a collective with dynamic "
@@ -110,15 +129,12 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
     return op->emitOpError("converts to the scaled ")
            << plan.wire << " wire: run prec-materialize-scales first, which "
            << "makes its scales explicit";
-  // The runtimes move f64, f32, f16, bf16 and the two fp8 formats, and
-  // block scales (f8E8M0FNU) as bytes where nothing converts them.
-  bool movedAsBytes = isa<Float8E8M0FNUType>(plan.wire) && !op.isReduction() &&
-                      inputElement == plan.wire;
-  if (!isa<Float64Type, Float32Type, Float16Type, BFloat16Type>(plan.wire) &&
-      !isBitManipulatedFloatType(plan.wire) && !movedAsBytes)
-    return op->emitOpError("wire dtype ")
-           << plan.wire << " has no runtime representation: expected f64, "
-           << "f32, f16, bf16, f8E4M3FN or f8E5M2";
+  // The verifier admits only wires a runtime moves, and block scales
+  // (f8E8M0FNU) moved as bytes where nothing converts them.
+  assert((isWireFloatType(plan.wire) ||
+          (isa<Float8E8M0FNUType>(plan.wire) && !op.isReduction() &&
+           inputElement == plan.wire)) &&
+         "a wire no runtime moves");
   if (!op.isReduction())
     return plan;
 

@@ -30,14 +30,6 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Whether `op` converts its input to an fp8 wire under a scaling mode.
-bool convertsToScaledWire(CollectiveOpInterface op) {
-  Type forward = op.getEffectiveForwardDtype();
-  return op->getAttrOfType<ScalingAttr>("scaling") &&
-         isScaledLowPrecisionType(forward) &&
-         op.getInput().getType().getElementType() != forward;
-}
-
 /// What a scaled collective asks for, checked once.
 struct ScaledCollective {
   CollectiveOpInterface op;
@@ -46,57 +38,26 @@ struct ScaledCollective {
   int64_t groupSize;
 };
 
+/// The verifier checked the wire, the scale dtype, the accumulation dtype
+/// and that blocks divide the innermost dimension and each rank's chunk of
+/// it; what is left is what only the lowering needs.
 FailureOr<ScaledCollective> checkScaledCollective(CollectiveOpInterface op,
                                                   SymbolTableCollection &tables) {
   ScaledCollective scaled{op, op->getAttrOfType<ScalingAttr>("scaling"),
                           cast<FloatType>(op.getEffectiveForwardDtype()), 1};
-  if (!isBitManipulatedFloatType(scaled.wire))
-    return op->emitOpError("expected f8E4M3FN or f8E5M2 as the scaled wire "
-                           "dtype (the formats the kernels and the runtime "
-                           "convert), got ")
-           << scaled.wire;
+  assert(isBitManipulatedFloatType(scaled.wire) &&
+         "the verifier admits only the fp8 wires the kernels convert");
   auto grid =
       tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   if (!grid)
     return op->emitOpError("expected grid ")
            << op.getGridAttr() << " to name a 'shard.grid'";
   scaled.groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  RankedTensorType inputType = op.getInput().getType();
-  if (ShapedType::isDynamic(scaled.groupSize) || !inputType.hasStaticShape() ||
+  if (ShapedType::isDynamic(scaled.groupSize) ||
+      !op.getInput().getType().hasStaticShape() ||
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("scaled collectives need static shapes and group "
                            "sizes");
-  // The terms are dequantized before they are combined: in a type with
-  // arithmetic, never in an fp8 type.
-  if (Type acc = getEffectiveAccDtype(op);
-      acc && isScaledLowPrecisionType(acc))
-    return op->emitOpError("expected an acc_dtype with arithmetic (f16 or "
-                           "wider) for the scaled ")
-           << scaled.wire << " wire, got " << acc;
-  if (scaled.scaling.getKind() != ScalingKind::Block)
-    return scaled;
-  Type scaleDtype = scaled.scaling.getScaleDtype();
-  if (scaleDtype && !isa<Float8E8M0FNUType, Float32Type>(scaleDtype))
-    return op->emitOpError("expected scale_dtype f8E8M0FNU or f32 for block "
-                           "scaling, got ")
-           << scaleDtype;
-  int64_t blockSize = scaled.scaling.getBlockSize();
-  if (inputType.getRank() == 0 || inputType.getShape().back() % blockSize != 0)
-    return op->emitOpError("expected the innermost dimension of ")
-           << inputType << " to be a multiple of block_size " << blockSize;
-  // Chunks split along the innermost dimension must hold whole blocks.
-  std::optional<int64_t> splitAxis =
-      TypeSwitch<Operation *, std::optional<int64_t>>(op)
-          .Case([](ReduceScatterOp o) { return int64_t(o.getScatterAxis()); })
-          .Case([](AllToAllOp o) { return int64_t(o.getSplitAxis()); })
-          .Default([](Operation *) { return std::nullopt; });
-  int64_t last = inputType.getRank() - 1;
-  if (splitAxis == last &&
-      (inputType.getShape().back() / scaled.groupSize) % blockSize != 0)
-    return op->emitOpError("expected the chunks of dimension ")
-           << last << " sent to each rank ("
-           << inputType.getShape().back() / scaled.groupSize
-           << " elements) to be a multiple of block_size " << blockSize;
   return scaled;
 }
 
