@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_fsdp_step  # noqa: E402
 
-TARGET_RATIO = 2.2
+TARGET_RATIO = 2.1
 PIPELINE = "--prec-lower-to-cpu"
 
 
