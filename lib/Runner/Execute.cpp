@@ -344,7 +344,7 @@ llvm::Error RankRun::run() {
       for (unsigned i = 0; i < std::min(numArgs, signature.results.size());
            ++i) {
         const ValueSpec &arg = signature.arguments[i];
-        if (arg.typeName != signature.results[i].typeName)
+        if (!signature.resultFeedsArgument(i))
           continue;
         if (!arg.isBuffer)
           std::memcpy(&scalarStorage[i], resultData[i], arg.elementBytes());

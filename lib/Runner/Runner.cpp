@@ -17,6 +17,7 @@
 #include "precrt/mgpu.h"
 #include "precrt/precrt.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -472,6 +473,16 @@ llvm::Error Runner::lower() {
     cpuOptions.peerWindows = options.peerWindows;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }
+  // Every step reads the same buffers for the arguments no result feeds, so
+  // the step must leave them as they are: bufferization then copies where a
+  // kernel would write one in place (ConvertElementwiseToLinalg makes an
+  // elementwise op's first operand its init).
+  if (auto entry = module.lookupSymbol<func::FuncOp>(signature.name))
+    for (auto [i, spec] : llvm::enumerate(signature.arguments))
+      if (spec.isBuffer && !signature.resultFeedsArgument(i))
+        entry.setArgAttr(i,
+                         bufferization::BufferizationDialect::kWritableAttrName,
+                         BoolAttr::get(module->getContext(), false));
   if (failed(pm.run(module)))
     return llvm::make_error<DiagnosedError>();
   impl->lowered = true;

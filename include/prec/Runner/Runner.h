@@ -95,6 +95,13 @@ struct EntrySignature {
   std::string name;
   llvm::SmallVector<ValueSpec> arguments;
   llvm::SmallVector<ValueSpec> results;
+
+  /// Whether result `index` feeds argument `index` after every step: it has
+  /// the argument's type.
+  bool resultFeedsArgument(unsigned index) const {
+    return index < arguments.size() && index < results.size() &&
+           arguments[index].typeName == results[index].typeName;
+  }
 };
 
 /// Where a rank's steps spent their time (RunnerOptions::profile).
