@@ -59,18 +59,6 @@ static FloatType getQuotientType(FloatType type, FloatType next) {
                                                                         : type;
 }
 
-/// Word 2^63 + `index` of the stream keyed by `key`: the words of a
-/// collective's second rounding (of reduced values), which no first
-/// rounding draws (those take the words below 2^63, one per element of a
-/// tensor that fits in memory).
-static Value buildArrivalWord(OpBuilder &b, Location loc, Value key,
-                              Value index) {
-  Value offset = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
-  return buildPhiloxWord(b, loc, key,
-                         arith::AddIOp::create(b, loc, index, offset));
-}
-
 namespace {
 
 //===----------------------------------------------------------------------===//

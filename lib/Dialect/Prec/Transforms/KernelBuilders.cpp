@@ -641,6 +641,14 @@ Value mlir::prec::buildQuotientForRounding(OpBuilder &b, Location loc,
                                    divisor);
 }
 
+Value mlir::prec::buildArrivalWord(OpBuilder &b, Location loc, Value key,
+                                   Value index) {
+  Value offset = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
+  return buildPhiloxWord(b, loc, key,
+                         arith::AddIOp::create(b, loc, index, offset));
+}
+
 Value mlir::prec::buildRankRoundingKey(OpBuilder &b, Location loc,
                                        FlatSymbolRefAttr grid, Value seed) {
   IntegerOps i64{b, loc, b.getI64Type()};

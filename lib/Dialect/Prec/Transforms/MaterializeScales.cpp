@@ -104,6 +104,37 @@ Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
       scaled.scaling, rounding, key);
 }
 
+/// The key of the stochastic rounding of the values a scaled collective
+/// dequantizes (or reduces), or null where it rounds to nearest even: the
+/// stream of this rank where only this rank holds them (a reduce_scatter's
+/// or all_to_all's result), of the seed itself where every rank of the
+/// group computes them alike (an all_gather's and an all_reduce's result),
+/// so that every rank rounds them to the same bits. The rounding takes the
+/// arrival words (buildArrivalWord), which the quantization never draws.
+Value buildResultRoundingKey(OpBuilder &b, Location loc,
+                             ScaledCollective scaled, bool sharedResult) {
+  if (scaled.op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+      RoundingMode::Stochastic)
+    return {};
+  Value seed = scaled.op->getOperand(1);
+  if (sharedResult)
+    return seed;
+  return buildRankRoundingKey(b, loc, scaled.op.getGridAttr(), seed);
+}
+
+/// `value` converted to `type`, element `index` of the result: rounded
+/// stochastically by arrival word `index` of `key` where there is a key and
+/// the conversion rounds to a type narrower than f32 (from f64 through f32
+/// rounded to odd), else to nearest even.
+Value convertResultElement(OpBuilder &b, Location loc, Value value,
+                           FloatType type, Value key,
+                           function_ref<Value()> index) {
+  if (!key || floatTypeContains(type, cast<FloatType>(value.getType())))
+    return convertFloat(b, loc, value, type);
+  return convertFloatStochastic(b, loc, value, type,
+                                buildArrivalWord(b, loc, key, index()));
+}
+
 /// A collective of the same group that moves `input` unconverted.
 Value buildAllGather(OpBuilder &b, Location loc, CollectiveOpInterface like,
                      Value input, int64_t axis, int64_t groupSize) {
@@ -213,7 +244,8 @@ Value buildScaledTerm(OpBuilder &b, Location loc, Value q, Value scale,
 Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
                            Value scales, ScalingAttr scaling,
                            ReductionKind kind, FloatType acc, double preDivisor,
-                           double postDivisor, RankedTensorType resultType) {
+                           double postDivisor, RankedTensorType resultType,
+                           Value roundingKey) {
   int64_t rank = resultType.getRank();
   // Iteration space: result dims d0..d(r-1), then the source rank, summed
   // innermost so that each element adds its terms in rank order in one pass.
@@ -256,7 +288,7 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         // The quotient is rounded once, to the result where acc holds
-        // every result value.
+        // every result value (stochastically with a key).
         Value value = args[0];
         if (divisor != 1.0) {
           FloatType quotientType =
@@ -266,8 +298,15 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
           if (quotientType != resultElement)
             value = convertFloat(nb, nl, value, quotientType);
         }
-        linalg::YieldOp::create(nb, nl,
-                                convertFloat(nb, nl, value, resultElement));
+        linalg::YieldOp::create(
+            nb, nl,
+            convertResultElement(nb, nl, value, resultElement, roundingKey,
+                                 [&] {
+                                   return buildLinearIndex(
+                                       nb, nl, resultType.getShape(),
+                                       llvm::to_vector(llvm::seq<unsigned>(
+                                           0, rank)));
+                                 }));
       });
   return finish.getResult(0);
 }
@@ -276,7 +315,7 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
 /// and lays them side by side along `concatAxis` of the result.
 Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
                         ScalingAttr scaling, int64_t concatAxis,
-                        RankedTensorType resultType) {
+                        RankedTensorType resultType, Value roundingKey) {
   auto receivedType = cast<RankedTensorType>(data.getType());
   int64_t rank = resultType.getRank();
   // Iteration space: the received shape; the output is the result with the
@@ -305,8 +344,19 @@ Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
       SmallVector<utils::IteratorType>(numDims, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value value = dequantizeElement(nb, nl, args[0], args[1], compute);
+        // Element j of the result is element j of `expanded` (row-major).
+        auto index = [&] {
+          SmallVector<unsigned> iterationDims;
+          for (int64_t d = 0; d <= rank; ++d)
+            iterationDims.push_back(d < concatAxis    ? d + 1
+                                    : d == concatAxis ? 0
+                                                      : d);
+          return buildLinearIndex(nb, nl, expanded, iterationDims);
+        };
         linalg::YieldOp::create(nb, nl,
-                                convertFloat(nb, nl, value, resultElement));
+                                convertResultElement(nb, nl, value,
+                                                     resultElement,
+                                                     roundingKey, index));
       });
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d < rank; ++d) {
@@ -319,6 +369,46 @@ Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
   }
   return tensor::CollapseShapeOp::create(b, loc, resultType,
                                          unpack.getResult(0), groups);
+}
+
+/// prec.dequantize of the gathered `data` with `scale` (rank-0 per tensor,
+/// or per block), the exact product `q * scale` rounded stochastically to
+/// the result by arrival word j of `key`, j the element's index in the
+/// result.
+Value buildStochasticDequantize(OpBuilder &b, Location loc, Value data,
+                                Value scale, ScalingAttr scaling,
+                                RankedTensorType resultType, Value key) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(b.getAffineDimExpr(d));
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap scaleMap = AffineMap::get(rank, 0, {}, b.getContext());
+  if (scaling.getKind() == ScalingKind::Block) {
+    dims.back() = dims.back().floorDiv(scaling.getBlockSize());
+    scaleMap = AffineMap::get(rank, 0, dims, b.getContext());
+  }
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultElement);
+  return linalg::GenericOp::create(
+             b, loc, resultType, ValueRange{data, scale}, init,
+             ArrayRef<AffineMap>{identity, scaleMap, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               // Exact in f64: at most 4 significand bits times 24.
+               Value value = dequantizeElement(nb, nl, args[0], args[1],
+                                               nb.getF64Type());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   convertResultElement(nb, nl, value, resultElement, key, [&] {
+                     return buildLinearIndex(
+                         nb, nl, resultType.getShape(),
+                         llvm::to_vector(llvm::seq<unsigned>(0, rank)));
+                   }));
+             })
+      .getResult(0);
 }
 
 /// all_gather: quantize with local block scales (or take the batch's scale
@@ -338,8 +428,14 @@ Value materializeGather(OpBuilder &b, ScaledCollective scaled,
                                scaled.groupSize);
   if (scaled.scaling.getKind() == ScalingKind::Block)
     scale = buildAllGather(b, loc, scaled.op, scale, axis, scaled.groupSize);
-  return DequantizeOp::create(b, loc, gather.getType(), moved, scale,
-                              scaled.scaling);
+  auto resultType = cast<RankedTensorType>(gather.getType());
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  Value key = buildResultRoundingKey(b, loc, scaled, /*sharedResult=*/true);
+  if (!key || floatTypeContains(resultElement, b.getF32Type()))
+    return DequantizeOp::create(b, loc, resultType, moved, scale,
+                                scaled.scaling);
+  return buildStochasticDequantize(b, loc, moved, scale, scaled.scaling,
+                                   resultType, key);
 }
 
 /// reduce_scatter and all_reduce: local scales travel with the data; one
@@ -362,10 +458,14 @@ Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
     kind = ReductionKind::Sum;
     postDivisor *= static_cast<double>(scaled.groupSize);
   }
+  // Every rank of an all_reduce reduces all the terms (an all_gather moved
+  // them), a reduce_scatter's rank only its own part.
+  Value key = buildResultRoundingKey(b, loc, scaled,
+                                     /*sharedResult=*/!split.has_value());
   return buildScaledReduction(
       b, loc, data, movedScales, scaled.scaling, kind,
       cast<FloatType>(getEffectiveAccDtype(op)), divisors.pre, postDivisor,
-      cast<RankedTensorType>(op.getResult().getType()));
+      cast<RankedTensorType>(op.getResult().getType()), key);
 }
 
 Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
@@ -376,8 +476,10 @@ Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
   Value quantized = buildQuantize(b, loc, input, scales, scaled);
   auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales,
                                       int64_t(allToAll.getSplitAxis()));
-  return buildScaledConcat(b, loc, data, movedScales, scaled.scaling,
-                           allToAll.getConcatAxis(), allToAll.getType());
+  return buildScaledConcat(
+      b, loc, data, movedScales, scaled.scaling, allToAll.getConcatAxis(),
+      allToAll.getType(),
+      buildResultRoundingKey(b, loc, scaled, /*sharedResult=*/false));
 }
 
 /// Dynamically scaled gathers of one block and group whose amaxes travel in
