@@ -27,13 +27,14 @@ Value mlir::prec::buildRoundToOddF32(OpBuilder &b, Location loc, Value value) {
   Value nearest = arith::TruncFOp::create(b, loc, f32, value);
   Value back = arith::ExtFOp::create(b, loc, value.getType(), nearest);
   // Ordered comparisons: a NaN is exact and stays as it is.
-  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
-                                        back, value);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
-  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                      back, value);
-  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         value, zero);
+  Value inexact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, value);
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
+  Value above =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, back, value);
+  Value negative =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, value, zero);
   // Rounded away from zero: step the magnitude (the low bits) back by one.
   Value awayFromZero = arith::XOrIOp::create(b, loc, above, negative);
   Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
@@ -41,8 +42,8 @@ Value mlir::prec::buildRoundToOddF32(OpBuilder &b, Location loc, Value value) {
       b, loc, f32, makeOddBits(b, loc, bits, awayFromZero, inexact));
 }
 
-Value mlir::prec::buildQuotientRoundedToOdd(OpBuilder &b, Location loc,
-                                            Value x, double divisor) {
+Value mlir::prec::buildQuotientRoundedToOdd(OpBuilder &b, Location loc, Value x,
+                                            double divisor) {
   using P = arith::CmpFPredicate;
   FloatType f64 = b.getF64Type();
   auto constant = [&](double v) -> Value {

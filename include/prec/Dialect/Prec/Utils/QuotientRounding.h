@@ -1,4 +1,5 @@
-//===- QuotientRounding.h - quotients rounded once ---------------*- C++ -*-===//
+//===- QuotientRounding.h - quotients rounded once ---------------*- C++
+//-*-===//
 //
 // Shared by the gradient rules (prec's IR library) and the kernels the
 // passes build: a division by a constant whose quotient is rounded once to
