@@ -183,8 +183,8 @@ LogicalResult checkDeclarationsResolve(ModuleOp module) {
           << "to generate it as the backward function of @" << forwardName
           << ", give @" << forwardName
           << " the unit attribute 'prec.differentiable' (or name it in "
-             "prec-generate-backward's option functions=" << forwardName
-          << ")";
+             "prec-generate-backward's option functions="
+          << forwardName << ")";
     return diag;
   }
   return success();

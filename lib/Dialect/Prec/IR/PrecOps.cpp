@@ -7,8 +7,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -129,9 +129,10 @@ public:
   /// `keyword %operand`.
   ClauseParser &operand(StringRef keyword,
                         std::optional<OpAsmParser::UnresolvedOperand> &value) {
-    clauses.push_back({keyword, /*required=*/false, [&value](OpAsmParser &parser) {
-                         return parser.parseOperand(value.emplace());
-                       }});
+    clauses.push_back(
+        {keyword, /*required=*/false, [&value](OpAsmParser &parser) {
+           return parser.parseOperand(value.emplace());
+         }});
     return *this;
   }
 
@@ -150,9 +151,8 @@ public:
                            << opName << "', expected one of: ");
       unsigned index = clause - clauses.begin();
       if (seen.test(index))
-        return parser.emitError(loc)
-               << "clause '" << keyword << "' appears twice in '" << opName
-               << "'";
+        return parser.emitError(loc) << "clause '" << keyword
+                                     << "' appears twice in '" << opName << "'";
       seen.set(index);
       if (clause->parseValue(parser))
         return failure();
@@ -197,8 +197,7 @@ void printClause(OpAsmPrinter &printer, StringRef keyword, AttrT value) {
 }
 
 /// `value`, or null when it is `defaultValue`: defaults are not printed.
-template <typename AttrT>
-AttrT unlessDefault(AttrT value, AttrT defaultValue) {
+template <typename AttrT> AttrT unlessDefault(AttrT value, AttrT defaultValue) {
   return value == defaultValue ? AttrT() : value;
 }
 
@@ -258,11 +257,12 @@ DenseI16ArrayAttr unlessAllAxes(DenseI16ArrayAttr gridAxes) {
 
 } // namespace
 
-static ParseResult parseAllGatherClauses(
-    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes, IntegerAttr &gatherAxis,
-    TypeAttr &forwardDtype, TypeAttr &backwardDtype, RoundingModeAttr &rounding,
-    OptionalOperand &seed, ScalingAttr &scaling,
-    ReductionKindAttr &gradReduction) {
+static ParseResult
+parseAllGatherClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
+                      IntegerAttr &gatherAxis, TypeAttr &forwardDtype,
+                      TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+                      OptionalOperand &seed, ScalingAttr &scaling,
+                      ReductionKindAttr &gradReduction) {
   ClauseParser clauses("prec.all_gather");
   clauses.attr("grid_axes", gridAxes)
       .attr("gather_axis", gatherAxis, parser.getBuilder().getI64Type(),
@@ -275,8 +275,8 @@ static ParseResult parseAllGatherClauses(
 
 static void printAllGatherClauses(OpAsmPrinter &printer, AllGatherOp,
                                   DenseI16ArrayAttr gridAxes,
-                                  IntegerAttr gatherAxis,
-                                  TypeAttr forwardDtype, TypeAttr backwardDtype,
+                                  IntegerAttr gatherAxis, TypeAttr forwardDtype,
+                                  TypeAttr backwardDtype,
                                   RoundingModeAttr rounding, Value seed,
                                   ScalingAttr scaling,
                                   ReductionKindAttr gradReduction) {
@@ -309,9 +309,9 @@ static ParseResult parseReduceScatterClauses(
 
 static void printReduceScatterClauses(
     OpAsmPrinter &printer, ReduceScatterOp, DenseI16ArrayAttr gridAxes,
-    IntegerAttr scatterAxis, ReductionKindAttr reduction,
-    TypeAttr forwardDtype, TypeAttr backwardDtype, RoundingModeAttr rounding,
-    Value seed, ScalingAttr scaling, TypeAttr accDtype, FloatAttr preDivisor,
+    IntegerAttr scatterAxis, ReductionKindAttr reduction, TypeAttr forwardDtype,
+    TypeAttr backwardDtype, RoundingModeAttr rounding, Value seed,
+    ScalingAttr scaling, TypeAttr accDtype, FloatAttr preDivisor,
     FloatAttr postDivisor, ReductionAlgorithmAttr algorithm) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "scatter_axis", scatterAxis);
@@ -338,12 +338,14 @@ static ParseResult parseAllReduceClauses(
   return clauses.parse(parser);
 }
 
-static void printAllReduceClauses(
-    OpAsmPrinter &printer, AllReduceOp, DenseI16ArrayAttr gridAxes,
-    ReductionKindAttr reduction, TypeAttr forwardDtype, TypeAttr backwardDtype,
-    RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
-    TypeAttr accDtype, FloatAttr preDivisor, FloatAttr postDivisor,
-    ReductionAlgorithmAttr algorithm) {
+static void printAllReduceClauses(OpAsmPrinter &printer, AllReduceOp,
+                                  DenseI16ArrayAttr gridAxes,
+                                  ReductionKindAttr reduction,
+                                  TypeAttr forwardDtype, TypeAttr backwardDtype,
+                                  RoundingModeAttr rounding, Value seed,
+                                  ScalingAttr scaling, TypeAttr accDtype,
+                                  FloatAttr preDivisor, FloatAttr postDivisor,
+                                  ReductionAlgorithmAttr algorithm) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
@@ -410,8 +412,7 @@ static ParseResult parseReduceClauses(OpAsmParser &parser,
 
 static void printReduceClauses(OpAsmPrinter &printer, ReduceOp,
                                DenseI64ArrayAttr dims,
-                               ReductionKindAttr reduction,
-                               TypeAttr accDtype) {
+                               ReductionKindAttr reduction, TypeAttr accDtype) {
   printClause(printer, "dims", dims);
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -436,10 +436,10 @@ LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
     if (!forward || forward.isExternal())
       return;
     if (!forward->hasAttr(PrecDialect::kDifferentiableAttrName)) {
-      call.emitError("'@")
-          << callee << "' is called but not declared; give @" << forwardName
-          << " the unit attribute '" << PrecDialect::kDifferentiableAttrName
-          << "' to generate it";
+      call.emitError("'@") << callee << "' is called but not declared; give @"
+                           << forwardName << " the unit attribute '"
+                           << PrecDialect::kDifferentiableAttrName
+                           << "' to generate it";
       result = failure();
       return;
     }
@@ -448,13 +448,12 @@ LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
   if (failed(result))
     return failure();
   for (func::FuncOp forward : forwards) {
-    auto backward =
-        func::FuncOp::create(forward.getLoc(),
-                             (forward.getSymName() + "_backward").str(),
-                             getBackwardFunctionType(forward));
+    auto backward = func::FuncOp::create(
+        forward.getLoc(), (forward.getSymName() + "_backward").str(),
+        getBackwardFunctionType(forward));
     backward.setPrivate();
-    module.getBody()->getOperations().insert(
-        std::next(forward->getIterator()), backward);
+    module.getBody()->getOperations().insert(std::next(forward->getIterator()),
+                                             backward);
   }
   return success();
 }

@@ -1,4 +1,4 @@
-//===- GenerateBackward.h - backward functions before parsing ends -*- C++ -*-===//
+//===- GenerateBackward.h - declaring backward functions --------*- C++ -*-===//
 //
 // What a driver can do for `prec-generate-backward` between parsing a module
 // and verifying it.
