@@ -114,3 +114,20 @@ func.func @adamw_duplicate(%p: tensor<8xf32>, %g: tensor<8xf32>, %lr: f32, %step
   %0:3 = prec.adamw %p, %g, %p, %p, %lr, %step eps = 1.0e-06 beta1 = 0.8 eps = 1.0e-07 : tensor<8xf32>, tensor<8xf32>
   return %0#0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @quantize_missing_scaling(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{expected clause 'scaling' in 'prec.quantize'}}
+  %0 = prec.quantize %x scale %s rounding = <nearest_even> : tensor<8xf32>, tensor<f32> -> tensor<8xf8E4M3FN>
+  return %0 : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @transport_acc_dtype(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{unexpected clause 'acc_dtype' in 'prec.transport', expected one of: grid_axes, reduction}}
+  %0 = prec.transport <all_reduce> %x on @dp reduction = <sum> acc_dtype = f32 : tensor<64xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

@@ -120,6 +120,10 @@ func.func @quantization(%w: tensor<128x512xf32>, %s: tensor<f32>, %x: tensor<64x
   %m = prec.quantize %x scale %bs scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
          rounding = <stochastic> seed %seed
          : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+  // Clauses in any order, printed in one.
+  // CHECK: prec.quantize %{{[^ ]*}} scale %{{[^ ]*}} scaling = <dynamic> rounding = <stochastic> seed %{{.*}} : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
+  %q2 = prec.quantize %w scale %s seed %seed rounding = <stochastic> scaling = <dynamic>
+          : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
   // CHECK: prec.dequantize %[[Q]] scale %{{.*}} scaling = <dynamic> : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
   %d = prec.dequantize %q scale %s scaling = <dynamic>
          : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
@@ -166,6 +170,8 @@ func.func @transports(%x: tensor<32xbf16>, %y: tensor<64xf32>) {
   %2 = prec.transport <reduce_scatter> %y on @dp reduction = <sum> : tensor<64xf32> -> tensor<8xf32>
   // CHECK: prec.transport <all_reduce> %{{.*}} on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
   %3 = prec.transport <all_reduce> %y on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
+  // CHECK: prec.transport <all_reduce> %{{[^ ]*}} on @hsdp grid_axes = [0] reduction = <sum> : tensor<64xf32> -> tensor<64xf32>
+  %4 = prec.transport <all_reduce> %y on @hsdp reduction = <sum> grid_axes = [0] : tensor<64xf32> -> tensor<64xf32>
   return
 }
 

@@ -474,6 +474,41 @@ static void printAdamWClauses(OpAsmPrinter &printer, AdamWOp, FloatAttr beta1,
                     /*scaling=*/nullptr);
 }
 
+static ParseResult parseQuantizeClauses(OpAsmParser &parser,
+                                        ScalingAttr &scaling,
+                                        RoundingModeAttr &rounding,
+                                        OptionalOperand &seed) {
+  ClauseParser clauses("prec.quantize");
+  clauses.attr("scaling", scaling, Type(), /*required=*/true)
+      .attr("rounding", rounding)
+      .operand("seed", seed);
+  return clauses.parse(parser);
+}
+
+static void printQuantizeClauses(OpAsmPrinter &printer, QuantizeOp,
+                                 ScalingAttr scaling,
+                                 RoundingModeAttr rounding, Value seed) {
+  printClause(printer, "scaling", scaling);
+  printDtypeClauses(printer, /*forwardDtype=*/nullptr,
+                    /*backwardDtype=*/nullptr, rounding, seed,
+                    /*scaling=*/nullptr);
+}
+
+static ParseResult parseTransportClauses(OpAsmParser &parser,
+                                         DenseI16ArrayAttr &gridAxes,
+                                         ReductionKindAttr &reduction) {
+  ClauseParser clauses("prec.transport");
+  clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
+  return clauses.parse(parser);
+}
+
+static void printTransportClauses(OpAsmPrinter &printer, TransportOp,
+                                  DenseI16ArrayAttr gridAxes,
+                                  ReductionKindAttr reduction) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "reduction", reduction);
+}
+
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
 

@@ -430,9 +430,9 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
   );
   let results = (outs Prec_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `scale` $scale `scaling` `=` $scaling (`rounding` `=` $rounding^)?
-    (`seed` $seed^)? attr-dict `:` type($input) `,` type($scale) `->`
-    type($result)
+    $input `scale` $scale ``
+    custom<QuantizeClauses>($scaling, $rounding, $seed)
+    attr-dict `:` type($input) `,` type($scale) `->` type($result)
   }];
 }
 
@@ -684,8 +684,8 @@ def Prec_TransportOp : Prec_Op<"transport", [
   );
   let results = (outs 1DTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = [{
-    $kind $input `on` $grid (`grid_axes` `=` $grid_axes^)?
-    (`reduction` `=` $reduction^)? attr-dict `:` type($input) `->` type($result)
+    $kind $input `on` $grid `` custom<TransportClauses>($grid_axes, $reduction)
+    attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }
