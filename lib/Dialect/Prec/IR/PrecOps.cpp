@@ -486,8 +486,8 @@ static ParseResult parseQuantizeClauses(OpAsmParser &parser,
 }
 
 static void printQuantizeClauses(OpAsmPrinter &printer, QuantizeOp,
-                                 ScalingAttr scaling,
-                                 RoundingModeAttr rounding, Value seed) {
+                                 ScalingAttr scaling, RoundingModeAttr rounding,
+                                 Value seed) {
   printClause(printer, "scaling", scaling);
   printDtypeClauses(printer, /*forwardDtype=*/nullptr,
                     /*backwardDtype=*/nullptr, rounding, seed,
