@@ -166,8 +166,8 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
   let results = (outs Prec_FloatTensor:$result);
   let hasVerifier = 1;
   // The keyword clauses after `on $grid` parse in any order, each at most
-  // once (`custom<...Clauses>` in PrecOps.cpp), and print in the order of
-  // the op's description.
+  // once, and print in one order without their defaults
+  // (`custom<...Clauses>` in PrecOps.cpp).
 }
 
 def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
