@@ -170,10 +170,22 @@ LogicalResult checkDeclarationsResolve(ModuleOp module) {
     if (!function.isExternal() || runtime.contains(name) ||
         dlsym(RTLD_DEFAULT, name.str().c_str()))
       continue;
-    return function.emitError()
-           << "@" << name
-           << " is called but has no body, and neither the runtime nor a "
-              "library loaded by prec-run defines it";
+    InFlightDiagnostic diag =
+        function.emitError()
+        << "@" << name
+        << " is called but has no body, and neither the runtime nor a "
+           "library loaded by prec-run defines it";
+    // The usual cause: a backward function declared for a forward function
+    // that prec-generate-backward was not asked to differentiate.
+    StringRef forwardName = name;
+    if (forwardName.consume_back("_backward"))
+      diag.attachNote()
+          << "to generate it as the backward function of @" << forwardName
+          << ", give @" << forwardName
+          << " the unit attribute 'prec.differentiable' (or name it in "
+             "prec-generate-backward's option functions="
+          << forwardName << ")";
+    return diag;
   }
   return success();
 }

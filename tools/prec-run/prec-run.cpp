@@ -19,6 +19,7 @@
 #include "Printing.h"
 #include "Traffic.h"
 
+#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
 #include "prec/Runner/Runner.h"
@@ -28,6 +29,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
@@ -296,8 +298,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  // Verified only once the backward functions it calls are declared.
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(&context, /*verifyAfterParse=*/false));
+  if (!module || failed(prec::declareCalledBackwardFunctions(*module)) ||
+      failed(verify(*module)))
     return 1;
 
   if (backendName != "local" && backendName != "mpi" && backendName != "nccl") {

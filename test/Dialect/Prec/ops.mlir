@@ -47,6 +47,31 @@ func.func @collectives(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
   return
 }
 
+// The keyword clauses after `on @grid` parse in any order; they print in one
+// order, so the round trip is stable.
+// CHECK-LABEL: func @clauses_in_any_order
+// CHECK-SAME: (%[[W:.*]]: tensor<128x512xf32>, %[[G:.*]]: tensor<1024x512xf32>, %[[X:.*]]: tensor<64x16xf32>, %[[SEED:.*]]: i64)
+func.func @clauses_in_any_order(%w: tensor<128x512xf32>, %g: tensor<1024x512xf32>,
+                                %x: tensor<64x16xf32>, %seed: i64) {
+  // CHECK: prec.all_gather %[[W]] on @hsdp grid_axes = [1] gather_axis = 0 forward_dtype = f8E4M3FN backward_dtype = bf16 rounding = <stochastic> seed %[[SEED]] scaling = <dynamic> grad_reduction = <sum> : tensor<128x512xf32> -> tensor<1024x512xbf16>
+  %0 = prec.all_gather %w on @hsdp grad_reduction = <sum> scaling = <dynamic>
+         backward_dtype = bf16 seed %seed gather_axis = 0 rounding = <stochastic>
+         forward_dtype = f8E4M3FN grid_axes = [1]
+         : tensor<128x512xf32> -> tensor<1024x512xbf16>
+  // CHECK: prec.reduce_scatter %[[G]] on @hsdp grid_axes = [1] scatter_axis = 0 forward_dtype = bf16 backward_dtype = f32 acc_dtype = f32 pre_divisor = 2.000000e+00 post_divisor = 4.000000e+00 algorithm = <direct> : tensor<1024x512xf32> -> tensor<128x512xf32>
+  %1 = prec.reduce_scatter %g on @hsdp algorithm = <direct> post_divisor = 4.0
+         pre_divisor = 2.0 acc_dtype = f32 backward_dtype = f32 forward_dtype = bf16
+         reduction = <sum> scatter_axis = 0 grid_axes = [1]
+         : tensor<1024x512xf32> -> tensor<128x512xf32>
+  // CHECK: prec.all_reduce %[[W]] on @hsdp grid_axes = [0] reduction = <avg> forward_dtype = bf16 acc_dtype = f32 : tensor<128x512xf32> -> tensor<128x512xf32>
+  %2 = prec.all_reduce %w on @hsdp acc_dtype = f32 forward_dtype = bf16
+         reduction = <avg> grid_axes = [0] : tensor<128x512xf32> -> tensor<128x512xf32>
+  // CHECK: prec.all_to_all %[[X]] on @dp split_axis = 0 concat_axis = 1 forward_dtype = bf16 backward_dtype = f32 : tensor<64x16xf32> -> tensor<8x128xbf16>
+  %3 = prec.all_to_all %x on @dp backward_dtype = f32 concat_axis = 1 forward_dtype = bf16
+         split_axis = 0 : tensor<64x16xf32> -> tensor<8x128xbf16>
+  return
+}
+
 // Dynamic grid sizes and dynamic dimensions defer the shape checks.
 // CHECK-LABEL: func @dynamic
 func.func @dynamic(%w: tensor<?x512xf32>, %v: tensor<128x512xf32>) {
@@ -69,11 +94,19 @@ func.func @casts_and_reductions(%w: tensor<128x512xf32>, %x: tensor<64x128xbf16>
          : tensor<128x512xf32> to tensor<128x512xbf16>
   // CHECK: prec.cast %{{.*}} : f32 to f8E4M3FN
   %1 = prec.cast %s : f32 to f8E4M3FN
+  // Clauses in any order, printed in one.
+  // CHECK: prec.cast %{{[^ ]*}} backward_dtype = f32 rounding = <stochastic> seed %{{.*}} : tensor<128x512xf32> to tensor<128x512xbf16>
+  %5 = prec.cast %w seed %seed rounding = <stochastic> backward_dtype = f32
+         : tensor<128x512xf32> to tensor<128x512xbf16>
   // CHECK: prec.reduce %{{.*}} dims = [0, 1] reduction = <avg> acc_dtype = f32 : tensor<64x128xbf16> -> tensor<f32>
   %2 = prec.reduce %x dims = [0, 1] reduction = <avg> acc_dtype = f32
          : tensor<64x128xbf16> -> tensor<f32>
   // CHECK: prec.reduce %{{.*}} dims = [1] : tensor<64x128xbf16> -> tensor<64xbf16>
   %3 = prec.reduce %x dims = [1] : tensor<64x128xbf16> -> tensor<64xbf16>
+  // Clauses in any order, printed in one.
+  // CHECK: prec.reduce %{{[^ ]*}} dims = [0, 1] reduction = <avg> acc_dtype = f32 : tensor<64x128xbf16> -> tensor<f32>
+  %4 = prec.reduce %x acc_dtype = f32 reduction = <avg> dims = [0, 1]
+         : tensor<64x128xbf16> -> tensor<f32>
   return
 }
 
@@ -87,6 +120,10 @@ func.func @quantization(%w: tensor<128x512xf32>, %s: tensor<f32>, %x: tensor<64x
   %m = prec.quantize %x scale %bs scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
          rounding = <stochastic> seed %seed
          : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+  // Clauses in any order, printed in one.
+  // CHECK: prec.quantize %{{[^ ]*}} scale %{{[^ ]*}} scaling = <dynamic> rounding = <stochastic> seed %{{.*}} : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
+  %q2 = prec.quantize %w scale %s seed %seed rounding = <stochastic> scaling = <dynamic>
+          : tensor<128x512xf32>, tensor<f32> -> tensor<128x512xf8E4M3FN>
   // CHECK: prec.dequantize %[[Q]] scale %{{.*}} scaling = <dynamic> : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
   %d = prec.dequantize %q scale %s scaling = <dynamic>
          : tensor<128x512xf8E4M3FN>, tensor<f32> -> tensor<128x512xbf16>
@@ -112,6 +149,14 @@ func.func @optimizers(%p: tensor<128xf32>, %g: tensor<128xbf16>, %m: tensor<128x
   // CHECK: prec.adamw {{.*}} rounding = <stochastic> seed %{{.*}} : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
   %5:4 = prec.adamw %p, %g, %m, %v, %lr, %step rounding = <stochastic> seed %seed
            : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  // Clauses in any order, printed in one.
+  // CHECK: prec.sgd {{.*}}, %{{[^ ]*}} weight_decay = 1.000000e-02 rounding = <stochastic> seed %{{.*}} : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  %6:2 = prec.sgd %p, %g, %lr seed %seed rounding = <stochastic> weight_decay = 1.0e-02
+           : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  // CHECK: prec.adamw {{.*}}, %{{[^ ]*}} beta1 = 8.000000e-01 beta2 = {{[^ ]+}} eps = {{[^ ]+}} weight_decay = 0.000000e+00 rounding = <stochastic> seed %{{.*}} : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
+  %7:4 = prec.adamw %p, %g, %m, %v, %lr, %step seed %seed weight_decay = 0.0 eps = 1.0e-06
+           rounding = <stochastic> beta2 = 0.95 beta1 = 0.8
+           : tensor<128xf32>, tensor<128xbf16> -> tensor<128xbf16>
   return
 }
 
@@ -125,6 +170,8 @@ func.func @transports(%x: tensor<32xbf16>, %y: tensor<64xf32>) {
   %2 = prec.transport <reduce_scatter> %y on @dp reduction = <sum> : tensor<64xf32> -> tensor<8xf32>
   // CHECK: prec.transport <all_reduce> %{{.*}} on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
   %3 = prec.transport <all_reduce> %y on @hsdp grid_axes = [0] reduction = <max> : tensor<64xf32> -> tensor<64xf32>
+  // CHECK: prec.transport <all_reduce> %{{[^ ]*}} on @hsdp grid_axes = [0] reduction = <sum> : tensor<64xf32> -> tensor<64xf32>
+  %4 = prec.transport <all_reduce> %y on @hsdp reduction = <sum> grid_axes = [0] : tensor<64xf32> -> tensor<64xf32>
   return
 }
 

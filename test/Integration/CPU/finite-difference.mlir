@@ -11,6 +11,20 @@
 // RUN:   --forward forward --backward backward --loss same --seed argument \
 // RUN:   --loss-error 2**-40 --arg w_shard:2x4 --arg x:3x8:1:2**-24 --arg b:3x4 \
 // RUN:   --arg v:4x3 --arg k:1x4
+// The same program without the declaration of @loss_backward: prec-run
+// declares it from @loss, with the signature the pass gives it.
+// RUN: sed '/^func.func private @loss_backward/,/^    -> /d' %s > %t/undeclared.mlir
+// RUN: not grep -q '^func.func private @loss_backward' %t/undeclared.mlir
+// RUN: %python %S/Inputs/check_gradients.py prec-run %t/undeclared.mlir %t/undeclared --ranks 4 \
+// RUN:   --forward forward --backward backward --loss same --seed argument \
+// RUN:   --loss-error 2**-40 --arg w_shard:2x4 --arg x:3x8:1:2**-24 --arg b:3x4 \
+// RUN:   --arg v:4x3 --arg k:1x4
+// RUN: prec-run %t/undeclared.mlir --ranks 4 --entry backward --dump-lowered | FileCheck %s
+// The generated function has a body (a declaration prints no argument
+// names), and the caller calls it.
+// CHECK: llvm.func internal @loss_backward(%arg0:
+// CHECK: llvm.func @backward(
+// CHECK: llvm.call @loss_backward(
 
 shard.grid @dp(shape = 4)
 

@@ -6,14 +6,17 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -96,6 +99,414 @@ mlir::OpTrait::prec::impl::verifySupportedFloatTypes(Operation *op) {
               typeAttr.getValue())))
         return failure();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Keyword clauses
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The keyword clauses of an op's custom assembly (`forward_dtype = bf16`,
+/// `seed %s`): they parse in any order, each at most once, and print in one
+/// canonical order.
+class ClauseParser {
+public:
+  explicit ClauseParser(StringRef opName) : opName(opName) {}
+
+  /// `keyword = value`; an untyped literal gets `type` (an integer's i64).
+  template <typename AttrT>
+  ClauseParser &attr(StringRef keyword, AttrT &value, Type type = {},
+                     bool required = false) {
+    clauses.push_back(
+        {keyword, required, [&value, type](OpAsmParser &parser) {
+           return failure(parser.parseEqual() ||
+                          parser.parseCustomAttributeWithFallback(value, type));
+         }});
+    return *this;
+  }
+
+  /// `keyword %operand`.
+  ClauseParser &operand(StringRef keyword,
+                        std::optional<OpAsmParser::UnresolvedOperand> &value) {
+    clauses.push_back(
+        {keyword, /*required=*/false, [&value](OpAsmParser &parser) {
+           return parser.parseOperand(value.emplace());
+         }});
+    return *this;
+  }
+
+  ParseResult parse(OpAsmParser &parser) {
+    llvm::SmallBitVector seen(clauses.size());
+    while (true) {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef keyword;
+      if (failed(parser.parseOptionalKeyword(&keyword)))
+        break;
+      auto *clause = llvm::find_if(
+          clauses, [&](const Clause &c) { return c.keyword == keyword; });
+      if (clause == clauses.end())
+        return listClauses(parser.emitError(loc)
+                           << "unexpected clause '" << keyword << "' in '"
+                           << opName << "', expected one of: ");
+      unsigned index = clause - clauses.begin();
+      if (seen.test(index))
+        return parser.emitError(loc) << "clause '" << keyword
+                                     << "' appears twice in '" << opName << "'";
+      seen.set(index);
+      if (clause->parseValue(parser))
+        return failure();
+    }
+    for (auto [index, clause] : llvm::enumerate(clauses))
+      if (clause.required && !seen.test(index))
+        return parser.emitError(parser.getCurrentLocation())
+               << "expected clause '" << clause.keyword << "' in '" << opName
+               << "'";
+    return success();
+  }
+
+private:
+  struct Clause {
+    StringRef keyword;
+    bool required;
+    std::function<ParseResult(OpAsmParser &)> parseValue;
+  };
+
+  ParseResult listClauses(InFlightDiagnostic &&diag) {
+    llvm::interleaveComma(clauses, diag,
+                          [&](const Clause &c) { diag << c.keyword; });
+    return diag;
+  }
+
+  StringRef opName;
+  SmallVector<Clause> clauses;
+};
+
+/// Prints ` keyword = value` unless `value` is null (absent or the default).
+template <typename AttrT>
+void printClause(OpAsmPrinter &printer, StringRef keyword, AttrT value) {
+  if (!value)
+    return;
+  printer << ' ' << keyword << " = ";
+  if constexpr (std::is_same_v<AttrT, TypeAttr> ||
+                std::is_same_v<AttrT, IntegerAttr> ||
+                std::is_same_v<AttrT, FloatAttr>)
+    printer.printAttributeWithoutType(value);
+  else
+    printer.printStrippedAttrOrType(value);
+}
+
+/// `value`, or null when it is `defaultValue`: defaults are not printed.
+template <typename AttrT> AttrT unlessDefault(AttrT value, AttrT defaultValue) {
+  return value == defaultValue ? AttrT() : value;
+}
+
+using OptionalOperand = std::optional<OpAsmParser::UnresolvedOperand>;
+
+void addDtypeClauses(ClauseParser &clauses, TypeAttr &forwardDtype,
+                     TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+                     OptionalOperand &seed, ScalingAttr &scaling) {
+  clauses.attr("forward_dtype", forwardDtype)
+      .attr("backward_dtype", backwardDtype)
+      .attr("rounding", rounding)
+      .operand("seed", seed)
+      .attr("scaling", scaling);
+}
+
+void printDtypeClauses(OpAsmPrinter &printer, TypeAttr forwardDtype,
+                       TypeAttr backwardDtype, RoundingModeAttr rounding,
+                       Value seed, ScalingAttr scaling) {
+  printClause(printer, "forward_dtype", forwardDtype);
+  printClause(printer, "backward_dtype", backwardDtype);
+  printClause(printer, "rounding",
+              unlessDefault(rounding,
+                            RoundingModeAttr::get(rounding.getContext(),
+                                                  RoundingMode::NearestEven)));
+  if (seed)
+    printer << " seed " << seed;
+  printClause(printer, "scaling", scaling);
+}
+
+void addReductionClauses(ClauseParser &clauses, TypeAttr &accDtype,
+                         FloatAttr &preDivisor, FloatAttr &postDivisor,
+                         ReductionAlgorithmAttr &algorithm, Builder &builder) {
+  clauses.attr("acc_dtype", accDtype)
+      .attr("pre_divisor", preDivisor, builder.getF64Type())
+      .attr("post_divisor", postDivisor, builder.getF64Type())
+      .attr("algorithm", algorithm);
+}
+
+void printReductionClauses(OpAsmPrinter &printer, TypeAttr accDtype,
+                           FloatAttr preDivisor, FloatAttr postDivisor,
+                           ReductionAlgorithmAttr algorithm) {
+  printClause(printer, "acc_dtype", accDtype);
+  printClause(printer, "pre_divisor", preDivisor);
+  printClause(printer, "post_divisor", postDivisor);
+  printClause(printer, "algorithm", algorithm);
+}
+
+ReductionKindAttr unlessReduction(ReductionKindAttr value,
+                                  ReductionKind defaultKind) {
+  return unlessDefault(value,
+                       ReductionKindAttr::get(value.getContext(), defaultKind));
+}
+
+DenseI16ArrayAttr unlessAllAxes(DenseI16ArrayAttr gridAxes) {
+  return gridAxes.empty() ? DenseI16ArrayAttr() : gridAxes;
+}
+
+} // namespace
+
+static ParseResult
+parseAllGatherClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
+                      IntegerAttr &gatherAxis, TypeAttr &forwardDtype,
+                      TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+                      OptionalOperand &seed, ScalingAttr &scaling,
+                      ReductionKindAttr &gradReduction) {
+  ClauseParser clauses("prec.all_gather");
+  clauses.attr("grid_axes", gridAxes)
+      .attr("gather_axis", gatherAxis, parser.getBuilder().getI64Type(),
+            /*required=*/true);
+  addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
+                  scaling);
+  clauses.attr("grad_reduction", gradReduction);
+  return clauses.parse(parser);
+}
+
+static void printAllGatherClauses(OpAsmPrinter &printer, AllGatherOp,
+                                  DenseI16ArrayAttr gridAxes,
+                                  IntegerAttr gatherAxis, TypeAttr forwardDtype,
+                                  TypeAttr backwardDtype,
+                                  RoundingModeAttr rounding, Value seed,
+                                  ScalingAttr scaling,
+                                  ReductionKindAttr gradReduction) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "gather_axis", gatherAxis);
+  printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
+                    scaling);
+  printClause(printer, "grad_reduction",
+              unlessReduction(gradReduction, ReductionKind::Avg));
+}
+
+static ParseResult parseReduceScatterClauses(
+    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes, IntegerAttr &scatterAxis,
+    ReductionKindAttr &reduction, TypeAttr &forwardDtype,
+    TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
+    ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
+    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm) {
+  Builder builder = parser.getBuilder();
+  ClauseParser clauses("prec.reduce_scatter");
+  clauses.attr("grid_axes", gridAxes)
+      .attr("scatter_axis", scatterAxis, builder.getI64Type(),
+            /*required=*/true)
+      .attr("reduction", reduction);
+  addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
+                  scaling);
+  addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
+                      builder);
+  return clauses.parse(parser);
+}
+
+static void printReduceScatterClauses(
+    OpAsmPrinter &printer, ReduceScatterOp, DenseI16ArrayAttr gridAxes,
+    IntegerAttr scatterAxis, ReductionKindAttr reduction, TypeAttr forwardDtype,
+    TypeAttr backwardDtype, RoundingModeAttr rounding, Value seed,
+    ScalingAttr scaling, TypeAttr accDtype, FloatAttr preDivisor,
+    FloatAttr postDivisor, ReductionAlgorithmAttr algorithm) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "scatter_axis", scatterAxis);
+  printClause(printer, "reduction",
+              unlessReduction(reduction, ReductionKind::Sum));
+  printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
+                    scaling);
+  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm);
+}
+
+static ParseResult parseAllReduceClauses(
+    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
+    ReductionKindAttr &reduction, TypeAttr &forwardDtype,
+    TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
+    ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
+    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm) {
+  Builder builder = parser.getBuilder();
+  ClauseParser clauses("prec.all_reduce");
+  clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
+  addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
+                  scaling);
+  addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
+                      builder);
+  return clauses.parse(parser);
+}
+
+static void printAllReduceClauses(OpAsmPrinter &printer, AllReduceOp,
+                                  DenseI16ArrayAttr gridAxes,
+                                  ReductionKindAttr reduction,
+                                  TypeAttr forwardDtype, TypeAttr backwardDtype,
+                                  RoundingModeAttr rounding, Value seed,
+                                  ScalingAttr scaling, TypeAttr accDtype,
+                                  FloatAttr preDivisor, FloatAttr postDivisor,
+                                  ReductionAlgorithmAttr algorithm) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "reduction",
+              unlessReduction(reduction, ReductionKind::Sum));
+  printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
+                    scaling);
+  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm);
+}
+
+static ParseResult parseAllToAllClauses(
+    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes, IntegerAttr &splitAxis,
+    IntegerAttr &concatAxis, TypeAttr &forwardDtype, TypeAttr &backwardDtype,
+    RoundingModeAttr &rounding, OptionalOperand &seed, ScalingAttr &scaling) {
+  Type i64 = parser.getBuilder().getI64Type();
+  ClauseParser clauses("prec.all_to_all");
+  clauses.attr("grid_axes", gridAxes)
+      .attr("split_axis", splitAxis, i64, /*required=*/true)
+      .attr("concat_axis", concatAxis, i64, /*required=*/true);
+  addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
+                  scaling);
+  return clauses.parse(parser);
+}
+
+static void printAllToAllClauses(OpAsmPrinter &printer, AllToAllOp,
+                                 DenseI16ArrayAttr gridAxes,
+                                 IntegerAttr splitAxis, IntegerAttr concatAxis,
+                                 TypeAttr forwardDtype, TypeAttr backwardDtype,
+                                 RoundingModeAttr rounding, Value seed,
+                                 ScalingAttr scaling) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "split_axis", splitAxis);
+  printClause(printer, "concat_axis", concatAxis);
+  printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
+                    scaling);
+}
+
+static ParseResult parseCastClauses(OpAsmParser &parser,
+                                    TypeAttr &backwardDtype,
+                                    RoundingModeAttr &rounding,
+                                    OptionalOperand &seed) {
+  ClauseParser clauses("prec.cast");
+  clauses.attr("backward_dtype", backwardDtype)
+      .attr("rounding", rounding)
+      .operand("seed", seed);
+  return clauses.parse(parser);
+}
+
+static void printCastClauses(OpAsmPrinter &printer, CastOp,
+                             TypeAttr backwardDtype, RoundingModeAttr rounding,
+                             Value seed) {
+  printDtypeClauses(printer, /*forwardDtype=*/nullptr, backwardDtype, rounding,
+                    seed, /*scaling=*/nullptr);
+}
+
+static ParseResult parseReduceClauses(OpAsmParser &parser,
+                                      DenseI64ArrayAttr &dims,
+                                      ReductionKindAttr &reduction,
+                                      TypeAttr &accDtype) {
+  ClauseParser clauses("prec.reduce");
+  clauses.attr("dims", dims, Type(), /*required=*/true)
+      .attr("reduction", reduction)
+      .attr("acc_dtype", accDtype);
+  return clauses.parse(parser);
+}
+
+static void printReduceClauses(OpAsmPrinter &printer, ReduceOp,
+                               DenseI64ArrayAttr dims,
+                               ReductionKindAttr reduction, TypeAttr accDtype) {
+  printClause(printer, "dims", dims);
+  printClause(printer, "reduction",
+              unlessReduction(reduction, ReductionKind::Sum));
+  printClause(printer, "acc_dtype", accDtype);
+}
+
+namespace {
+/// `value`, or null when it is the f64 `defaultValue`.
+FloatAttr unlessDefaultF64(FloatAttr value, double defaultValue) {
+  return value.getValueAsDouble() == defaultValue ? FloatAttr() : value;
+}
+} // namespace
+
+static ParseResult parseSGDClauses(OpAsmParser &parser, FloatAttr &weightDecay,
+                                   RoundingModeAttr &rounding,
+                                   OptionalOperand &seed) {
+  ClauseParser clauses("prec.sgd");
+  clauses.attr("weight_decay", weightDecay, parser.getBuilder().getF64Type())
+      .attr("rounding", rounding)
+      .operand("seed", seed);
+  return clauses.parse(parser);
+}
+
+static void printSGDClauses(OpAsmPrinter &printer, SGDOp, FloatAttr weightDecay,
+                            RoundingModeAttr rounding, Value seed) {
+  printClause(printer, "weight_decay", unlessDefaultF64(weightDecay, 0.0));
+  printDtypeClauses(printer, /*forwardDtype=*/nullptr,
+                    /*backwardDtype=*/nullptr, rounding, seed,
+                    /*scaling=*/nullptr);
+}
+
+static ParseResult parseAdamWClauses(OpAsmParser &parser, FloatAttr &beta1,
+                                     FloatAttr &beta2, FloatAttr &eps,
+                                     FloatAttr &weightDecay,
+                                     RoundingModeAttr &rounding,
+                                     OptionalOperand &seed) {
+  Type f64 = parser.getBuilder().getF64Type();
+  ClauseParser clauses("prec.adamw");
+  clauses.attr("beta1", beta1, f64)
+      .attr("beta2", beta2, f64)
+      .attr("eps", eps, f64)
+      .attr("weight_decay", weightDecay, f64)
+      .attr("rounding", rounding)
+      .operand("seed", seed);
+  return clauses.parse(parser);
+}
+
+static void printAdamWClauses(OpAsmPrinter &printer, AdamWOp, FloatAttr beta1,
+                              FloatAttr beta2, FloatAttr eps,
+                              FloatAttr weightDecay, RoundingModeAttr rounding,
+                              Value seed) {
+  // The defaults of the ODS arguments.
+  printClause(printer, "beta1", unlessDefaultF64(beta1, 0.9));
+  printClause(printer, "beta2", unlessDefaultF64(beta2, 0.999));
+  printClause(printer, "eps", unlessDefaultF64(eps, 1.0e-08));
+  printClause(printer, "weight_decay", unlessDefaultF64(weightDecay, 1.0e-02));
+  printDtypeClauses(printer, /*forwardDtype=*/nullptr,
+                    /*backwardDtype=*/nullptr, rounding, seed,
+                    /*scaling=*/nullptr);
+}
+
+static ParseResult parseQuantizeClauses(OpAsmParser &parser,
+                                        ScalingAttr &scaling,
+                                        RoundingModeAttr &rounding,
+                                        OptionalOperand &seed) {
+  ClauseParser clauses("prec.quantize");
+  clauses.attr("scaling", scaling, Type(), /*required=*/true)
+      .attr("rounding", rounding)
+      .operand("seed", seed);
+  return clauses.parse(parser);
+}
+
+static void printQuantizeClauses(OpAsmPrinter &printer, QuantizeOp,
+                                 ScalingAttr scaling, RoundingModeAttr rounding,
+                                 Value seed) {
+  printClause(printer, "scaling", scaling);
+  printDtypeClauses(printer, /*forwardDtype=*/nullptr,
+                    /*backwardDtype=*/nullptr, rounding, seed,
+                    /*scaling=*/nullptr);
+}
+
+static ParseResult parseTransportClauses(OpAsmParser &parser,
+                                         DenseI16ArrayAttr &gridAxes,
+                                         ReductionKindAttr &reduction) {
+  ClauseParser clauses("prec.transport");
+  clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
+  return clauses.parse(parser);
+}
+
+static void printTransportClauses(OpAsmPrinter &printer, TransportOp,
+                                  DenseI16ArrayAttr gridAxes,
+                                  ReductionKindAttr reduction) {
+  printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
+  printClause(printer, "reduction", reduction);
 }
 
 #define GET_OP_CLASSES

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
@@ -250,12 +251,30 @@ LogicalResult BackwardBuilder::analyzeForward() {
   return success();
 }
 
-FunctionType BackwardBuilder::getBackwardType() {
+/// The backward function's type: the forward arguments and the gradients of
+/// the differentiable results in, the gradients of the differentiable
+/// arguments (of their `prec.grad_dtype`, if any) out.
+static FunctionType getBackwardFunctionType(func::FuncOp forward) {
   FunctionType type = forward.getFunctionType();
   SmallVector<Type> inputs(type.getInputs());
-  for (unsigned index : differentiableResults)
-    inputs.push_back(type.getResult(index));
-  return FunctionType::get(forward.getContext(), inputs, argGradientTypes);
+  for (Type resultType : type.getResults())
+    if (BackwardOpInterface::isDifferentiable(resultType))
+      inputs.push_back(resultType);
+  SmallVector<Type> outputs;
+  for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
+    if (!BackwardOpInterface::isDifferentiable(argType))
+      continue;
+    auto tensorType = cast<RankedTensorType>(argType);
+    auto gradDtype = forward.getArgAttrOfType<TypeAttr>(
+        index, PrecDialect::kGradDtypeAttrName);
+    outputs.push_back(gradDtype ? tensorType.clone(gradDtype.getValue())
+                                : tensorType);
+  }
+  return FunctionType::get(forward.getContext(), inputs, outputs);
+}
+
+FunctionType BackwardBuilder::getBackwardType() {
+  return getBackwardFunctionType(forward);
 }
 
 FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
@@ -399,6 +418,43 @@ LogicalResult BackwardBuilder::run() {
        llvm::make_early_inc_range(llvm::reverse(entry->getOperations())))
     if (isOpTriviallyDead(&op))
       op.erase();
+  return success();
+}
+
+LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
+  // The module is not verified yet: symbols are looked up one by one, since
+  // a symbol table assumes unique names.
+  llvm::SetVector<func::FuncOp> forwards;
+  LogicalResult result = success();
+  module.walk([&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    StringRef forwardName = callee;
+    if (!forwardName.consume_back("_backward") || module.lookupSymbol(callee))
+      return;
+    auto forward = module.lookupSymbol<func::FuncOp>(forwardName);
+    // Anything else is the verifier's to report.
+    if (!forward || forward.isExternal())
+      return;
+    if (!forward->hasAttr(PrecDialect::kDifferentiableAttrName)) {
+      call.emitError("'@") << callee << "' is called but not declared; give @"
+                           << forwardName << " the unit attribute '"
+                           << PrecDialect::kDifferentiableAttrName
+                           << "' to generate it";
+      result = failure();
+      return;
+    }
+    forwards.insert(forward);
+  });
+  if (failed(result))
+    return failure();
+  for (func::FuncOp forward : forwards) {
+    auto backward = func::FuncOp::create(
+        forward.getLoc(), (forward.getSymName() + "_backward").str(),
+        getBackwardFunctionType(forward));
+    backward.setPrivate();
+    module.getBody()->getOperations().insert(std::next(forward->getIterator()),
+                                             backward);
+  }
   return success();
 }
 

@@ -56,8 +56,8 @@ def Prec_CastOp : Prec_Op<"cast", [Pure]> {
   );
   let results = (outs Prec_FloatScalarOrTensor:$result);
   let assemblyFormat = [{
-    $input (`backward_dtype` `=` $backward_dtype^)? (`rounding` `=` $rounding^)?
-    (`seed` $seed^)? attr-dict `:` type($input) `to` type($result)
+    $input `` custom<CastClauses>($backward_dtype, $rounding, $seed)
+    attr-dict `:` type($input) `to` type($result)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -129,8 +129,8 @@ def Prec_ReduceOp : Prec_Op<"reduce", [Pure]> {
   );
   let results = (outs Prec_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `dims` `=` $dims (`reduction` `=` $reduction^)?
-    (`acc_dtype` `=` $acc_dtype^)? attr-dict `:` type($input) `->` type($result)
+    $input `` custom<ReduceClauses>($dims, $reduction, $acc_dtype)
+    attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -165,18 +165,9 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
   );
   let results = (outs Prec_FloatTensor:$result);
   let hasVerifier = 1;
-  // The dtype clauses every collective prints after its own operands.
-  string dtypeClauses = [{
-    (`forward_dtype` `=` $forward_dtype^)?
-    (`backward_dtype` `=` $backward_dtype^)?
-    (`rounding` `=` $rounding^)? (`seed` $seed^)? (`scaling` `=` $scaling^)?
-  }];
-  // The clauses reducing collectives print after their dtypes.
-  string reductionClauses = [{
-    (`acc_dtype` `=` $acc_dtype^)?
-    (`pre_divisor` `=` $pre_divisor^)? (`post_divisor` `=` $post_divisor^)?
-    (`algorithm` `=` $algorithm^)?
-  }];
+  // The keyword clauses after `on $grid` parse in any order, each at most
+  // once, and print in one order without their defaults
+  // (`custom<...Clauses>` in PrecOps.cpp).
 }
 
 def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
@@ -217,9 +208,9 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
                       "::mlir::prec::ReductionKind::Avg">:$grad_reduction
   ));
   let assemblyFormat = [{
-    $input `on` $grid (`grid_axes` `=` $grid_axes^)? `gather_axis` `=` $gather_axis
-  }] # dtypeClauses # [{
-    (`grad_reduction` `=` $grad_reduction^)?
+    $input `on` $grid ``
+    custom<AllGatherClauses>($grid_axes, $gather_axis, $forward_dtype,
+      $backward_dtype, $rounding, $seed, $scaling, $grad_reduction)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -302,9 +293,10 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
   let assemblyFormat = [{
-    $input `on` $grid (`grid_axes` `=` $grid_axes^)? `scatter_axis` `=` $scatter_axis
-    (`reduction` `=` $reduction^)?
-  }] # dtypeClauses # reductionClauses # [{
+    $input `on` $grid ``
+    custom<ReduceScatterClauses>($grid_axes, $scatter_axis, $reduction,
+      $forward_dtype, $backward_dtype, $rounding, $seed, $scaling, $acc_dtype,
+      $pre_divisor, $post_divisor, $algorithm)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -353,8 +345,10 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
   let assemblyFormat = [{
-    $input `on` $grid (`grid_axes` `=` $grid_axes^)? (`reduction` `=` $reduction^)?
-  }] # dtypeClauses # reductionClauses # [{
+    $input `on` $grid ``
+    custom<AllReduceClauses>($grid_axes, $reduction, $forward_dtype,
+      $backward_dtype, $rounding, $seed, $scaling, $acc_dtype, $pre_divisor,
+      $post_divisor, $algorithm)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -383,9 +377,9 @@ def Prec_AllToAllOp : Prec_CollectiveOpBase<"all_to_all",
   let arguments = !con(commonArgs, (ins I64Attr:$split_axis,
                                         I64Attr:$concat_axis));
   let assemblyFormat = [{
-    $input `on` $grid (`grid_axes` `=` $grid_axes^)?
-    `split_axis` `=` $split_axis `concat_axis` `=` $concat_axis
-  }] # dtypeClauses # [{
+    $input `on` $grid ``
+    custom<AllToAllClauses>($grid_axes, $split_axis, $concat_axis,
+      $forward_dtype, $backward_dtype, $rounding, $seed, $scaling)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -436,9 +430,9 @@ def Prec_QuantizeOp : Prec_QuantizationOpBase<"quantize"> {
   );
   let results = (outs Prec_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `scale` $scale `scaling` `=` $scaling (`rounding` `=` $rounding^)?
-    (`seed` $seed^)? attr-dict `:` type($input) `,` type($scale) `->`
-    type($result)
+    $input `scale` $scale ``
+    custom<QuantizeClauses>($scaling, $rounding, $seed)
+    attr-dict `:` type($input) `,` type($scale) `->` type($result)
   }];
 }
 
@@ -591,8 +585,8 @@ def Prec_SGDOp : Prec_OptimizerOpBase<"sgd", [
     Optional<Prec_FloatTensor>:$shard
   );
   let assemblyFormat = [{
-    $param `,` $grad `,` $lr (`weight_decay` `=` $weight_decay^)?
-    (`rounding` `=` $rounding^)? (`seed` $seed^)? attr-dict
+    $param `,` $grad `,` $lr ``
+    custom<SGDClauses>($weight_decay, $rounding, $seed) attr-dict
     `:` type($param) `,` type($grad) (`->` type($shard)^)?
   }];
 }
@@ -644,10 +638,9 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
     Optional<Prec_FloatTensor>:$shard
   );
   let assemblyFormat = [{
-    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step
-    (`beta1` `=` $beta1^)? (`beta2` `=` $beta2^)? (`eps` `=` $eps^)?
-    (`weight_decay` `=` $weight_decay^)? (`rounding` `=` $rounding^)?
-    (`seed` $seed^)? attr-dict
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $lr `,` $step ``
+    custom<AdamWClauses>($beta1, $beta2, $eps, $weight_decay, $rounding,
+      $seed) attr-dict
     `:` type($param) `,` type($grad) (`->` type($shard)^)?
   }];
 }
@@ -691,8 +684,8 @@ def Prec_TransportOp : Prec_Op<"transport", [
   );
   let results = (outs 1DTensorOf<[AnyFloat]>:$result);
   let assemblyFormat = [{
-    $kind $input `on` $grid (`grid_axes` `=` $grid_axes^)?
-    (`reduction` `=` $reduction^)? attr-dict `:` type($input) `->` type($result)
+    $kind $input `on` $grid `` custom<TransportClauses>($grid_axes, $reduction)
+    attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }
