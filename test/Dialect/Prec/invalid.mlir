@@ -1047,3 +1047,8 @@ func.func @saturating_truncf_shapes(%v: vector<4xf32>) -> vector<8xf8E4M3FN> {
   %0 = prec.saturating_truncf %v : vector<4xf32> to vector<8xf8E4M3FN>
   return %0 : vector<8xf8E4M3FN>
 }
+
+// -----
+
+// expected-error @+1 {{expected 'prec.no_grad' of argument 0 to be a unit attribute, got true}}
+func.func private @no_grad_not_unit(tensor<8xf32> {prec.no_grad = true})

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -53,6 +54,18 @@ Value mlir::prec::createSplatLike(OpBuilder &builder, Location loc, Value like,
   return linalg::FillOp::create(builder, loc, ValueRange{scalar},
                                 ValueRange{empty})
       ->getResult(0);
+}
+
+SmallVector<Value> mlir::prec::getCapturedValues(Operation *op) {
+  llvm::SetVector<Value> captured;
+  op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
+    for (Value operand : nested->getOperands())
+      if (!op->isAncestor(operand.getParentRegion()->getParentOp()))
+        captured.insert(operand);
+  });
+  return captured.takeVector();
 }
 
 /// `tensor / divisor`, elementwise, in the tensor's element type where it
