@@ -54,6 +54,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool peerWindows) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
+  pm.addPass(createPrecGlobalsToArguments());
   pm.addPass(createPrecGenerateBackward());
 
   // prec on tensors: explicit dtypes and divisors, few large collectives,

@@ -272,6 +272,43 @@ def PrecGenerateBackward
   ];
 }
 
+def PrecGlobalsToArguments
+    : Pass<"prec-globals-to-arguments", "mlir::ModuleOp"> {
+  let summary = "mutable ml_program globals as arguments and results";
+  let description = [{
+    A function that loads or stores a mutable `ml_program.global` (the
+    random seed of PyTorch's dropout, as torch-mlir exports it) gets the
+    global's value as a new last argument and, when it stores one, the
+    value it stored last as a new last result, like a step's other state;
+    its loads read the latest value. Such a function is then free of side
+    effects and `prec-generate-backward` can recompute it (an integer seed
+    gets no gradient). Globals no op uses any more are erased.
+
+    A function that uses a global inside a nested region, or that the
+    module calls, is an error: its callers would have to pass the state.
+
+    Before:
+    ```mlir
+    ml_program.global private mutable @seed(dense<0> : tensor<i64>) : tensor<i64>
+    func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+      %s = ml_program.global_load @seed : tensor<i64>
+      %next = ... %s ...
+      ml_program.global_store @seed = %next : tensor<i64>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @loss(%x: tensor<4xf32>, %s: tensor<i64>) -> (tensor<f32>, tensor<i64>) {
+      %next = ... %s ...
+      ...
+      return %loss, %next : tensor<f32>, tensor<i64>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def PrecAccumulateMicrobatches
     : Pass<"prec-accumulate-microbatches", "mlir::func::FuncOp"> {
   let summary = "the HSDP gradient-accumulation schedule over microbatches";
