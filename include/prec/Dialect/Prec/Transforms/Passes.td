@@ -174,7 +174,7 @@ def PrecGenerateBackward
       integers, indices) get none and are left out. An argument's gradient
       has the argument's type, or the element type of its
       `prec.grad_dtype` attribute; an argument no result depends on gets
-      zeros.
+      zeros; an argument marked `prec.no_grad` gets none.
 
     The body recomputes the forward values it needs (a copy of the forward
     body; what the gradients do not use is erased), then applies the
@@ -191,7 +191,10 @@ def PrecGenerateBackward
     tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
     `reduce` and the elementwise named ops (broadcast operands get their
     gradients summed; reductions by sum, max and min, ties of max and min
-    split the gradient evenly); more ops join by external models.
+    split the gradient evenly; a body's `tensor.extract` from a float table
+    captured from outside scatter-adds into the table's gradient), and
+    the tensor reshapes, slices, `concat` and `pad`; more ops join by
+    external models.
 
     Gradient dtypes: the gradient of a value has the value's type
     (PyTorch's rule), except for arguments with `prec.grad_dtype`. Rules
@@ -203,7 +206,7 @@ def PrecGenerateBackward
     The functions differentiated are those named by `functions`, or by
     default every function carrying the unit attribute
     `prec.differentiable`. Forward functions must have one block and no
-    side effects (they are recomputed); an op that needs a gradient and has
+    side effects but `cf.assert` (they are recomputed); an op that needs a gradient and has
     no rule is an error naming it, and so is an op a gradient reaches that
     reads a value depending on a differentiable argument through which no
     gradient can flow (a complex tensor, a scalar float, a body's capture):
