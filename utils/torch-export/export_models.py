@@ -1,7 +1,7 @@
 """Exports small PyTorch models through torch-mlir as prec's tests use them.
 
 Usage: python export_models.py OUT_DIR [--dim D] [--heads H] [--vocab V]
-           [--seq S] [--layers L] [--dtype f64|f32]
+           [--seq S] [--layers L] [--dtype f64|f32|bf16]
 
 Writes OUT_DIR/{mlp,nanogpt,llama}.mlir: each a `@loss` function in linalg on
 tensors (`output_type="linalg-on-tensors"`), whose arguments are the model's
@@ -206,9 +206,9 @@ def main():
     parser.add_argument("--vocab", type=int, default=16)
     parser.add_argument("--seq", type=int, default=4)
     parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--dtype", choices=["f64", "f32"], default="f64")
+    parser.add_argument("--dtype", choices=["f64", "f32", "bf16"], default="f64")
     options = parser.parse_args()
-    dtype = {"f64": torch.float64, "f32": torch.float32}[options.dtype]
+    dtype = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16}[options.dtype]
     d, heads, vocab, seq, layers = (options.dim, options.heads, options.vocab,
                                     options.seq, options.layers)
     os.makedirs(options.out, exist_ok=True)
