@@ -10,7 +10,9 @@
 // the adjoints of the yielded values with the result gradients, and runs
 // the table's rules backwards. Each input's adjoint, one per iteration
 // point, is then summed over the dimensions its indexing map drops (the
-// transpose of a broadcast).
+// transpose of a broadcast). Elements a body reads from a float table
+// captured from outside the op (a gather) carry adjoints too, which are
+// added into a zero table at the elements read (a scatter-add).
 //
 //===----------------------------------------------------------------------===//
 
@@ -266,10 +268,10 @@ void attachElementwiseModels(MLIRContext *context) {
 /// Clones the ops of `body` but its terminator and `skip` (and, given
 /// `only`, the ops not in it) at the builder's insertion point; returns the
 /// originals, in order.
-SmallVector<Operation *> cloneBody(OpBuilder &builder, Block &body,
-                                   IRMapping &mapping,
-                                   Operation *skip = nullptr,
-                                   const DenseSet<Operation *> *only = nullptr) {
+SmallVector<Operation *>
+cloneBody(OpBuilder &builder, Block &body, IRMapping &mapping,
+          Operation *skip = nullptr,
+          const DenseSet<Operation *> *only = nullptr) {
   SmallVector<Operation *> cloned;
   for (Operation &op : body.without_terminator()) {
     if (&op == skip || (only && !only->contains(&op)))

@@ -269,8 +269,8 @@ LogicalResult BackwardBuilder::analyzeForward() {
   for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
     auto gradDtype = forward.getArgAttrOfType<TypeAttr>(
         index, PrecDialect::kGradDtypeAttrName);
-    bool noGrad = forward.getArgAttr(index, PrecDialect::kNoGradAttrName) !=
-                  nullptr;
+    bool noGrad =
+        forward.getArgAttr(index, PrecDialect::kNoGradAttrName) != nullptr;
     if (noGrad && gradDtype)
       return forward.emitOpError("argument ")
              << index << " has both '" << PrecDialect::kNoGradAttrName

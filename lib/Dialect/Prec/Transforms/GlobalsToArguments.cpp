@@ -32,8 +32,7 @@ ml_program::GlobalOp getMutableGlobal(Operation *op, SymbolTable &symbols) {
     name = store.getGlobalAttr();
   if (!name)
     return {};
-  auto global =
-      symbols.lookup<ml_program::GlobalOp>(name.getLeafReference());
+  auto global = symbols.lookup<ml_program::GlobalOp>(name.getLeafReference());
   return global && global.getIsMutable() ? global : nullptr;
 }
 
@@ -94,9 +93,8 @@ LogicalResult convertFunction(func::FuncOp function, SymbolTable &symbols,
       resultTypes.push_back(value.getType());
     }
   if (!extra.empty())
-    function.walk([&](func::ReturnOp ret) {
-      ret.getOperandsMutable().append(extra);
-    });
+    function.walk(
+        [&](func::ReturnOp ret) { ret.getOperandsMutable().append(extra); });
   function.setFunctionType(FunctionType::get(
       function.getContext(), entry.getArgumentTypes(), resultTypes));
   // Argument and result attributes keep one entry per argument and result.
@@ -108,7 +106,8 @@ LogicalResult convertFunction(func::FuncOp function, SymbolTable &symbols,
   }
   if (ArrayAttr resAttrs = function.getAllResultAttrs()) {
     SmallVector<Attribute> attrs(resAttrs.begin(), resAttrs.end());
-    attrs.resize(resultTypes.size(), DictionaryAttr::get(function.getContext()));
+    attrs.resize(resultTypes.size(),
+                 DictionaryAttr::get(function.getContext()));
     function.setAllResultAttrs(attrs);
   }
   return success();
@@ -125,7 +124,8 @@ struct GlobalsToArgumentsPass
         return signalPassFailure();
     for (auto global :
          llvm::make_early_inc_range(module.getOps<ml_program::GlobalOp>()))
-      if (global.getIsMutable() && SymbolTable::symbolKnownUseEmpty(global, module))
+      if (global.getIsMutable() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
         global.erase();
   }
 };
