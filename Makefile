@@ -71,13 +71,17 @@ bench-numerics: configure
 	  --bench $(BUILD_DIR)/bin/prec_bench_reduction_error --prec-opt $(PREC_OPT) \
 	  --plot docs/images/reduction-error.png
 
-# Steps of 1k, 2k and 4k layers; results in docs/performance.md.
+# Steps of 1k, 2k and 4k layers, and a small GPT's step with its generated
+# backward through prec-run (lowering and JIT); results in
+# docs/performance.md.
 COMPILE_BENCH_LAYERS ?= 1024 2048 4096
 
 bench-compile: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target prec-opt prec-run
 	python3 bench/compile/time_lower_to_cpu.py --prec-opt $(PREC_OPT) --passes \
 	  --layers $(COMPILE_BENCH_LAYERS)
+	python3 bench/compile/time_jit.py --prec-opt $(PREC_OPT) \
+	  --prec-run $(PREC_RUN)
 
 # The generated pack kernel against memcpy; compiled reduce-scatters on 4
 # local ranks against the runtime's.

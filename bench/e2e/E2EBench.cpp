@@ -43,6 +43,7 @@
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 #include "prec/InitAllDialects.h"
 #include "prec/Pipelines/Pipelines.h"
+#include "prec/Runner/Runner.h"
 
 #include "precrt/compiled.h"
 #include "precrt/numerics.h"
@@ -56,7 +57,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -244,8 +244,8 @@ std::unique_ptr<ExecutionEngine> jitCompile(ModuleOp module,
     fatal(llvm::toString(hostMachine.takeError()));
   // Without the target machine the optimizer has no cost model of the
   // host's vector units and leaves loops scalar.
-  auto optimize = makeOptimizingTransformer(
-      3, 0, withoutHostTarget ? nullptr : hostMachine->get());
+  auto optimize = prec::makeHostOptimizer(
+      withoutHostTarget ? nullptr : hostMachine->get(), 3);
   auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
     if (llvm::Error error = optimize(llvmModule))
       return error;

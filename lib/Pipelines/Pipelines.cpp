@@ -184,6 +184,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   pm.addPass(math::createMathExpandOpsPass(expandMath));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Kernels and other private functions internal to the LLVM module, for
+  // LLVM to inline and drop rather than compile each as an entry point.
+  pm.addPass(createPrecInternalizeFunctions());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

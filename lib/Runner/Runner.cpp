@@ -23,7 +23,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/SymbolTable.h"
@@ -33,6 +32,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -350,8 +351,8 @@ llvm::Error prec::detail::compileForHost(
   // ExecutionEngine::create.
   // Emulated kernels run tests on small buffers: compiling them fast
   // matters more than running them fast.
-  auto optimize = makeOptimizingTransformer(options.gpuEmulation ? 1 : 3, 0,
-                                            hostMachine->get());
+  auto optimize =
+      makeHostOptimizer(hostMachine->get(), options.gpuEmulation ? 1 : 3);
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.enableObjectDump = options.keepObject;
@@ -379,6 +380,48 @@ llvm::Error prec::detail::compileForHost(
     return found.takeError();
   entryFn = *found;
   return llvm::Error::success();
+}
+
+std::function<llvm::Error(llvm::Module *)>
+prec::makeHostOptimizer(llvm::TargetMachine *targetMachine, unsigned optLevel) {
+  return [targetMachine, optLevel](llvm::Module *module) -> llvm::Error {
+    llvm::OptimizationLevel level;
+    switch (optLevel) {
+    case 0:
+      level = llvm::OptimizationLevel::O0;
+      break;
+    case 1:
+      level = llvm::OptimizationLevel::O1;
+      break;
+    case 2:
+      level = llvm::OptimizationLevel::O2;
+      break;
+    default:
+      level = llvm::OptimizationLevel::O3;
+      break;
+    }
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = false;
+    tuning.LoopInterleaving = true;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager sccs;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PassBuilder builder(targetMachine, tuning);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    llvm::ModulePassManager passes =
+        level == llvm::OptimizationLevel::O0
+            ? builder.buildO0DefaultPipeline(level)
+            : builder.buildPerModuleDefaultPipeline(level);
+    passes.run(*module, modules);
+    return llvm::Error::success();
+  };
 }
 
 bool prec::launchedByMpi() {

@@ -11,12 +11,14 @@
 #include "MpiTestMain.h"
 #include "TestUtil.h"
 
+#include "precrt/compiled.h"
 #include "precrt/precrt.h"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -195,6 +197,51 @@ TEST(MpiExit, RankThatLeavesRightAfterItsLastCallIsNotMissed) {
               PRECRT_SUCCESS)
         << precrtGetLastErrorMessage();
   }
+}
+
+TEST(MpiExit, ExitedRankFailsAPeerWindowFenceAtOnce) {
+  // Processes of one machine share the window's memory, and their fence
+  // waits in it; with PRECRT_SHARED_WINDOWS=0 the fence is an all_gather.
+  for (bool shared : {true, false}) {
+    if (shared)
+      unsetenv("PRECRT_SHARED_WINDOWS");
+    else
+      setenv("PRECRT_SHARED_WINDOWS", "0", 1);
+    auto start = Clock::now();
+    ASSERT_EQ(runMpi([shared](precrt_comm_t world, int rank) {
+                int32_t n = 0;
+                precrtCommSize(world, &n);
+                const int64_t shape[] = {n};
+                precrtCompiledClearError();
+                void *slot = precrtCompiledWindow(64, 1, shape, 0, nullptr);
+                ASSERT_EQ(precrtCompiledGetError(), nullptr)
+                    << precrtCompiledGetError();
+                if (rank == 1) {
+                  // Leaves once the others wait in the fence.
+                  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                  return;
+                }
+                auto waited = Clock::now();
+                EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER,
+                                                    slot, 16, PRECRT_DTYPE_F32,
+                                                    1, shape, 0, nullptr),
+                          PRECRT_ERROR_PEER_FAILED);
+                std::string error = precrtCompiledGetError();
+                precrtCompiledClearError();
+                std::string expected =
+                    shared ? "rank 1 exited while the others waited in peer "
+                             "window fence #1"
+                           : "rank 1 exited while the others waited in "
+                             "all_gather";
+                EXPECT_NE(error.find(expected), std::string::npos) << error;
+                // Far below the 60 s timeout: the exit notice ends the wait.
+                EXPECT_LT(secondsSince(waited), 5.0);
+              }),
+              PRECRT_SUCCESS)
+        << precrtGetLastErrorMessage();
+    EXPECT_LT(secondsSince(start), 10.0);
+  }
+  unsetenv("PRECRT_SHARED_WINDOWS");
 }
 
 TEST(MpiExit, AfterAnEarlyExitTheNextWorldIsHealthy) {

@@ -5,7 +5,7 @@
 // all_gather and of an all_to_all, in shared windows and in private ones
 // (PRECRT_SHARED_WINDOWS=0, whose fence moves the data with messages), the
 // two slots used in turn, the traffic recorded, and the failures: ranks that
-// disagree, and a rank that never comes.
+// disagree, a rank that comes too late, and one that exits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -313,8 +313,11 @@ TEST(PeerWindows, ARankThatNeverComesTimesOut) {
     Grid grid(n);
     precrtCompiledClearError();
     void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
-    if (rank == 1)
+    // Alive past the timeout, so that it is late, not gone.
+    if (rank == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(900));
       return;
+    }
     EXPECT_EQ(precrtCompiledWindowFence(PRECRT_TRANSPORT_ALL_GATHER, slot, 16,
                                         PRECRT_DTYPE_F32, 1, grid.shape, 0,
                                         nullptr),
@@ -328,5 +331,67 @@ TEST(PeerWindows, ARankThatNeverComesTimesOut) {
             std::string::npos)
       << error;
 }
+
+class PeerWindowsExitTest : public ::testing::TestWithParam<bool> {};
+
+// A rank that leaves (its body returns, here after a failure) while the
+// others wait in a fence is reported as exited, by its rank, as soon as it
+// is gone: not at the timeout, and not as a rank that is merely late. The
+// private window's fence is a collective, which reports it the same way.
+TEST_P(PeerWindowsExitTest, ARankThatExitsFailsTheFenceAtOnce) {
+  const bool shared = GetParam();
+  SharedWindowsSetting setting(shared);
+  const int n = 4, leaving = 2;
+  precrtSetDefaultTimeoutMs(60000);
+  std::vector<std::string> errors(n);
+  std::vector<precrt_status_t> statuses(n, PRECRT_SUCCESS);
+  std::vector<double> seconds(n, 0.0);
+  struct Context {
+    std::vector<std::string> &errors;
+    std::vector<precrt_status_t> &statuses;
+    std::vector<double> &seconds;
+  } context{errors, statuses, seconds};
+  precrt_status_t result = precrtLocalRun(
+      n,
+      [](precrt_comm_t world, void *data) -> int {
+        auto &context = *static_cast<Context *>(data);
+        int32_t rank = -1;
+        precrtCommRank(world, &rank);
+        Grid grid(n);
+        precrtCompiledClearError();
+        void *slot = precrtCompiledWindow(64, 1, grid.shape, 0, nullptr);
+        if (rank == leaving) {
+          // Gone once the others wait in the fence.
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          return PRECRT_ERROR_INTERNAL;
+        }
+        auto start = std::chrono::steady_clock::now();
+        context.statuses[rank] = precrt_status_t(precrtCompiledWindowFence(
+            PRECRT_TRANSPORT_ALL_GATHER, slot, 16, PRECRT_DTYPE_F32, 1,
+            grid.shape, 0, nullptr));
+        context.seconds[rank] = secondsSince(start);
+        context.errors[rank] = precrtCompiledGetError();
+        precrtCompiledClearError();
+        return 0;
+      },
+      &context);
+  precrtSetDefaultTimeoutMs(0);
+  EXPECT_EQ(result, PRECRT_ERROR_INTERNAL);
+  for (int rank = 0; rank < n; ++rank) {
+    if (rank == leaving)
+      continue;
+    EXPECT_EQ(statuses[rank], PRECRT_ERROR_PEER_FAILED) << errors[rank];
+    const std::string expected =
+        shared ? "rank 2 exited while the others waited in peer window "
+                 "fence #1"
+               : "rank 2 exited while the others waited in all_gather";
+    EXPECT_NE(errors[rank].find(expected), std::string::npos)
+        << "rank " << rank << ": " << errors[rank];
+    EXPECT_LT(seconds[rank], 1.0) << "rank " << rank << " waited for the "
+                                  << "timeout";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sharing, PeerWindowsExitTest, ::testing::Bool());
 
 } // namespace

@@ -5,7 +5,7 @@
 // branch carries into LLVM IR.
 // CHECK: #[[$VF:.*]] = #llvm.loop_vectorize<width = 32 : i32>
 // CHECK: #[[$HINT:.*]] = #llvm.loop_annotation<vectorize = #[[$VF]]>
-// CHECK: llvm.func @quantize_kernel
+// CHECK: llvm.func internal @quantize_kernel
 // CHECK: llvm.br ^{{.*}} {loop_annotation = #[[$HINT]]}
 func.func @quantize(%x: tensor<4096xf32>, %s: tensor<f32>) -> tensor<4096xf8E4M3FN> {
   %q = prec.quantize %x scale %s scaling = <dynamic>

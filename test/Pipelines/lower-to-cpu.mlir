@@ -30,8 +30,10 @@ func.func @step(%w: tensor<2x4xf32>, %g: tensor<8x4xf32>, %lr: f32)
 // gradients being read by the step's SGD kernels, inlined into the step;
 // bucketing leaves one gather of both weight shards in each of the forward
 // and the backward computation and one reduce-scatter of both gradients
-// (runtime calls, or fences of peer windows).
-// EXAMPLE-LABEL: llvm.func @mlp_loss(
+// (runtime calls, or fences of peer windows). The private forward function
+// and the kernels are internal to the LLVM module, for LLVM to inline; the
+// entry point stays external.
+// EXAMPLE-LABEL: llvm.func internal @mlp_loss(
 // EXAMPLE-COUNT-1: llvm.call @precrtCompiled{{Collective|WindowFence}}(
 // EXAMPLE-NOT: llvm.call @precrtCompiled{{Collective|WindowFence}}(
 // EXAMPLE-NOT: @mlp_loss_backward

@@ -365,10 +365,12 @@ int main(int argc, char **argv) {
                                                       : 1)))
       return 1;
   }
+  auto loweringStarted = std::chrono::steady_clock::now();
   if (llvm::Error error = runner.lower()) {
     reportError(std::move(error));
     return 1;
   }
+  auto lowered = std::chrono::steady_clock::now();
   if (dumpLowered) {
     module->print(llvm::outs());
     return 0;
@@ -383,6 +385,7 @@ int main(int argc, char **argv) {
         runner.getNumRanks(), deviceCount);
     return 1;
   }
+  auto jitStarted = std::chrono::steady_clock::now();
   if (llvm::Error error = runner.jit()) {
     reportError(std::move(error));
     return 1;
@@ -396,15 +399,20 @@ int main(int argc, char **argv) {
   }
   // On real GPUs each rank compiles for its device when it starts, and says
   // so (CommandLineObserver::rankCompiled).
-  if (backendName != "nccl" || gpuEmulation)
+  if (backendName != "nccl" || gpuEmulation) {
+    auto now = std::chrono::steady_clock::now();
+    auto seconds = [](auto from, auto to) {
+      return std::chrono::duration<double>(to - from).count();
+    };
     // One write per line: the processes of mpirun share stderr.
-    llvm::errs() << llvm::formatv(
-                        "prec-run: compiled @{0} in {1:f2} s\n",
-                        runner.getSignature().name,
-                        std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - started)
-                            .count())
+    llvm::errs() << llvm::formatv("prec-run: compiled @{0} in {1:f2} s "
+                                  "(lowering {2:f2} s, JIT {3:f2} s)\n",
+                                  runner.getSignature().name,
+                                  seconds(started, now),
+                                  seconds(loweringStarted, lowered),
+                                  seconds(jitStarted, now))
                         .str();
+  }
 
   CommandLineObserver observer(runner, plan);
   started = std::chrono::steady_clock::now();

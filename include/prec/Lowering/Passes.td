@@ -254,4 +254,31 @@ def PrecHintVectorWidth : Pass<"prec-hint-vector-width", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PrecInternalizeFunctions
+    : Pass<"prec-internalize-functions", "mlir::ModuleOp"> {
+  let summary = "give private functions internal linkage in LLVM";
+  let description = [{
+    Every private function with a body (the outlined kernels, a program's
+    forward and generated backward functions) gets `llvm.linkage =
+    #llvm.linkage<internal>`, which the conversion to LLVM keeps, where
+    it would otherwise give every function external linkage: the symbol
+    visibility MLIR knows is lost on the way to LLVM. An external function
+    must be compiled as it is, and the JIT's execution engine adds a packed
+    wrapper (`_mlir_<name>`) for each one; an internal one LLVM may inline
+    into its callers and then drop, and gets no wrapper. Public functions
+    and declarations keep external linkage, so the entry points a runner
+    looks up and the runtime's symbols are unchanged.
+
+    ```mlir
+    func.func private @step_kernel(%s: f32, %a: memref<64xf32>) { ... }
+    ```
+    becomes
+    ```mlir
+    func.func private @step_kernel(%s: f32, %a: memref<64xf32>)
+        attributes {llvm.linkage = #llvm.linkage<internal>} { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // PREC_LOWERING_PASSES_TD

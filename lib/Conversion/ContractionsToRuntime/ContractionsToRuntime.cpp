@@ -167,6 +167,26 @@ bool mayClobber(Operation *op, Value root) {
   return false;
 }
 
+/// Whether `first` precedes `second` in their block, in time linear in
+/// the distance between them. Not Operation::isBeforeInBlock: the rewrites
+/// move frees, which invalidates the block's order, so that each query
+/// would renumber the whole block, quadratic in the contractions of a step.
+bool isBeforeNearby(Operation *first, Operation *second) {
+  // Walk on from both until one meets the other or leaves the block.
+  for (Operation *fromFirst = first, *fromSecond = second;;) {
+    fromFirst = fromFirst->getNextNode();
+    if (fromFirst == second)
+      return true;
+    if (!fromFirst)
+      return false;
+    fromSecond = fromSecond->getNextNode();
+    if (fromSecond == first)
+      return false;
+    if (!fromSecond)
+      return true;
+  }
+}
+
 /// A gemm operand: the buffer the runtime reads and, for each dimension of
 /// the operand as the contraction indexes it, the buffer's dimension.
 struct OperandBuffer {
@@ -207,7 +227,7 @@ OperandBuffer foldTranspose(linalg::LinalgOp op, unsigned index,
     }
   }
   if (!transpose || reads != 1 || transpose->getBlock() != op->getBlock() ||
-      !transpose->isBeforeInBlock(op) || !transpose.hasPureBufferSemantics())
+      !transpose.hasPureBufferSemantics() || !isBeforeNearby(transpose, op))
     return identity;
   Value source = transpose.getInput();
   Value root = rootBuffer(source);

@@ -21,34 +21,15 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Whether the kernels convert to and from `type`: every float type LLVM
-/// has, the fp8 formats the runtime moves, and f8E8M0FNU block scales (read
-/// only).
-bool isLowerableElementType(Type type) {
-  auto floatType = dyn_cast<FloatType>(type);
-  if (!floatType || !isScaledLowPrecisionType(floatType) ||
-      isBitManipulatedFloatType(floatType))
-    return true;
-  return false;
-}
-
-/// Rejects, with a diagnostic, what the kernels do not implement: fp8
-/// formats other than f8E4M3FN and f8E5M2 and tf32
-/// (which LLVM has no type for).
+/// Rejects, with a diagnostic, what the kernels do not implement: dynamic
+/// shapes. (Element types the kernels do not convert are rejected by the
+/// ops' verifiers.)
 LogicalResult checkLowerable(Operation *op) {
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     if (auto shaped = dyn_cast<ShapedType>(type);
         shaped && !shaped.hasStaticShape())
       return op->emitOpError("expected static shapes, got ") << type;
-    if (!isLowerableElementType(getElementTypeOrSelf(type)))
-      return op->emitOpError("expected f8E4M3FN or f8E5M2 as the fp8 type "
-                             "(the formats the kernels and the runtime "
-                             "convert), got ")
-             << getElementTypeOrSelf(type);
-    if (isa<FloatTF32Type>(getElementTypeOrSelf(type)))
-      return op->emitOpError("tf32 is not supported by the linalg lowering "
-                             "(no LLVM type holds it); use f32 or bf16");
   }
   return success();
 }

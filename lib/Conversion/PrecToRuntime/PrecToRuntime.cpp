@@ -298,9 +298,7 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
     RankedTensorType inputType = op.getInput().getType();
     std::optional<precrt_dtype_t> dtype =
         getRuntimeDtype(inputType.getElementType());
-    if (!dtype)
-      return op.emitOpError("no runtime dtype for wire type ")
-             << inputType.getElementType();
+    assert(dtype && "the verifier admits only wires a runtime moves");
     if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
       return op.emitOpError("expected a grid of static shape");
 

@@ -188,6 +188,17 @@ public:
   /// Why the communicator is unusable, empty while it is usable.
   const std::string &brokenReason() const { return brokenReason_; }
 
+  /// For a wait outside the backend's calls (a peer window fence): whether
+  /// rank `peer` has left this communicator for good (its world ended, or
+  /// it gave up on the communicator), as the backend's own waits notice it.
+  /// Then `reason` says so as they do ("rank 1 exited while the others
+  /// waited in " + `what`). A backend that cannot tell answers false, and
+  /// the wait ends at its deadline.
+  virtual bool peerHasLeft(int peer, const std::string &what,
+                           std::string &reason) {
+    return false;
+  }
+
 protected:
   /// Checks agreement on `call.descriptor` across the group, then moves the
   /// data. A rank whose call is locallyInvalid() only takes part in the check.

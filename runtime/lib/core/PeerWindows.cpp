@@ -299,12 +299,11 @@ precrt_status_t PeerWindows::create(precrt_comm_t group, int groupSize,
 /// The barrier of a shared window: this rank publishes its call and that it
 /// reached fence `window.fences`, waits until every rank has, then compares
 /// the calls. Every rank sees the same calls and reaches the same verdict.
-precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
-                                          int rank, int32_t transport,
-                                          int slot, size_t segmentCount,
-                                          precrt_dtype_t dtype,
-                                          int64_t timeoutMs,
-                                          std::string &message) {
+precrt_status_t
+PeerWindows::waitForPeers(Window &window, Communicator &group, int groupSize,
+                          int rank, int32_t transport, int slot,
+                          size_t segmentCount, precrt_dtype_t dtype,
+                          int64_t timeoutMs, std::string &message) {
   const uint64_t fence = ++window.fences;
   RankControl &mine = window.control[rank];
   mine.calls[fence % 2] = {int16_t(transport), int16_t(slot), int32_t(dtype),
@@ -330,6 +329,23 @@ precrt_status_t PeerWindows::waitForPeers(Window &window, int groupSize,
         missing = peer;
     if (missing < 0)
       break;
+    // Past the spin, a wait can afford to ask the backend, as its own waits
+    // do, whether a missing peer has left: one that has never comes. Its
+    // arrival is read again after the answer, since it may have come to
+    // this fence just before leaving.
+    if (polls >= kSpinPolls) {
+      const std::string what = "peer window fence #" + std::to_string(fence);
+      for (int peer = missing; peer < groupSize; ++peer) {
+        std::string reason;
+        if (readArrivals(window.control[peer].arrivals) < fence &&
+            group.peerHasLeft(peer, what, reason) &&
+            readArrivals(window.control[peer].arrivals) < fence) {
+          profile::record(PRECRT_PROFILE_WAIT, arrived);
+          message = reason;
+          return PRECRT_ERROR_PEER_FAILED;
+        }
+      }
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       profile::record(PRECRT_PROFILE_WAIT, arrived);
       message = "peer window fence #" + std::to_string(fence) +
@@ -397,9 +413,9 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
     return PRECRT_ERROR_PEER_FAILED;
   }
   if (window.shared) {
-    if (precrt_status_t status =
-            waitForPeers(window, groupSize, rank, transport, slotIndex,
-                         segmentCount, dtype, timeoutMs, message))
+    if (precrt_status_t status = waitForPeers(
+            window, *reinterpret_cast<Communicator *>(group), groupSize, rank,
+            transport, slotIndex, segmentCount, dtype, timeoutMs, message))
       return status;
     // Counted as the messages of a private window would be.
     uint64_t payload = uint64_t(groupSize - 1) * blockBytes;

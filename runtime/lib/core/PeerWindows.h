@@ -30,6 +30,8 @@
 
 namespace precrt {
 
+class Communicator;
+
 class PeerWindows {
 public:
   PeerWindows() = default;
@@ -50,7 +52,8 @@ public:
   /// an all_gather (`transport` PRECRT_TRANSPORT_ALL_GATHER), every segment;
   /// for an all_to_all, block `rank` of every segment (a segment holds one
   /// block per rank). A shared window waits until every rank has arrived (at
-  /// most `timeoutMs`) and checks that all made the same call; a private one
+  /// most `timeoutMs`, less when a missing rank has left the group) and
+  /// checks that all made the same call; a private one
   /// moves the data with the backend's collectives. Adds the payload bytes
   /// this rank read from its peers or made readable for them to `sent` and
   /// `received`.
@@ -94,10 +97,11 @@ private:
   precrt_status_t create(precrt_comm_t group, int groupSize,
                          size_t dataBytes, Window &window,
                          std::string &message);
-  precrt_status_t waitForPeers(Window &window, int groupSize, int rank,
-                               int32_t transport, int slot,
-                               size_t segmentCount, precrt_dtype_t dtype,
-                               int64_t timeoutMs, std::string &message);
+  precrt_status_t waitForPeers(Window &window, Communicator &group,
+                               int groupSize, int rank, int32_t transport,
+                               int slot, size_t segmentCount,
+                               precrt_dtype_t dtype, int64_t timeoutMs,
+                               std::string &message);
 
   /// By group size (fixed for a group's own windows, not for the stand-ins
   /// without a world) and segment bytes.

@@ -191,3 +191,70 @@ func.func @kept_transposes(%w: memref<4x4xf32>, %g: memref<4x4xf32>, %o1: memref
   memref.copy %acc, %o1 : memref<4x4xf32> to memref<4x4xf32>
   return
 }
+
+// -----
+
+// A transpose written after the matmul that reads its buffer is not what the
+// matmul reads: it stays, and the matmul reads the transposed buffer.
+// CHECK-LABEL: func @transpose_after_reader
+// CHECK-SAME: (%[[G:.*]]: memref<8x16xf32>, %[[W:.*]]: memref<64x16xbf16>)
+// CHECK: %[[WT:.*]] = memref.alloc() : memref<16x64xbf16>
+// CHECK-DAG: %[[WTP:.*]] = memref.extract_aligned_pointer_as_index %[[WT]]
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c64_i64, %c16_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c3_i32, %[[WTP]], %c0_i64, %c64_i64, %c1_i64,
+// CHECK: linalg.transpose ins(%[[W]] : memref<64x16xbf16>) outs(%[[WT]] : memref<16x64xbf16>)
+func.func @transpose_after_reader(%g: memref<8x16xf32>, %w: memref<64x16xbf16>) -> memref<8x64xf32> {
+  %wt = memref.alloc() : memref<16x64xbf16>
+  %out = memref.alloc() : memref<8x64xf32>
+  linalg.matmul ins(%g, %wt : memref<8x16xf32>, memref<16x64xbf16>) outs(%out : memref<8x64xf32>)
+  linalg.transpose ins(%w : memref<64x16xbf16>) outs(%wt : memref<16x64xbf16>) permutation = [1, 0]
+  memref.dealloc %wt : memref<16x64xbf16>
+  return %out : memref<8x64xf32>
+}
+
+// -----
+
+// Consecutive matmuls in one block, each with a folded transpose whose
+// source is freed before it: every free moves after the call that reads
+// its buffer, and no transpose is left.
+// CHECK-LABEL: func @chained_deferred_frees
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[A:.*]] = memref.alloc() : memref<4x16xbf16>
+// CHECK: call @precrtCompiledMatmul(
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK: %[[B:.*]] = memref.alloc() : memref<4x16xbf16>
+// CHECK: call @precrtCompiledMatmul(
+// CHECK-NEXT: memref.dealloc %[[B]]
+// CHECK: %[[C:.*]] = memref.alloc() : memref<4x16xbf16>
+// CHECK: call @precrtCompiledMatmul(
+// CHECK-NEXT: memref.dealloc %[[C]]
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @chained_deferred_frees(%g: memref<8x16xf32>)
+    -> (memref<8x4xf32>, memref<8x4xf32>, memref<8x4xf32>) {
+  %zero = arith.constant 0.0 : bf16
+  %a = memref.alloc() : memref<4x16xbf16>
+  linalg.fill ins(%zero : bf16) outs(%a : memref<4x16xbf16>)
+  %at = memref.alloc() : memref<16x4xbf16>
+  linalg.transpose ins(%a : memref<4x16xbf16>) outs(%at : memref<16x4xbf16>) permutation = [1, 0]
+  memref.dealloc %a : memref<4x16xbf16>
+  %outa = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%g, %at : memref<8x16xf32>, memref<16x4xbf16>) outs(%outa : memref<8x4xf32>)
+  memref.dealloc %at : memref<16x4xbf16>
+  %b = memref.alloc() : memref<4x16xbf16>
+  linalg.fill ins(%zero : bf16) outs(%b : memref<4x16xbf16>)
+  %bt = memref.alloc() : memref<16x4xbf16>
+  linalg.transpose ins(%b : memref<4x16xbf16>) outs(%bt : memref<16x4xbf16>) permutation = [1, 0]
+  memref.dealloc %b : memref<4x16xbf16>
+  %outb = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%g, %bt : memref<8x16xf32>, memref<16x4xbf16>) outs(%outb : memref<8x4xf32>)
+  memref.dealloc %bt : memref<16x4xbf16>
+  %c = memref.alloc() : memref<4x16xbf16>
+  linalg.fill ins(%zero : bf16) outs(%c : memref<4x16xbf16>)
+  %ct = memref.alloc() : memref<16x4xbf16>
+  linalg.transpose ins(%c : memref<4x16xbf16>) outs(%ct : memref<16x4xbf16>) permutation = [1, 0]
+  memref.dealloc %c : memref<4x16xbf16>
+  %outc = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%g, %ct : memref<8x16xf32>, memref<16x4xbf16>) outs(%outc : memref<8x4xf32>)
+  memref.dealloc %ct : memref<16x4xbf16>
+  return %outa, %outb, %outc : memref<8x4xf32>, memref<8x4xf32>, memref<8x4xf32>
+}

@@ -79,22 +79,6 @@ func.func @stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<8xbf16> {
 
 // -----
 
-func.func @fp8_unsupported(%x: tensor<8xf32>) -> tensor<8xf8E4M3FNUZ> {
-  // expected-error @+1 {{expected f8E4M3FN or f8E5M2 as the fp8 type (the formats the kernels and the runtime convert), got 'f8E4M3FNUZ'}}
-  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FNUZ>
-  return %0 : tensor<8xf8E4M3FNUZ>
-}
-
-// -----
-
-func.func @tf32(%x: tensor<8xf32>) -> tensor<8xtf32> {
-  // expected-error @+1 {{tf32 is not supported by the linalg lowering (no LLVM type holds it); use f32 or bf16}}
-  %0 = prec.cast %x : tensor<8xf32> to tensor<8xtf32>
-  return %0 : tensor<8xtf32>
-}
-
-// -----
-
 // -----
 
 func.func @dynamic(%x: tensor<?xbf16>) -> tensor<f32> {

@@ -137,6 +137,17 @@ func.func @dynamic_group(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// A dynamic axis outside the group: the group is static, but the runtime
+// needs the whole grid to find it.
+shard.grid @elastic(shape = 2x?)
+func.func @dynamic_grid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'prec.all_reduce' op cannot decompose a collective on grid @elastic of shape 2x?: the runtime places ranks by the whole grid, which needs a static shape}}
+  %0 = prec.all_reduce %x on @elastic grid_axes = [0] : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // Stochastic rounding in the pack kernel: the random word of each element
 // comes from the Philox stream keyed by the seed and this rank's index in
 // the grid, at the element's row-major index in the input.
@@ -221,16 +232,6 @@ func.func @fp8_moves(%q: tensor<4xf8E4M3FN>, %s: tensor<2xf8E8M0FNU>)
   %0 = prec.all_gather %q on @dp gather_axis = 0 : tensor<4xf8E4M3FN> -> tensor<8xf8E4M3FN>
   %1 = prec.all_gather %s on @dp gather_axis = 0 : tensor<2xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
   return %0, %1 : tensor<8xf8E4M3FN>, tensor<4xf8E8M0FNU>
-}
-
-// -----
-
-shard.grid @dp(shape = 2)
-func.func @tf32_wire(%x: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{wire dtype 'tf32' has no runtime representation: expected f64, f32, f16, bf16, f8E4M3FN or f8E5M2}}
-  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = tf32
-         : tensor<4xf32> -> tensor<8xf32>
-  return %0 : tensor<8xf32>
 }
 
 // -----

@@ -70,6 +70,10 @@ func.func @moves(%x: tensor<96xf32>, %seed: i64) {
   // multiplying by the scale in f32.
   // expected-remark @+1 {{relative error bound 6.250e-02 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result f32}}
   %3 = prec.all_to_all %x on @dp split_axis = 0 concat_axis = 0 forward_dtype = f8E4M3FN scaling = <dynamic> : tensor<96xf32> -> tensor<96xf32>
+  // Stochastic: the wire 2 u(f8E4M3FN), and q * scale rounded
+  // stochastically to bf16, 2 u(bf16): 1.125 * (1 + 2^-7) - 1.
+  // expected-remark @+1 {{relative error bound 1.338e-01 (|error| <= bound * |x|): N = 8, input f32, wire f8E4M3FN, result bf16}}
+  %4 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f8E4M3FN rounding = <stochastic> seed %seed scaling = <dynamic> : tensor<96xf32> -> tensor<768xbf16>
   return
 }
 

@@ -63,6 +63,65 @@ func.func @two_uses(%a: tensor<8xbf16>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 
+#id2 = affine_map<(m, n) -> (m, n)>
+
+// A contraction reads each element of a factor once per column (or row) of
+// the other: fused, the producer would be computed that many times, and the
+// contraction's body would no longer be the multiply-add that
+// convert-contractions-to-runtime hands to the gemm (a weight gradient's
+// dy = y - target, examples/hsdp_microbatch.mlir). The producer stays a
+// kernel of its own; a reduction that reads each element once (the row
+// sums) still takes it in.
+// CHECK-LABEL: func @contraction_consumer
+// CHECK-SAME: (%[[Y:.*]]: tensor<4x8xf32>, %[[T:.*]]: tensor<4x8xf32>, %[[X:.*]]: tensor<4x16xf32>
+// CHECK: %[[DY:.*]] = linalg.generic {{.*}} ins(%[[Y]], %[[T]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   arith.subf
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[DY]] : tensor<4x16xf32>, tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT:   arith.mulf
+// CHECK-NEXT:   arith.addf
+// CHECK-NEXT:   linalg.yield
+// CHECK: linalg.generic {{.*}} ins(%[[Y]], %[[T]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:   arith.subf
+// CHECK:   arith.addf
+// CHECK-NOT: linalg.generic
+func.func @contraction_consumer(%y: tensor<4x8xf32>, %t: tensor<4x8xf32>, %x: tensor<4x16xf32>,
+                                %acc: tensor<16x8xf32>, %sums: tensor<4xf32>)
+    -> (tensor<16x8xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %dy = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a0: f32, %b0: f32, %o: f32):
+    %d = arith.subf %a0, %b0 : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  // grad[k, n] = sum over m of x[m, k] * dy[m, n]: loops (k, n, m).
+  %grad = linalg.generic {indexing_maps = [affine_map<(k, n, m) -> (m, k)>, affine_map<(k, n, m) -> (m, n)>, affine_map<(k, n, m) -> (k, n)>],
+                          iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %dy : tensor<4x16xf32>, tensor<4x8xf32>) outs(%acc : tensor<16x8xf32>) {
+  ^bb0(%xv: f32, %dv: f32, %o: f32):
+    %p = arith.mulf %xv, %dv : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %err = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%a0: f32, %b0: f32, %o: f32):
+    %d = arith.subf %a0, %b0 : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  %rows = linalg.generic {indexing_maps = [#id2, affine_map<(m, n) -> (m)>], iterator_types = ["parallel", "reduction"]}
+      ins(%err : tensor<4x8xf32>) outs(%sums : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %o, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %grad, %rows : tensor<16x8xf32>, tensor<4xf32>
+}
+
+// -----
+
 #id = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 

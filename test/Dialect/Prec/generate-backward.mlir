@@ -107,6 +107,25 @@ func.func @reduce_scatter_divisors(%g: tensor<64x16xbf16>) -> tensor<16x16xbf16>
   return %r : tensor<16x16xbf16>
 }
 
+// A divisor bf16 does not hold (0.1) divides in f64, rounded to odd by the
+// sign of the exact remainder (math.fma), then to f32 rounded to odd and to
+// bf16: the exact quotient rounded once.
+// CHECK-LABEL: func.func @reduce_scatter_tenth_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<16x16xbf16>)
+// CHECK:         %[[SCALED:.*]] = linalg.generic {{.*}} ins(%[[DY]] : tensor<16x16xbf16>)
+// CHECK:           arith.extf %{{.*}} : bf16 to f64
+// CHECK:           arith.divf %{{.*}} : f64
+// CHECK:           math.fma
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         prec.all_gather %[[SCALED]] on @hsdp grid_axes = [0] gather_axis = 0
+func.func @reduce_scatter_tenth(%g: tensor<64x16xbf16>) -> tensor<16x16xbf16>
+    attributes {prec.differentiable} {
+  %r = prec.reduce_scatter %g on @hsdp grid_axes = [0] scatter_axis = 0
+         pre_divisor = 0.1 : tensor<64x16xbf16> -> tensor<16x16xbf16>
+  return %r : tensor<16x16xbf16>
+}
+
 // all_reduce -> all_reduce with the same reduction, dtypes swapped; the
 // accumulation dtype follows the default of the new wire dtype.
 // CHECK-LABEL: func.func @all_reduce_backward(

@@ -524,7 +524,7 @@ func.func private @block_size_on_delayed() attributes {s = #prec.scaling<delayed
 
 // -----
 
-// expected-error @+1 {{expected a float scale_dtype, got 'i8'}}
+// expected-error @+1 {{expected scale_dtype f8E8M0FNU or f32, got 'i8'}}
 func.func private @integer_scale_dtype() attributes {s = #prec.scaling<block, block_size = 32, scale_dtype = i8>}
 
 // -----
@@ -547,6 +547,23 @@ func.func private @policy_integer() attributes {p = #prec.policy<param = i32>}
 
 // expected-error @+1 {{expected the policy's 'output' to be a float type with a zero, got 'f8E8M0FNU' (a scale-only type)}}
 func.func private @policy_scale_only() attributes {p = #prec.policy<output = f8E8M0FNU>}
+
+// -----
+
+// A policy's 'param' is the forward_dtype of gathers, which a runtime moves:
+// valid or not whatever passes run (folding casts would narrow this wire).
+// expected-error @+1 {{expected the policy's 'param' to be a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+func.func private @policy_param_f80() attributes {p = #prec.policy<param = f80>}
+
+// -----
+
+// expected-error @+1 {{expected the policy's 'reduce' to be a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'tf32'}}
+func.func private @policy_reduce_tf32() attributes {p = #prec.policy<reduce = tf32>}
+
+// -----
+
+// expected-error @+1 {{expected the policy's 'output' to be one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'tf32'}}
+func.func private @policy_output_tf32() attributes {p = #prec.policy<output = tf32>}
 
 // -----
 
@@ -1046,6 +1063,164 @@ func.func @saturating_truncf_shapes(%v: vector<4xf32>) -> vector<8xf8E4M3FN> {
   // expected-error @+1 {{'prec.saturating_truncf' op all non-scalar operands/results must have the same shape and base type}}
   %0 = prec.saturating_truncf %v : vector<4xf32> to vector<8xf8E4M3FN>
   return %0 : vector<8xf8E4M3FN>
+}
+
+// -----
+
+// Wires are what a runtime moves. An f80 wire that only widens on the way
+// would be narrowed by prec-fold-casts, but the program must be valid
+// without it.
+shard.grid @dp(shape = 2)
+func.func @wire_f80(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'prec.all_gather' op expected forward_dtype to be a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+  %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = f80 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @wire_f128_by_default(%x: tensor<4xf128>) -> tensor<4xf128> {
+  // expected-error @+1 {{'prec.all_reduce' op expected forward_dtype (the input element type) to be a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f128'}}
+  %0 = prec.all_reduce %x on @dp : tensor<4xf128> -> tensor<4xf128>
+  return %0 : tensor<4xf128>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @backward_wire_f80(%x: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'prec.reduce_scatter' op expected backward_dtype to be a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+  %0 = prec.reduce_scatter %x on @dp scatter_axis = 0 backward_dtype = f80 : tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @transport_wire_f80(%x: tensor<4xf80>) -> tensor<8xf80> {
+  // expected-error @+1 {{'prec.transport' op expected a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+  %0 = prec.transport <all_gather> %x on @dp : tensor<4xf80> -> tensor<8xf80>
+  return %0 : tensor<8xf80>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @transport_reduces_scales(%x: tensor<4xf8E8M0FNU>) -> tensor<4xf8E8M0FNU> {
+  // expected-error @+1 {{'prec.transport' op expected a wire dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f8E8M0FNU'}}
+  %0 = prec.transport <all_reduce> %x on @dp reduction = <sum> : tensor<4xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
+  return %0 : tensor<4xf8E8M0FNU>
+}
+
+// -----
+
+// No LLVM type holds tf32: a cast f16 -> tf32 -> f16 would fold away, but
+// the program must be valid without the folding.
+func.func @cast_tf32(%x: tensor<4xf16>) -> tensor<4xtf32> {
+  // expected-error @+1 {{'prec.cast' op expected result #0 of one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'tf32' (no LLVM type holds it; use f32 or bf16)}}
+  %0 = prec.cast %x : tensor<4xf16> to tensor<4xtf32>
+  return %0 : tensor<4xtf32>
+}
+
+// -----
+
+func.func @cast_other_fp8(%x: tensor<8xf32>) -> tensor<8xf8E4M3FNUZ> {
+  // expected-error @+1 {{'prec.cast' op expected result #0 of one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'f8E4M3FNUZ'}}
+  %0 = prec.cast %x : tensor<8xf32> to tensor<8xf8E4M3FNUZ>
+  return %0 : tensor<8xf8E4M3FNUZ>
+}
+
+// -----
+
+func.func @reduce_input_fp6(%x: tensor<8xf6E2M3FN>) -> tensor<f32> {
+  // expected-error @+1 {{'prec.reduce' op expected operand #0 of one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'f6E2M3FN'}}
+  %0 = prec.reduce %x dims = [0] : tensor<8xf6E2M3FN> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @reduce_acc_tf32(%x: tensor<8xf16>) -> tensor<f32> {
+  // expected-error @+1 {{'prec.reduce' op expected acc_dtype of one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'tf32'}}
+  %0 = prec.reduce %x dims = [0] acc_dtype = tf32 : tensor<8xf16> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @other_fp8_wire(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{'prec.all_gather' op expected forward_dtype of one of f64, f32, f16, bf16, f80, f128, f8E4M3FN or f8E5M2 (f8E8M0FNU for scales), got 'f8E4M3FNUZ'}}
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FNUZ
+         scaling = <dynamic> : tensor<2x64xf32> -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
+// Block scaling: one scale per block of the innermost dimension, checked
+// where the op is, not by the pass that computes the scales.
+shard.grid @dp(shape = 2)
+func.func @scaled_blocks_of_the_innermost_dimension(%w: tensor<2x48xf32>) -> tensor<4x48xf32> {
+  // expected-error @+1 {{'prec.all_gather' op expected the innermost dimension of 'tensor<2x48xf32>' to be a multiple of block_size 32}}
+  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <block, block_size = 32> : tensor<2x48xf32> -> tensor<4x48xf32>
+  return %0 : tensor<4x48xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @scaled_blocks_of_a_scalar(%w: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'prec.all_reduce' op block scaling needs an input of rank >= 1, got 'tensor<f32>'}}
+  %0 = prec.all_reduce %w on @dp forward_dtype = f8E4M3FN
+         scaling = <block, block_size = 32> : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @scaled_blocks_split_among_ranks(%g: tensor<2x64xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{'prec.reduce_scatter' op expected the chunks of dimension 1 sent to each rank (16 elements) to be a multiple of block_size 32}}
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 1 forward_dtype = f8E5M2
+         scaling = <block, block_size = 32> : tensor<2x64xf32> -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @scaled_blocks_exchanged(%g: tensor<2x64xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'prec.all_to_all' op expected the chunks of dimension 1 sent to each rank (16 elements) to be a multiple of block_size 32}}
+  %0 = prec.all_to_all %g on @dp split_axis = 1 concat_axis = 0 forward_dtype = f8E5M2
+         scaling = <block, block_size = 32> : tensor<2x64xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expected scale_dtype f8E8M0FNU or f32, got 'bf16'}}
+func.func private @block_scale_dtype() attributes {s = #prec.scaling<block, block_size = 32, scale_dtype = bf16>}
+
+// -----
+
+shard.grid @dp(shape = 2)
+func.func @scaled_fp8_accumulation(%g: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'prec.reduce_scatter' op expected an acc_dtype with arithmetic (f16 or wider) for the scaled 'f8E4M3FN' wire, got 'f8E4M3FN'}}
+  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E4M3FN
+         scaling = <dynamic> acc_dtype = f8E4M3FN : tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 8)
+func.func @average_in_scaled_accumulation(%q: tensor<64xf8E4M3FN>) -> tensor<64xf8E4M3FN> {
+  // expected-error @+1 {{'prec.all_reduce' op cannot average in the scaled accumulation dtype 'f8E4M3FN': a divisor gives the sum no headroom}}
+  %0 = prec.all_reduce %q on @dp reduction = <avg> scaling = <dynamic> acc_dtype = f8E4M3FN : tensor<64xf8E4M3FN> -> tensor<64xf8E4M3FN>
+  return %0 : tensor<64xf8E4M3FN>
 }
 
 // -----

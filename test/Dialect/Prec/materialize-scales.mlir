@@ -111,50 +111,6 @@ func.func @reduce_scatter(%g: tensor<8xf32>) -> tensor<4xf32> {
 
 shard.grid @dp(shape = 4)
 
-func.func @split_blocks(%g: tensor<2x64xf32>) -> tensor<2x16xf32> {
-  // expected-error @+1 {{expected the chunks of dimension 1 sent to each rank (16 elements) to be a multiple of block_size 32}}
-  %0 = prec.reduce_scatter %g on @dp scatter_axis = 1 forward_dtype = f8E5M2
-         scaling = <block, block_size = 32> : tensor<2x64xf32> -> tensor<2x16xf32>
-  return %0 : tensor<2x16xf32>
-}
-
-// -----
-
-shard.grid @dp(shape = 2)
-
-func.func @block_scale_dtype(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
-  // expected-error @+1 {{expected scale_dtype f8E8M0FNU or f32 for block scaling, got 'bf16'}}
-  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FN
-         scaling = <block, block_size = 32, scale_dtype = bf16> : tensor<2x64xf32> -> tensor<4x64xf32>
-  return %0 : tensor<4x64xf32>
-}
-
-// -----
-
-shard.grid @dp(shape = 2)
-
-func.func @unsupported_fp8(%w: tensor<2x64xf32>) -> tensor<4x64xf32> {
-  // expected-error @+1 {{expected f8E4M3FN or f8E5M2 as the scaled wire dtype (the formats the kernels and the runtime convert), got 'f8E4M3FNUZ'}}
-  %0 = prec.all_gather %w on @dp gather_axis = 0 forward_dtype = f8E4M3FNUZ
-         scaling = <dynamic> : tensor<2x64xf32> -> tensor<4x64xf32>
-  return %0 : tensor<4x64xf32>
-}
-
-// -----
-
-shard.grid @dp(shape = 2)
-
-func.func @fp8_accumulation(%g: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{expected an acc_dtype with arithmetic (f16 or wider) for the scaled 'f8E4M3FN' wire, got 'f8E4M3FN'}}
-  %0 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f8E4M3FN
-         scaling = <dynamic> acc_dtype = f8E4M3FN : tensor<8xf32> -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-shard.grid @dp(shape = 4)
-
 // A gather whose stochastic rounding seed is computed after the first
 // gather starts its own batch, as one whose input is.
 // CHECK-LABEL: func @late_seed

@@ -6,23 +6,29 @@
 // the seed where every rank holds them, as after a ring all_reduce).
 // Inputs/check_stochastic_reductions.py recomputes every result bit for bit
 // from the runtime's reference conversion and checks that the mean of the
-// results is unbiased within a bound derived from their count.
+// results is unbiased within a bound derived from their count. Scaled fp8
+// collectives round the dequantized values (or the reduced ones) to the
+// bf16 result with the same arrival words: of the seed's stream where every
+// rank computes them alike (all_gather, all_reduce), of the rank's own
+// stream where only it does (reduce_scatter, all_to_all).
 // RUN: rm -rf %t && mkdir -p %t/a %t/b %t/c
 // RUN: %python %S/Inputs/check_stochastic_reductions.py generate %t
-// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --scalar 2=20261125 --output-dir %t/a --print none
+// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --arg 3=%t/z.bin --scalar 2=20261125 --output-dir %t/a --print none
 // RUN: %sanitizer_preload %python %S/Inputs/check_stochastic_reductions.py check %t/a 20261125 %precrt_lib/libprecrt.so
 // Reproducible: the same seed gives the same bits; another seed other bits.
-// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --scalar 2=20261125 --output-dir %t/b --print none
-// RUN: for r in 0 1 2 3; do for i in 0 1 2 3 4; do cmp %t/a/rank${r}_result$i.bin %t/b/rank${r}_result$i.bin || exit 1; done; done
-// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --scalar 2=7 --output-dir %t/c --print none
+// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --arg 3=%t/z.bin --scalar 2=20261125 --output-dir %t/b --print none
+// RUN: for r in 0 1 2 3; do for i in 0 1 2 3 4 5 6 7 8; do cmp %t/a/rank${r}_result$i.bin %t/b/rank${r}_result$i.bin || exit 1; done; done
+// RUN: prec-run %s --arg 0=%t/x.bin --arg 1=%t/y.bin --arg 3=%t/z.bin --scalar 2=7 --output-dir %t/c --print none
 // RUN: %sanitizer_preload %python %S/Inputs/check_stochastic_reductions.py check %t/c 7 %precrt_lib/libprecrt.so
-// RUN: for i in 0 1 2 3 4; do not cmp -s %t/a/rank0_result$i.bin %t/c/rank0_result$i.bin || exit 1; done
+// RUN: for i in 0 1 2 3 4 5 6 7 8; do not cmp -s %t/a/rank0_result$i.bin %t/c/rank0_result$i.bin || exit 1; done
 
 shard.grid @dp(shape = 4)
 
-func.func @reductions(%x: tensor<4096xf32>, %y: tensor<4096xf32>, %seed: i64)
+func.func @reductions(%x: tensor<4096xf32>, %y: tensor<4096xf32>, %seed: i64,
+                      %z: tensor<4096xf32>)
     -> (tensor<4096xf32>, tensor<4096xf32>, tensor<1024xf32>, tensor<1024xbf16>,
-        tensor<4096xbf16>) {
+        tensor<4096xbf16>, tensor<16384xbf16>, tensor<1024xbf16>,
+        tensor<4096xbf16>, tensor<4096xbf16>) {
   // bf16 wire, f32 sum, slices gathered in bf16.
   %0 = prec.all_reduce %x on @dp reduction = <avg> forward_dtype = bf16
          rounding = <stochastic> seed %seed acc_dtype = f32
@@ -43,6 +49,22 @@ func.func @reductions(%x: tensor<4096xf32>, %y: tensor<4096xf32>, %seed: i64)
   %4 = prec.all_reduce %x on @dp reduction = <avg> forward_dtype = f32
          rounding = <stochastic> seed %seed acc_dtype = f32
          : tensor<4096xf32> -> tensor<4096xbf16>
-  return %0, %1, %2, %3, %4 : tensor<4096xf32>, tensor<4096xf32>,
-      tensor<1024xf32>, tensor<1024xbf16>, tensor<4096xbf16>
+  // Scaled fp8 wires: the quantization, then q * scale (or the average of
+  // the dequantized terms) rounded to bf16.
+  %5 = prec.all_gather %z on @dp gather_axis = 0 forward_dtype = f8E4M3FN
+         rounding = <stochastic> seed %seed scaling = <dynamic>
+         : tensor<4096xf32> -> tensor<16384xbf16>
+  %6 = prec.reduce_scatter %z on @dp scatter_axis = 0 reduction = <avg>
+         forward_dtype = f8E4M3FN rounding = <stochastic> seed %seed
+         scaling = <dynamic> acc_dtype = f32
+         : tensor<4096xf32> -> tensor<1024xbf16>
+  %7 = prec.all_reduce %z on @dp reduction = <avg> forward_dtype = f8E4M3FN
+         rounding = <stochastic> seed %seed scaling = <dynamic> acc_dtype = f32
+         : tensor<4096xf32> -> tensor<4096xbf16>
+  %8 = prec.all_to_all %z on @dp split_axis = 0 concat_axis = 0
+         forward_dtype = f8E4M3FN rounding = <stochastic> seed %seed
+         scaling = <dynamic> : tensor<4096xf32> -> tensor<4096xbf16>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4096xf32>, tensor<4096xf32>,
+      tensor<1024xf32>, tensor<1024xbf16>, tensor<4096xbf16>, tensor<16384xbf16>,
+      tensor<1024xbf16>, tensor<4096xbf16>, tensor<4096xbf16>
 }

@@ -10,6 +10,7 @@
 
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Utils/QuotientRounding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +19,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -68,22 +71,47 @@ SmallVector<Value> mlir::prec::getCapturedValues(Operation *op) {
   return captured.takeVector();
 }
 
-/// `tensor / divisor`, elementwise, in the tensor's element type where it
-/// holds `divisor` exactly, else in a wider type and rounded back once.
+/// `tensor / divisor`, elementwise, the exact quotient rounded once to the
+/// tensor's element type. A power of two divides exactly in a type that
+/// holds it, and f32 and f64 tensors divide by one IEEE division where their
+/// type holds the divisor; any other quotient is rounded once by
+/// buildDivisionRoundedOnce (a divisor the type does not hold, 0.1, divided
+/// in f64 and rounded to nearest would land on midpoints of bf16 and f16
+/// that the exact quotient is not on).
 static Value createDivide(OpBuilder &builder, Location loc, Value tensor,
                           double divisor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   auto elementType = cast<FloatType>(type.getElementType());
   FloatType divisionType = getExactDivisionType(elementType, divisor);
-  Value dividend = tensor;
-  if (divisionType != elementType)
-    dividend =
-        arith::ExtFOp::create(builder, loc, type.clone(divisionType), tensor);
-  Value splat = createSplatLike(builder, loc, dividend, divisionType, divisor);
-  Value quotient = arith::DivFOp::create(builder, loc, dividend, splat);
-  if (divisionType == elementType)
-    return quotient;
-  return arith::TruncFOp::create(builder, loc, type, quotient);
+  int exponent;
+  bool powerOfTwo = std::frexp(divisor, &exponent) == 0.5;
+  if (powerOfTwo || (divisionType == elementType &&
+                     elementType.getWidth() >= 32)) {
+    Value dividend = tensor;
+    if (divisionType != elementType)
+      dividend =
+          arith::ExtFOp::create(builder, loc, type.clone(divisionType), tensor);
+    Value splat =
+        createSplatLike(builder, loc, dividend, divisionType, divisor);
+    Value quotient = arith::DivFOp::create(builder, loc, dividend, splat);
+    if (divisionType == elementType)
+      return quotient;
+    return arith::TruncFOp::create(builder, loc, type, quotient);
+  }
+  AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+  return linalg::GenericOp::create(
+             builder, loc, type, tensor,
+             createEmptyLike(builder, loc, tensor, type.getElementType()),
+             ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nested, nestedLoc,
+                   buildDivisionRoundedOnce(nested, nestedLoc, args[0],
+                                            divisor));
+             })
+      .getResult(0);
 }
 
 /// The reduction a transposed collective keeps: `sum` and `avg` are linear;

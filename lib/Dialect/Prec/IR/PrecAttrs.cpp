@@ -80,6 +80,16 @@ void ScalingAttr::print(AsmPrinter &printer) const {
   printer << '>';
 }
 
+bool mlir::prec::isSupportedFloatType(Type type) {
+  return isWireFloatType(type) ||
+         isa<Float80Type, Float128Type, Float8E8M0FNUType>(type);
+}
+
+bool mlir::prec::isWireFloatType(Type type) {
+  return isa<Float64Type, Float32Type, Float16Type, BFloat16Type,
+             Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  FloatType param, FloatType reduce,
                                  FloatType output) {
@@ -90,6 +100,17 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "expected the policy's '" << entry
                          << "' to be a float type with a zero, got " << dtype
                          << " (a scale-only type)";
+  // 'param' and 'reduce' become wire dtypes of collectives, which a
+  // runtime moves; 'output' is a cast's result type.
+  for (auto [entry, dtype] :
+       {std::pair{"param", param}, std::pair{"reduce", reduce}})
+    if (dtype && !isWireFloatType(dtype))
+      return emitError() << "expected the policy's '" << entry
+                         << "' to be a wire dtype the runtimes move ("
+                         << kWireFloatTypes << "), got " << dtype;
+  if (output && !isSupportedFloatType(output))
+    return emitError() << "expected the policy's 'output' to be one of "
+                       << kSupportedFloatTypes << ", got " << output;
   return success();
 }
 
@@ -109,7 +130,9 @@ LogicalResult ScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (kind != ScalingKind::Block && (blockSize != 0 || scaleDtype))
     return emitError() << "block_size and scale_dtype are only meaningful "
                           "for block scaling";
-  if (scaleDtype && !isa<FloatType>(scaleDtype))
-    return emitError() << "expected a float scale_dtype, got " << scaleDtype;
+  // The scales the kernels compute and the runtimes move with the blocks.
+  if (scaleDtype && !isa<Float8E8M0FNUType, Float32Type>(scaleDtype))
+    return emitError() << "expected scale_dtype f8E8M0FNU or f32, got "
+                       << scaleDtype;
   return success();
 }

@@ -67,6 +67,37 @@ mlir::OpTrait::prec::impl::verifyAddressableShapes(Operation *op) {
   return success();
 }
 
+LogicalResult
+mlir::OpTrait::prec::impl::verifySupportedFloatTypes(Operation *op) {
+  auto check = [&](auto describe, Type type) -> LogicalResult {
+    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (!element || mlir::prec::isSupportedFloatType(element))
+      return success();
+    InFlightDiagnostic diag = op->emitOpError("expected ");
+    describe(diag);
+    diag << " of one of " << mlir::prec::kSupportedFloatTypes << ", got "
+         << element;
+    if (isa<FloatTF32Type>(element))
+      diag << " (no LLVM type holds it; use f32 or bf16)";
+    return diag;
+  };
+  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check([&](InFlightDiagnostic &d) { d << "operand #" << index; },
+                     type)))
+      return failure();
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check([&](InFlightDiagnostic &d) { d << "result #" << index; },
+                     type)))
+      return failure();
+  for (NamedAttribute attr : op->getAttrs())
+    if (auto typeAttr = dyn_cast<TypeAttr>(attr.getValue()))
+      if (failed(check(
+              [&](InFlightDiagnostic &d) { d << attr.getName().getValue(); },
+              typeAttr.getValue())))
+        return failure();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
 
@@ -347,6 +378,13 @@ LogicalResult ReduceOp::verify() {
 // Collectives
 //===----------------------------------------------------------------------===//
 
+bool mlir::prec::convertsToScaledWire(CollectiveOpInterface op) {
+  Type forward = op.getEffectiveForwardDtype();
+  return op->getAttrOfType<ScalingAttr>("scaling") &&
+         isScaledLowPrecisionType(forward) &&
+         op.getInput().getType().getElementType() != forward;
+}
+
 /// An fp8 result is the wire's own data; converting to it on arrival would
 /// need a scale that nothing provides.
 static LogicalResult verifyFp8Result(CollectiveOpInterface op) {
@@ -431,6 +469,24 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   if (acc && failed(verifyAccumulationType(operation, acc.getValue(), forward,
                                            "forward_dtype")))
     return failure();
+  // Wires are what a runtime moves: one it cannot move has no lowering,
+  // whichever passes run before (folding casts may narrow a wire, but the
+  // program must be valid without it). Block scales move as bytes.
+  std::pair<StringRef, TypeAttr> wires[] = {
+      {"forward_dtype", op.getForwardDtypeAttr()},
+      {"backward_dtype", op.getBackwardDtypeAttr()}};
+  for (auto [name, attr] : wires) {
+    Type wire = attr ? attr.getValue() : forward;
+    if (isWireFloatType(wire) ||
+        (movesUnconverted && isa<Float8E8M0FNUType>(wire)))
+      continue;
+    InFlightDiagnostic diag = operation->emitOpError("expected ") << name;
+    if (!attr)
+      diag << (name == "forward_dtype" ? " (the input element type)"
+                                       : " (the forward_dtype)");
+    return diag << " to be a wire dtype the runtimes move (" << kWireFloatTypes
+                << "), got " << wire;
+  }
 
   auto scaling = operation->getAttrOfType<ScalingAttr>("scaling");
   TypeAttr backward = op.getBackwardDtypeAttr();
@@ -460,9 +516,51 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
     return operation->emitOpError("expected a result wider than the ")
            << forward << " wire: a scaled fp8 result would lose its scale; "
            << "quantize with prec.quantize and move the fp8 tensor instead";
+  if (!convertsToScaledWire(op))
+    return success();
+  // The terms are dequantized before they are combined: in a type with
+  // arithmetic, never in an fp8 type.
+  if (Type accType = getEffectiveAccDtype(op);
+      accType && isScaledLowPrecisionType(accType))
+    return operation->emitOpError("expected an acc_dtype with arithmetic "
+                                  "(f16 or wider) for the scaled ")
+           << forward << " wire, got " << accType;
+  if (scaling.getKind() != ScalingKind::Block)
+    return success();
+  // One scale per block of the innermost dimension.
+  int64_t blockSize = scaling.getBlockSize();
+  if (inputType.getRank() == 0)
+    return operation->emitOpError("block scaling needs an input of rank >= 1, "
+                                  "got ")
+           << inputType;
+  int64_t innermost = inputType.getShape().back();
+  if (!ShapedType::isDynamic(innermost) && innermost % blockSize != 0)
+    return operation->emitOpError("expected the innermost dimension of ")
+           << inputType << " to be a multiple of block_size " << blockSize;
   return success();
 }
 
+/// For a collective that converts to a block-scaled fp8 wire and splits the
+/// innermost dimension among the ranks (`splitAxis`): each rank's chunk must
+/// hold whole blocks.
+static LogicalResult verifyScaledChunks(CollectiveOpInterface op,
+                                        int64_t splitAxis, int64_t groupSize) {
+  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+  RankedTensorType inputType = op.getInput().getType();
+  int64_t last = inputType.getRank() - 1;
+  if (!scaling || scaling.getKind() != ScalingKind::Block ||
+      !convertsToScaledWire(op) || splitAxis != last ||
+      ShapedType::isDynamic(groupSize) ||
+      ShapedType::isDynamic(inputType.getShape().back()))
+    return success();
+  int64_t chunk = inputType.getShape().back() / groupSize;
+  if (chunk % scaling.getBlockSize() == 0)
+    return success();
+  return op->emitOpError("expected the chunks of dimension ")
+         << last << " sent to each rank (" << chunk
+         << " elements) to be a multiple of block_size "
+         << scaling.getBlockSize();
+}
 
 /// Verifies that the dimensions of input and result agree, except
 /// `exceptDims`, which the collective resizes.
@@ -626,10 +724,16 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
              << name << ", got <" << stringifyReductionKind(op.getReduction())
              << ">";
   }
+  Type acc = getEffectiveAccDtype(op);
+  // With a scaled fp8 accumulation the scale is chosen from the values being
+  // summed, so a divisor applied before it changes nothing: the sum needs
+  // headroom in the scale, which a divisor cannot express.
+  if (op.getReduction() == ReductionKind::Avg && isScaledLowPrecisionType(acc))
+    return op.emitOpError("cannot average in the scaled accumulation dtype ")
+           << acc << ": a divisor gives the sum no headroom";
   if (op.getAlgorithm() != ReductionAlgorithm::Ring)
     return success();
   Type forward = op.getEffectiveForwardDtype();
-  Type acc = getEffectiveAccDtype(op);
   if (acc == forward)
     return success();
   return op.emitOpError("expected acc_dtype equal to forward_dtype ")
@@ -652,9 +756,11 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(groupSize))
     return failure();
   int64_t axis = static_cast<int64_t>(getScatterAxis());
-  return verifyScaledExtent(*this, "input", axis, getType().getDimSize(axis),
-                            getInput().getType().getDimSize(axis),
-                            *groupSize);
+  if (failed(verifyScaledExtent(
+          *this, "input", axis, getType().getDimSize(axis),
+          getInput().getType().getDimSize(axis), *groupSize)))
+    return failure();
+  return verifyScaledChunks(*this, axis, *groupSize);
 }
 
 LogicalResult AllReduceOp::verify() {
@@ -683,6 +789,8 @@ AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(groupSize))
     return failure();
   int64_t split = static_cast<int64_t>(getSplitAxis()), concat = static_cast<int64_t>(getConcatAxis());
+  if (failed(verifyScaledChunks(*this, split, *groupSize)))
+    return failure();
   RankedTensorType inputType = getInput().getType(), resultType = getType();
   if (split == concat) {
     int64_t in = inputType.getDimSize(split), out = resultType.getDimSize(split);
@@ -922,6 +1030,12 @@ LogicalResult TransportOp::verify() {
   if (isReducingTransport(getKind()) != getReduction().has_value())
     return emitOpError("expected a reduction exactly for reduce_scatter and "
                        "all_reduce transports");
+  // Block scales (f8E8M0FNU) move as bytes, never reduced.
+  if (!isWireFloatType(inputElement) &&
+      !(isa<Float8E8M0FNUType>(inputElement) &&
+        !isReducingTransport(getKind())))
+    return emitOpError("expected a wire dtype the runtimes move (")
+           << kWireFloatTypes << "), got " << inputElement;
   llvm::SmallSet<int16_t, 4> seen;
   for (int16_t axis : getGridAxes())
     if (axis < 0 || !seen.insert(axis).second)

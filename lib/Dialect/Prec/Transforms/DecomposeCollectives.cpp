@@ -48,23 +48,15 @@ static FloatType getComputeType(FloatType type) {
   return type.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
 
-/// The type `value / divisor` is rounded to when the next step stores it in
-/// `next`: `next` itself where `type` holds every value of it (one rounding
-/// instead of two), else `type`, as the contract says.
+/// The type `value / divisor` (arithmetic in `type`) is rounded to when the
+/// next step stores it in `next`: `next` itself where one of the two holds
+/// every value of the other, so that a quotient narrowed next is rounded
+/// once instead of twice and one widened next (an f16 sum into an f32
+/// result) keeps what the wider type holds, which the contract allows;
+/// else `type`, as the contract says.
 static FloatType getQuotientType(FloatType type, FloatType next) {
-  return floatTypeContains(type, next) ? next : type;
-}
-
-/// Word 2^63 + `index` of the stream keyed by `key`: the words of a
-/// collective's second rounding (of reduced values), which no first
-/// rounding draws (those take the words below 2^63, one per element of a
-/// tensor that fits in memory).
-static Value buildArrivalWord(OpBuilder &b, Location loc, Value key,
-                              Value index) {
-  Value offset = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
-  return buildPhiloxWord(b, loc, key,
-                         arith::AddIOp::create(b, loc, index, offset));
+  return floatTypeContains(type, next) || floatTypeContains(next, type) ? next
+                                                                        : type;
 }
 
 namespace {
@@ -95,6 +87,25 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
   if (ShapedType::isDynamic(plan.groupSize))
     return op->emitOpError("cannot decompose a collective over grid axes of "
                            "dynamic size");
+  // The transports find this rank's group from the whole grid: a dynamic
+  // axis outside the group is diagnosed here, at the op that names it, not
+  // at the transport that lowering would meet.
+  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic)) {
+    InFlightDiagnostic diag =
+        op->emitOpError("cannot decompose a collective on grid ")
+        << op.getGridAttr() << " of shape ";
+    llvm::interleave(
+        grid.getShape(), diag,
+        [&](int64_t extent) {
+          if (ShapedType::isDynamic(extent))
+            diag << "?";
+          else
+            diag << extent;
+        },
+        "x");
+    return diag << ": the runtime places ranks by the whole grid, which "
+                << "needs a static shape";
+  }
   if (!op.getInput().getType().hasStaticShape() ||
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("cannot decompose a collective with dynamic "
@@ -106,15 +117,12 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
     return op->emitOpError("converts to the scaled ")
            << plan.wire << " wire: run prec-materialize-scales first, which "
            << "makes its scales explicit";
-  // The runtimes move f64, f32, f16, bf16 and the two fp8 formats, and
-  // block scales (f8E8M0FNU) as bytes where nothing converts them.
-  bool movedAsBytes = isa<Float8E8M0FNUType>(plan.wire) && !op.isReduction() &&
-                      inputElement == plan.wire;
-  if (!isa<Float64Type, Float32Type, Float16Type, BFloat16Type>(plan.wire) &&
-      !isBitManipulatedFloatType(plan.wire) && !movedAsBytes)
-    return op->emitOpError("wire dtype ")
-           << plan.wire << " has no runtime representation: expected f64, "
-           << "f32, f16, bf16, f8E4M3FN or f8E5M2";
+  // The verifier admits only wires a runtime moves, and block scales
+  // (f8E8M0FNU) moved as bytes where nothing converts them.
+  assert((isWireFloatType(plan.wire) ||
+          (isa<Float8E8M0FNUType>(plan.wire) && !op.isReduction() &&
+           inputElement == plan.wire)) &&
+         "a wire no runtime moves");
   if (!op.isReduction())
     return plan;
 

@@ -29,12 +29,8 @@ LogicalResult makeDivisorsExplicit(ReductionOp op) {
   if (op.getReduction() != ReductionKind::Avg)
     return success();
   auto acc = cast<FloatType>(getEffectiveAccDtype(op));
-  // With a scaled fp8 accumulation the scale is chosen from the values being
-  // summed, so a divisor applied before it changes nothing: the sum needs
-  // headroom in the scale, which a divisor cannot express.
-  if (isScaledLowPrecisionType(acc))
-    return op.emitOpError("cannot average in the scaled accumulation dtype ")
-           << acc << ": a divisor gives the sum no headroom";
+  assert(!isScaledLowPrecisionType(acc) &&
+         "the verifier rejects an average in a scaled fp8 accumulation");
   FailureOr<int64_t> groupSize =
       getStaticCollectiveGroupSize(op, "its divide factors");
   if (failed(groupSize))

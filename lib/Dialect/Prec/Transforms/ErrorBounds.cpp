@@ -182,9 +182,15 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
       product *= 1.0 + *gamma;
     }
   }
-  // Moves dequantize straight into the result type, reductions into the sum.
+  // Moves dequantize straight into the result type (stochastically where
+  // the op rounds so and the result is narrower than f32), reductions into
+  // the sum.
   auto [quantizeError, dequantizeError] = getScalingErrors(
       op, info.input, op.isReduction() ? info.acc : info.result);
+  if (!op.isReduction() &&
+      getUnitRoundoff(info.result) > getUnitRoundoff(
+                                         Float32Type::get(op->getContext())))
+    dequantizeError *= rounding;
   product *= (1.0 + quantizeError) * (1.0 + dequantizeError);
   info.gather = getAllReduceGatherType(op, info.groupSize);
   if (info.gather) {

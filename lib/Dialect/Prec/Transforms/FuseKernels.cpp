@@ -34,11 +34,21 @@ using namespace mlir::prec;
 namespace {
 
 /// Fuse a producer only into its single consumer, and only within a block:
-/// a producer with more uses would be recomputed in each consumer.
+/// a producer with more uses would be recomputed in each consumer. And only
+/// where the consumer reads each element of it once (the operand's indexing
+/// map a permutation of the consumer's loops): a contraction reads an
+/// element of either factor once per row or column of the other, so fused
+/// it would recompute the producer as often, and its body would no longer
+/// be the multiply-add that convert-contractions-to-runtime hands to the
+/// gemm, whose summation order differs from the loops'.
 bool isSingleUseProducer(OpOperand *fusedOperand) {
   Operation *producer = fusedOperand->get().getDefiningOp();
-  return producer && producer->hasOneUse() &&
-         producer->getBlock() == fusedOperand->getOwner()->getBlock();
+  if (!producer || !producer->hasOneUse() ||
+      producer->getBlock() != fusedOperand->getOwner()->getBlock())
+    return false;
+  auto consumer = dyn_cast<linalg::LinalgOp>(fusedOperand->getOwner());
+  return consumer &&
+         consumer.getMatchingIndexingMap(fusedOperand).isPermutation();
 }
 
 /// Whether `value` is read by exactly one kernel of its block (where it can

@@ -3,6 +3,7 @@
 #include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Utils/QuotientRounding.h"
 
 #include "precrt/numerics.h"
 
@@ -20,36 +21,6 @@
 
 using namespace mlir;
 using namespace mlir::prec;
-
-/// Rounds `value`, of a float type wider than f32, to f32 by round-to-odd:
-/// an inexact result is the neighbour whose last bit is 1. Rounding that to
-/// a type with at least two fewer significand bits (bf16, f16) to nearest
-/// even then gives the nearest-even rounding of `value` itself. A direct
-/// `arith.truncf` from f64 to bf16 does not: LLVM goes through f32 with
-/// two roundings on x86 (1 + 2^-8 + 2^-30 would become 1, not 1 + 2^-7).
-static Value roundToOddF32(OpBuilder &b, Location loc, Value value) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value nearest = arith::TruncFOp::create(b, loc, f32, value);
-  Value back = arith::ExtFOp::create(b, loc, value.getType(), nearest);
-  // Ordered comparisons: a NaN is exact and stays as it is.
-  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
-                                        back, value);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
-  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                      back, value);
-  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         value, zero);
-  // Rounded away from zero: step the magnitude (the low bits) back by one.
-  Value awayFromZero = arith::XOrIOp::create(b, loc, above, negative);
-  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
-  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-  Value stepped = arith::SubIOp::create(b, loc, bits, one);
-  Value towardZero =
-      arith::SelectOp::create(b, loc, awayFromZero, stepped, bits);
-  Value odd = arith::OrIOp::create(b, loc, towardZero, one);
-  Value rounded = arith::SelectOp::create(b, loc, inexact, odd, bits);
-  return arith::BitcastOp::create(b, loc, f32, rounded);
-}
 
 /// Converts a float scalar to `to` with one rounding: fp8 by bit
 /// manipulation; otherwise extend, truncate, or
@@ -77,7 +48,7 @@ Value mlir::prec::convertFloat(OpBuilder &b, Location loc, Value value,
   FloatType f32Type = b.getF32Type();
   if (floatTypeContains(from, f32Type) && from != f32Type &&
       floatTypeContains(f32Type, to) && to != f32Type)
-    return arith::TruncFOp::create(b, loc, to, roundToOddF32(b, loc, value));
+    return arith::TruncFOp::create(b, loc, to, buildRoundToOddF32(b, loc, value));
   if (floatTypeContains(from, to))
     return arith::TruncFOp::create(b, loc, to, value);
   FloatType f32 = b.getF32Type();
@@ -631,7 +602,7 @@ static Value toF32ForNarrowing(OpBuilder &b, Location loc, Value value) {
     return decodeLowPrecisionFloat(b, loc, value);
   if (floatTypeContains(f32, from))
     return arith::ExtFOp::create(b, loc, f32, value);
-  return roundToOddF32(b, loc, value);
+  return buildRoundToOddF32(b, loc, value);
 }
 
 Value mlir::prec::convertFloatStochastic(OpBuilder &b, Location loc,
@@ -666,30 +637,16 @@ Value mlir::prec::buildQuotientForRounding(OpBuilder &b, Location loc,
                                  constant(exact, divisor));
   if (type.getWidth() == 64 && target.getWidth() == 64)
     return arith::DivFOp::create(b, loc, value, constant(f64, divisor));
-  // x / d rounded to nearest in f64, and the exact remainder x - q d (exact
-  // in f64 for a quotient rounded to nearest, barring underflow) that says
-  // on which side of q the exact quotient lies.
-  Value x = convertFloat(b, loc, value, f64);
-  Value d = constant(f64, divisor);
-  Value q = arith::DivFOp::create(b, loc, x, d);
-  Value remainder = math::FmaOp::create(
-      b, loc, arith::NegFOp::create(b, loc, q), d, x);
-  using P = arith::CmpFPredicate;
-  Value zero = constant(f64, 0.0);
-  // Ordered: false for a NaN remainder (x or q infinite or NaN), exact.
-  Value inexact = arith::CmpFOp::create(b, loc, P::ONE, remainder, zero);
-  // q is away from zero from the exact quotient when remainder / d and q
-  // have opposite signs.
-  Value quotientBelow = arith::CmpFOp::create(
-      b, loc, divisor > 0 ? P::OLT : P::OGT, remainder, zero);
-  Value negative = arith::CmpFOp::create(b, loc, P::OLT, q, zero);
-  Value awayFromZero = arith::XOrIOp::create(b, loc, quotientBelow, negative);
-  IntegerOps i64{b, loc, b.getI64Type()};
-  Value bits = arith::BitcastOp::create(b, loc, i64.type, q);
-  Value towardZero =
-      i64.select(awayFromZero, i64.sub(bits, i64.c(1)), bits);
-  Value odd = i64.select(inexact, i64.bitOr(towardZero, i64.c(1)), bits);
-  return arith::BitcastOp::create(b, loc, f64, odd);
+  return buildQuotientRoundedToOdd(b, loc, convertFloat(b, loc, value, f64),
+                                   divisor);
+}
+
+Value mlir::prec::buildArrivalWord(OpBuilder &b, Location loc, Value key,
+                                   Value index) {
+  Value offset = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
+  return buildPhiloxWord(b, loc, key,
+                         arith::AddIOp::create(b, loc, index, offset));
 }
 
 Value mlir::prec::buildRankRoundingKey(OpBuilder &b, Location loc,

@@ -30,14 +30,6 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Whether `op` converts its input to an fp8 wire under a scaling mode.
-bool convertsToScaledWire(CollectiveOpInterface op) {
-  Type forward = op.getEffectiveForwardDtype();
-  return op->getAttrOfType<ScalingAttr>("scaling") &&
-         isScaledLowPrecisionType(forward) &&
-         op.getInput().getType().getElementType() != forward;
-}
-
 /// What a scaled collective asks for, checked once.
 struct ScaledCollective {
   CollectiveOpInterface op;
@@ -46,57 +38,26 @@ struct ScaledCollective {
   int64_t groupSize;
 };
 
+/// The verifier checked the wire, the scale dtype, the accumulation dtype
+/// and that blocks divide the innermost dimension and each rank's chunk of
+/// it; what is left is what only the lowering needs.
 FailureOr<ScaledCollective> checkScaledCollective(CollectiveOpInterface op,
                                                   SymbolTableCollection &tables) {
   ScaledCollective scaled{op, op->getAttrOfType<ScalingAttr>("scaling"),
                           cast<FloatType>(op.getEffectiveForwardDtype()), 1};
-  if (!isBitManipulatedFloatType(scaled.wire))
-    return op->emitOpError("expected f8E4M3FN or f8E5M2 as the scaled wire "
-                           "dtype (the formats the kernels and the runtime "
-                           "convert), got ")
-           << scaled.wire;
+  assert(isBitManipulatedFloatType(scaled.wire) &&
+         "the verifier admits only the fp8 wires the kernels convert");
   auto grid =
       tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   if (!grid)
     return op->emitOpError("expected grid ")
            << op.getGridAttr() << " to name a 'shard.grid'";
   scaled.groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  RankedTensorType inputType = op.getInput().getType();
-  if (ShapedType::isDynamic(scaled.groupSize) || !inputType.hasStaticShape() ||
+  if (ShapedType::isDynamic(scaled.groupSize) ||
+      !op.getInput().getType().hasStaticShape() ||
       !op.getResult().getType().hasStaticShape())
     return op->emitOpError("scaled collectives need static shapes and group "
                            "sizes");
-  // The terms are dequantized before they are combined: in a type with
-  // arithmetic, never in an fp8 type.
-  if (Type acc = getEffectiveAccDtype(op);
-      acc && isScaledLowPrecisionType(acc))
-    return op->emitOpError("expected an acc_dtype with arithmetic (f16 or "
-                           "wider) for the scaled ")
-           << scaled.wire << " wire, got " << acc;
-  if (scaled.scaling.getKind() != ScalingKind::Block)
-    return scaled;
-  Type scaleDtype = scaled.scaling.getScaleDtype();
-  if (scaleDtype && !isa<Float8E8M0FNUType, Float32Type>(scaleDtype))
-    return op->emitOpError("expected scale_dtype f8E8M0FNU or f32 for block "
-                           "scaling, got ")
-           << scaleDtype;
-  int64_t blockSize = scaled.scaling.getBlockSize();
-  if (inputType.getRank() == 0 || inputType.getShape().back() % blockSize != 0)
-    return op->emitOpError("expected the innermost dimension of ")
-           << inputType << " to be a multiple of block_size " << blockSize;
-  // Chunks split along the innermost dimension must hold whole blocks.
-  std::optional<int64_t> splitAxis =
-      TypeSwitch<Operation *, std::optional<int64_t>>(op)
-          .Case([](ReduceScatterOp o) { return int64_t(o.getScatterAxis()); })
-          .Case([](AllToAllOp o) { return int64_t(o.getSplitAxis()); })
-          .Default([](Operation *) { return std::nullopt; });
-  int64_t last = inputType.getRank() - 1;
-  if (splitAxis == last &&
-      (inputType.getShape().back() / scaled.groupSize) % blockSize != 0)
-    return op->emitOpError("expected the chunks of dimension ")
-           << last << " sent to each rank ("
-           << inputType.getShape().back() / scaled.groupSize
-           << " elements) to be a multiple of block_size " << blockSize;
   return scaled;
 }
 
@@ -141,6 +102,37 @@ Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
   return QuantizeOp::create(
       b, loc, withElementType(input.getType(), scaled.wire), input, scale,
       scaled.scaling, rounding, key);
+}
+
+/// The key of the stochastic rounding of the values a scaled collective
+/// dequantizes (or reduces), or null where it rounds to nearest even: the
+/// stream of this rank where only this rank holds them (a reduce_scatter's
+/// or all_to_all's result), of the seed itself where every rank of the
+/// group computes them alike (an all_gather's and an all_reduce's result),
+/// so that every rank rounds them to the same bits. The rounding takes the
+/// arrival words (buildArrivalWord), which the quantization never draws.
+Value buildResultRoundingKey(OpBuilder &b, Location loc,
+                             ScaledCollective scaled, bool sharedResult) {
+  if (scaled.op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
+      RoundingMode::Stochastic)
+    return {};
+  Value seed = scaled.op->getOperand(1);
+  if (sharedResult)
+    return seed;
+  return buildRankRoundingKey(b, loc, scaled.op.getGridAttr(), seed);
+}
+
+/// `value` converted to `type`, element `index` of the result: rounded
+/// stochastically by arrival word `index` of `key` where there is a key and
+/// the conversion rounds to a type narrower than f32 (from f64 through f32
+/// rounded to odd), else to nearest even.
+Value convertResultElement(OpBuilder &b, Location loc, Value value,
+                           FloatType type, Value key,
+                           function_ref<Value()> index) {
+  if (!key || floatTypeContains(type, cast<FloatType>(value.getType())))
+    return convertFloat(b, loc, value, type);
+  return convertFloatStochastic(b, loc, value, type,
+                                buildArrivalWord(b, loc, key, index()));
 }
 
 /// A collective of the same group that moves `input` unconverted.
@@ -252,7 +244,8 @@ Value buildScaledTerm(OpBuilder &b, Location loc, Value q, Value scale,
 Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
                            Value scales, ScalingAttr scaling,
                            ReductionKind kind, FloatType acc, double preDivisor,
-                           double postDivisor, RankedTensorType resultType) {
+                           double postDivisor, RankedTensorType resultType,
+                           Value roundingKey) {
   int64_t rank = resultType.getRank();
   // Iteration space: result dims d0..d(r-1), then the source rank, summed
   // innermost so that each element adds its terms in rank order in one pass.
@@ -295,7 +288,7 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         // The quotient is rounded once, to the result where acc holds
-        // every result value.
+        // every result value (stochastically with a key).
         Value value = args[0];
         if (divisor != 1.0) {
           FloatType quotientType =
@@ -305,8 +298,15 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
           if (quotientType != resultElement)
             value = convertFloat(nb, nl, value, quotientType);
         }
-        linalg::YieldOp::create(nb, nl,
-                                convertFloat(nb, nl, value, resultElement));
+        linalg::YieldOp::create(
+            nb, nl,
+            convertResultElement(nb, nl, value, resultElement, roundingKey,
+                                 [&] {
+                                   return buildLinearIndex(
+                                       nb, nl, resultType.getShape(),
+                                       llvm::to_vector(llvm::seq<unsigned>(
+                                           0, rank)));
+                                 }));
       });
   return finish.getResult(0);
 }
@@ -315,7 +315,7 @@ Value buildScaledReduction(OpBuilder &b, Location loc, Value data,
 /// and lays them side by side along `concatAxis` of the result.
 Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
                         ScalingAttr scaling, int64_t concatAxis,
-                        RankedTensorType resultType) {
+                        RankedTensorType resultType, Value roundingKey) {
   auto receivedType = cast<RankedTensorType>(data.getType());
   int64_t rank = resultType.getRank();
   // Iteration space: the received shape; the output is the result with the
@@ -344,8 +344,19 @@ Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
       SmallVector<utils::IteratorType>(numDims, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value value = dequantizeElement(nb, nl, args[0], args[1], compute);
+        // Element j of the result is element j of `expanded` (row-major).
+        auto index = [&] {
+          SmallVector<unsigned> iterationDims;
+          for (int64_t d = 0; d <= rank; ++d)
+            iterationDims.push_back(d < concatAxis    ? d + 1
+                                    : d == concatAxis ? 0
+                                                      : d);
+          return buildLinearIndex(nb, nl, expanded, iterationDims);
+        };
         linalg::YieldOp::create(nb, nl,
-                                convertFloat(nb, nl, value, resultElement));
+                                convertResultElement(nb, nl, value,
+                                                     resultElement,
+                                                     roundingKey, index));
       });
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d < rank; ++d) {
@@ -358,6 +369,46 @@ Value buildScaledConcat(OpBuilder &b, Location loc, Value data, Value scales,
   }
   return tensor::CollapseShapeOp::create(b, loc, resultType,
                                          unpack.getResult(0), groups);
+}
+
+/// prec.dequantize of the gathered `data` with `scale` (rank-0 per tensor,
+/// or per block), the exact product `q * scale` rounded stochastically to
+/// the result by arrival word j of `key`, j the element's index in the
+/// result.
+Value buildStochasticDequantize(OpBuilder &b, Location loc, Value data,
+                                Value scale, ScalingAttr scaling,
+                                RankedTensorType resultType, Value key) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(b.getAffineDimExpr(d));
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap scaleMap = AffineMap::get(rank, 0, {}, b.getContext());
+  if (scaling.getKind() == ScalingKind::Block) {
+    dims.back() = dims.back().floorDiv(scaling.getBlockSize());
+    scaleMap = AffineMap::get(rank, 0, dims, b.getContext());
+  }
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultElement);
+  return linalg::GenericOp::create(
+             b, loc, resultType, ValueRange{data, scale}, init,
+             ArrayRef<AffineMap>{identity, scaleMap, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               // Exact in f64: at most 4 significand bits times 24.
+               Value value = dequantizeElement(nb, nl, args[0], args[1],
+                                               nb.getF64Type());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   convertResultElement(nb, nl, value, resultElement, key, [&] {
+                     return buildLinearIndex(
+                         nb, nl, resultType.getShape(),
+                         llvm::to_vector(llvm::seq<unsigned>(0, rank)));
+                   }));
+             })
+      .getResult(0);
 }
 
 /// all_gather: quantize with local block scales (or take the batch's scale
@@ -377,8 +428,14 @@ Value materializeGather(OpBuilder &b, ScaledCollective scaled,
                                scaled.groupSize);
   if (scaled.scaling.getKind() == ScalingKind::Block)
     scale = buildAllGather(b, loc, scaled.op, scale, axis, scaled.groupSize);
-  return DequantizeOp::create(b, loc, gather.getType(), moved, scale,
-                              scaled.scaling);
+  auto resultType = cast<RankedTensorType>(gather.getType());
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  Value key = buildResultRoundingKey(b, loc, scaled, /*sharedResult=*/true);
+  if (!key || floatTypeContains(resultElement, b.getF32Type()))
+    return DequantizeOp::create(b, loc, resultType, moved, scale,
+                                scaled.scaling);
+  return buildStochasticDequantize(b, loc, moved, scale, scaled.scaling,
+                                   resultType, key);
 }
 
 /// reduce_scatter and all_reduce: local scales travel with the data; one
@@ -401,10 +458,14 @@ Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
     kind = ReductionKind::Sum;
     postDivisor *= static_cast<double>(scaled.groupSize);
   }
+  // Every rank of an all_reduce reduces all the terms (an all_gather moved
+  // them), a reduce_scatter's rank only its own part.
+  Value key = buildResultRoundingKey(b, loc, scaled,
+                                     /*sharedResult=*/!split.has_value());
   return buildScaledReduction(
       b, loc, data, movedScales, scaled.scaling, kind,
       cast<FloatType>(getEffectiveAccDtype(op)), divisors.pre, postDivisor,
-      cast<RankedTensorType>(op.getResult().getType()));
+      cast<RankedTensorType>(op.getResult().getType()), key);
 }
 
 Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
@@ -415,8 +476,10 @@ Value materializeAllToAll(OpBuilder &b, ScaledCollective scaled) {
   Value quantized = buildQuantize(b, loc, input, scales, scaled);
   auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales,
                                       int64_t(allToAll.getSplitAxis()));
-  return buildScaledConcat(b, loc, data, movedScales, scaled.scaling,
-                           allToAll.getConcatAxis(), allToAll.getType());
+  return buildScaledConcat(
+      b, loc, data, movedScales, scaled.scaling, allToAll.getConcatAxis(),
+      allToAll.getType(),
+      buildResultRoundingKey(b, loc, scaled, /*sharedResult=*/false));
 }
 
 /// Dynamically scaled gathers of one block and group whose amaxes travel in

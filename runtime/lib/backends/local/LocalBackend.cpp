@@ -201,6 +201,16 @@ public:
       : Communicator(PRECRT_BACKEND_LOCAL, rank, group->size, timeoutMs),
         group_(std::move(group)) {}
 
+  /// A rank has left once its body returned (the flag its waits watch).
+  bool peerHasLeft(int peer, const std::string &what,
+                   std::string &reason) override {
+    if (!group_->world->exited[group_->worldRanks[peer]].load())
+      return false;
+    reason = "rank " + std::to_string(peer) +
+             " exited while the others waited in " + what;
+    return true;
+  }
+
 protected:
   precrt_status_t runCollective(const CollectiveCall &call) override;
   precrt_status_t runPointToPoint(const PointToPointCall &call,

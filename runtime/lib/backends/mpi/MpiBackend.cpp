@@ -652,6 +652,18 @@ public:
         std::find(liveCommunicators.begin(), liveCommunicators.end(), this));
   }
 
+  /// A peer has left once its exit notice is in (its world ended, or it
+  /// gave up on this communicator).
+  bool peerHasLeft(int peer, const std::string &what,
+                   std::string &reason) override {
+    exits_.poll();
+    const ExitNotice *notice = exits_.notice(peer);
+    if (!notice)
+      return false;
+    reason = peerLeft(peer, *notice, what);
+    return true;
+  }
+
 protected:
   precrt_status_t runCollective(const CollectiveCall &call) override;
   precrt_status_t runPointToPoint(const PointToPointCall &call,

@@ -72,6 +72,11 @@ public:
     return PRECRT_SUCCESS;
   }
   void *stream() const override { return stream_; }
+  /// The control plane's ranks are this communicator's.
+  bool peerHasLeft(int peer, const std::string &what,
+                   std::string &reason) override {
+    return control_->peerHasLeft(peer, what, reason);
+  }
 
 protected:
   precrt_status_t runCollective(const CollectiveCall &call) override;

@@ -1,7 +1,8 @@
 """Inputs and checks of stochastic-reductions.mlir (4 ranks).
 
-  generate DIR                   writes x.bin (4096 x (1 + 2^-10)) and
-                                 y.bin (4096 x (1 + 2^-13))
+  generate DIR                   writes x.bin (4096 x (1 + 2^-10)),
+                                 y.bin (4096 x (1 + 2^-13)) and z.bin
+                                 (511, then 4095 x 11 * 73/64)
   check DIR SEED LIBPRECRT       recomputes every result bit for bit with
                                  the runtime's reference conversion, and
                                  checks that the results are unbiased
@@ -28,6 +29,23 @@ within 4 of those of the value (a correct rounding fails that with
 probability below 10^-4). Rounding the mean to nearest gives 1 (K <= 2) or
 1 + q (K >= 3, probability 0.0071): the mean is then 0.118 q below the
 value, 23 standard deviations at n = 4096, so the check fails it.
+
+Scaled fp8 wires (results 5 to 8, f8E4M3FN, dynamic scaling, bf16
+results). Every rank's z has the amax 511, so every scale (the gathers'
+common one and each rank's own) is fl32(511 / 448) = 73/64, and every other
+element is V = 11 * 73/64 = 12.546875, whose quotient by the scale, 11, is
+an f8E4M3FN value: the quantization is exact (whatever its words), so the
+results' randomness is the second rounding alone. The dequantized value
+q * scale (exact in f32: 4 bits times 7) and the average of 4 of them
+(exact) is V, p = 3/4 of a bf16 spacing q = 2^-4 above 12.5, and rounds to
+bf16 with word 2^63 + j of the seed's stream (all_gather, all_reduce: j the
+element's index in the result, the same bits on every rank) or of the
+result's rank (reduce_scatter, all_to_all). Every bit is recomputed with
+the runtime (the quantization with word i of the sender's key, i the
+element's index in its input). The mean of the n results other than the
+amaxes' is unbiased as above (4 standard deviations: q sqrt(p (1 - p) / n));
+rounding them to nearest gives 12.5625 each, q / 4 above V, which is 37
+standard deviations at n = 4095 and 74 at n = 16380.
 """
 import ctypes
 import math
@@ -42,15 +60,31 @@ COUNT = 4096
 SLICE = COUNT // RANKS
 GOLDEN = 0x9E3779B97F4A7C15
 ARRIVAL = 2**63
-F16, BF16 = 2, 3
+F16, BF16, F8E4M3FN = 2, 3, 4
 X = 1 + 2.0**-10
 Y = 1 + 2.0**-13
+
+
+AMAX = 511.0
+SCALE = 73 / 64  # fl32(AMAX / 448), checked below
+V = 11 * SCALE
 
 
 def generate(directory):
     for name, value in (("x.bin", X), ("y.bin", Y)):
         with open(os.path.join(directory, name), "wb") as out:
             out.write(struct.pack("<%df" % COUNT, *([value] * COUNT)))
+    with open(os.path.join(directory, "z.bin"), "wb") as out:
+        out.write(struct.pack("<%df" % COUNT, *([AMAX] + [V] * (COUNT - 1))))
+
+
+def e4m3_value(byte):
+    sign = -1.0 if byte & 0x80 else 1.0
+    exponent, mantissa = (byte >> 3) & 0xF, byte & 0x7
+    assert (byte & 0x7F) != 0x7F, "NaN"
+    if exponent == 0:
+        return sign * mantissa * 2.0**-9
+    return sign * (1 + mantissa / 8) * 2.0**(exponent - 7)
 
 
 def f32(value):
@@ -79,6 +113,17 @@ class Runtime:
         assert status == 0
         return list(dst)
 
+    def quantize(self, values, key):
+        """f8E4M3FN values of the reference stochastic rounding (word i)."""
+        count = len(values)
+        src = (ctypes.c_float * count)(*values)
+        dst = (ctypes.c_uint8 * count)()
+        status = self.lib.precrtConvertF32Stochastic(
+            src, dst, F8E4M3FN, ctypes.c_size_t(count),
+            ctypes.c_uint64(key % 2**64), ctypes.c_uint64(0))
+        assert status == 0
+        return [e4m3_value(b) for b in dst]
+
 
 def raw(directory, rank, index, code, count):
     with open(rank_file(directory, rank, "result", index), "rb") as f:
@@ -99,8 +144,8 @@ def averages(runtime, value, dtype, keys):
     return result
 
 
-def unbiased(name, values, value, spacing):
-    p = (value - 1) / spacing
+def unbiased(name, values, value, spacing, below=1.0):
+    p = (value - below) / spacing
     n = len(values)
     bound = 4 * spacing * math.sqrt(p * (1 - p) / n)
     mean = sum(values) / n
@@ -167,7 +212,73 @@ def check(directory, seed, library):
     status |= unbiased("ring all_reduce result 4",
                        [half_value(b, BF16) for b in raw(directory, 0, 4, "H", COUNT)],
                        X, 2.0**-7)
+    status |= check_scaled(runtime, directory, seed, keys, exact)
     return exact.finish() | status
+
+
+def check_scaled(runtime, directory, seed, keys, exact):
+    assert f32(AMAX / 448) == SCALE
+    z = [AMAX] + [V] * (COUNT - 1)
+    quotients = [f32(v / SCALE) for v in z]
+    # dequantized[p][i]: rank p's input element i, quantized with word i of
+    # its key and multiplied by the scale (exact in f32).
+    dequantized = [[q * SCALE for q in runtime.quantize(quotients, keys[p])]
+                   for p in range(RANKS)]
+    status = 0
+
+    def compare(rank, index, want_bits):
+        got = raw(directory, rank, index, "H", len(want_bits))
+        for j, (g, w) in enumerate(zip(got, want_bits)):
+            exact.close("rank %d result %d[%d]" % (rank, index, j), g, w, 0)
+        return got
+
+    def sample(bits, amaxes):
+        return [half_value(b, BF16) for j, b in enumerate(bits) if j not in amaxes]
+
+    # Result 5: all_gather, the seed's arrival words over the gathered result.
+    gathered = [d for p in range(RANKS) for d in dequantized[p]]
+    want = runtime.stochastic(gathered, BF16, seed, ARRIVAL)
+    for r in range(RANKS):
+        got = compare(r, 5, want)
+    status |= unbiased("scaled all_gather result 5",
+                       sample(got, {p * COUNT for p in range(RANKS)}), V,
+                       2.0**-4, 12.5)
+
+    # Result 6: reduce_scatter, rank r's average rounded with its own words.
+    rounded = []
+    for r in range(RANKS):
+        part = []
+        for j in range(SLICE):
+            acc = 0.0
+            for p in range(RANKS):
+                acc = f32(acc + dequantized[p][r * SLICE + j])
+            part.append(f32(acc / RANKS))
+        got = compare(r, 6, runtime.stochastic(part, BF16, keys[r], ARRIVAL))
+        rounded += sample(got, {0} if r == 0 else set())
+    status |= unbiased("scaled reduce_scatter result 6", rounded, V, 2.0**-4, 12.5)
+
+    # Result 7: all_reduce, every rank averages all terms: the seed's words.
+    average = []
+    for i in range(COUNT):
+        acc = 0.0
+        for p in range(RANKS):
+            acc = f32(acc + dequantized[p][i])
+        average.append(f32(acc / RANKS))
+    want = runtime.stochastic(average, BF16, seed, ARRIVAL)
+    for r in range(RANKS):
+        got = compare(r, 7, want)
+    status |= unbiased("scaled all_reduce result 7", sample(got, {0}), V,
+                       2.0**-4, 12.5)
+
+    # Result 8: all_to_all, rank r receives chunk r of every rank's input.
+    rounded = []
+    for r in range(RANKS):
+        received = [dequantized[p][r * SLICE + m]
+                    for p in range(RANKS) for m in range(SLICE)]
+        got = compare(r, 8, runtime.stochastic(received, BF16, keys[r], ARRIVAL))
+        rounded += sample(got, {p * SLICE for p in range(RANKS)} if r == 0 else set())
+    status |= unbiased("scaled all_to_all result 8", rounded, V, 2.0**-4, 12.5)
+    return status
 
 
 if __name__ == "__main__":

@@ -49,8 +49,11 @@ def Prec_ScalingAttr : Prec_Attr<"Scaling", "scaling"> {
     - `delayed, history = H`: from the largest amax of the last `H` steps,
       kept across steps. `H >= 1`.
     - `block, block_size = B, scale_dtype = T`: one scale per `B`
-      consecutive elements of the innermost dimension, stored as `T` (MX
-      formats use `B = 32` and `T = f8E8M0FNU`). No global reduction.
+      consecutive elements of the innermost dimension, stored as `T`,
+      `f8E8M0FNU` (the default; MX formats use `B = 32` and it) or `f32`.
+      No global reduction. An op that quantizes with it checks that `B`
+      divides the innermost dimension, and a collective that splits that
+      dimension among its ranks, that `B` divides each rank's chunk.
 
     ```mlir
     #prec.scaling<dynamic>
@@ -83,7 +86,9 @@ def Prec_PolicyAttr : Prec_Attr<"Policy", "policy"> {
 
     Each is optional; an absent entry leaves that choice to the default
     rules. Float types without a zero (`f8E8M0FNU`, a scale-only type) are
-    rejected. `prec-apply-policy` turns a policy on a function or module into
+    rejected; `param` and `reduce` are wire dtypes, one of those the
+    runtimes move (f64, f32, f16, bf16, f8E4M3FN, f8E5M2), and `output` one
+    the kernels convert (those, f80 and f128). `prec-apply-policy` turns a policy on a function or module into
     explicit op attributes; explicit per-op annotations win.
 
     ```mlir

@@ -136,7 +136,15 @@ def Prec_AddressableShapes : NativeOpTrait<"AddressableShapes"> {
   let cppNamespace = "::mlir::OpTrait::prec";
 }
 
+// Every float type of a prec op (operands, results, dtype attributes) is one
+// that prec's kernels convert: a program that uses another is rejected here,
+// not by whichever lowering first meets it.
+def Prec_SupportedFloatTypes : NativeOpTrait<"SupportedFloatTypes"> {
+  let cppNamespace = "::mlir::OpTrait::prec";
+}
+
 class Prec_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Prec_Dialect, mnemonic, !listconcat(traits, [Prec_AddressableShapes])>;
+    : Op<Prec_Dialect, mnemonic,
+         !listconcat(traits, [Prec_AddressableShapes, Prec_SupportedFloatTypes])>;
 
 #endif // PREC_DIALECT_PREC_IR_PRECBASE_TD

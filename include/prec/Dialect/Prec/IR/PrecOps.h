@@ -21,6 +21,7 @@
 namespace mlir::OpTrait::prec {
 namespace impl {
 LogicalResult verifyAddressableShapes(Operation *op);
+LogicalResult verifySupportedFloatTypes(Operation *op);
 } // namespace impl
 
 /// Every statically shaped operand and result of the op fits an int64 byte
@@ -31,6 +32,18 @@ class AddressableShapes : public TraitBase<ConcreteType, AddressableShapes> {
 public:
   static LogicalResult verifyTrait(Operation *op) {
     return impl::verifyAddressableShapes(op);
+  }
+};
+
+/// Every float element type of the op's operands and results, and every
+/// float type attribute, is one prec's kernels convert
+/// (mlir::prec::isSupportedFloatType).
+template <typename ConcreteType>
+class SupportedFloatTypes
+    : public TraitBase<ConcreteType, SupportedFloatTypes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return impl::verifySupportedFloatTypes(op);
   }
 };
 } // namespace mlir::OpTrait::prec
@@ -63,6 +76,10 @@ FloatType getExactDivisionType(FloatType type, double divisor);
 /// Whether `type` is an fp8-or-narrower element type that needs a scale
 /// (f8E8M0FNU, a scale-only type, excluded).
 bool isScaledLowPrecisionType(Type type);
+
+/// Whether `op` converts its input to an fp8 wire under a scaling mode (the
+/// scales are computed for it, by prec-materialize-scales).
+bool convertsToScaledWire(CollectiveOpInterface op);
 
 /// The ranks a collective reduces or gathers over: the product of the grid
 /// sizes of its axes (all axes when none are listed), or

@@ -129,6 +129,13 @@ Value convertFloatStochastic(OpBuilder &builder, Location loc, Value value,
 Value buildPhiloxWord(OpBuilder &builder, Location loc, Value seed,
                       Value index);
 
+/// Word 2^63 + `index` (i64) of the stream keyed by `key`: the words of a
+/// collective's second rounding (of reduced or dequantized values), which no
+/// first rounding draws (those take the words below 2^63, one per element
+/// of a tensor that fits in memory).
+Value buildArrivalWord(OpBuilder &builder, Location loc, Value key,
+                       Value index);
+
 /// The key of a collective's stochastic rounding on this rank:
 /// `seed + r * 0x9E3779B97F4A7C15` (mod 2^64) with `r` this rank's linear
 /// index in `grid` (shard.process_linear_index), so that every rank draws

@@ -1029,10 +1029,14 @@ def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
   let description = [{
     Runs upstream's elementwise producer-consumer fusion of `linalg.generic`
     kernels on tensors (`linalg::populateElementwiseOpsFusionPatterns`),
-    limited to producers whose result has one use, so that no computation
-    is duplicated: the consumer reads the producer's inputs and computes the
-    producer's body in registers, and the intermediate tensor, a pass over
-    memory to write it and one to read it back, disappear.
+    limited to producers whose result has one use and consumers that read
+    each of its elements once (the operand's indexing map a permutation),
+    so that no computation is duplicated: the consumer reads the producer's
+    inputs and computes the producer's body in registers, and the
+    intermediate tensor, a pass over memory to write it and one to read it
+    back, disappear. A contraction reads each element of a factor once per
+    row or column of the other, so its producers stay kernels of their own
+    and it stays the multiply-add `convert-contractions-to-runtime` takes.
 
     Two rewrites bring more producers to that form, neither computing
     anything twice:
