@@ -10,7 +10,9 @@
 // the adjoints of the yielded values with the result gradients, and runs
 // the table's rules backwards. Each input's adjoint, one per iteration
 // point, is then summed over the dimensions its indexing map drops (the
-// transpose of a broadcast).
+// transpose of a broadcast). Elements a body reads from a float table
+// captured from outside the op (a gather) carry adjoints too, which are
+// added into a zero table at the elements read (a scatter-add).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -91,6 +94,26 @@ public:
   Value cos(Value a) { return math::CosOp::create(builder, loc, a); }
   Value pow(Value a, Value b) {
     return math::PowFOp::create(builder, loc, a, b);
+  }
+  /// `a` to the integer power `n` (a scalar, or a tensor shaped like `g`).
+  Value powi(Value a, Value n) {
+    return math::FPowIOp::create(builder, loc, a, n);
+  }
+  /// The integer `n` plus `value`.
+  Value addi(Value n, int64_t value) {
+    Type type = n.getType();
+    TypedAttr attr = builder.getIntegerAttr(getElementTypeOrSelf(type), value);
+    if (auto tensorType = dyn_cast<RankedTensorType>(type))
+      attr = DenseElementsAttr::get(tensorType, attr);
+    return arith::AddIOp::create(
+        builder, loc, n, arith::ConstantOp::create(builder, loc, attr));
+  }
+  /// The integer `n` as a value of the compute type.
+  Value toFloat(Value n) {
+    Type type = computeType;
+    if (auto tensorType = dyn_cast<RankedTensorType>(n.getType()))
+      type = tensorType.clone(computeType);
+    return arith::SIToFPOp::create(builder, loc, type, n);
   }
   Value cmp(arith::CmpFPredicate predicate, Value a, Value b) {
     return arith::CmpFOp::create(builder, loc, predicate, a, b);
@@ -187,6 +210,10 @@ const ElementwiseRule kElementwiseRules[] = {
   {"math.cos",       [](Derivative &d) { return G{d.neg(d.mul(d.g, d.sin(d.x(0))))}; }},
   {"math.powf",      [](Derivative &d) { return G{d.mul(d.g, d.mul(d.x(1), d.pow(d.x(0), d.sub(d.x(1), d.c(1.0))))),
                                                   d.mul(d.g, d.mul(d.y(), d.log(d.x(0))))}; }},
+  // The integer exponent gets none (fpowi is PyTorch's x**2 and x**3).
+  {"math.fpowi",     [](Derivative &d) { return G{d.mul(d.g, d.mul(d.toFloat(d.raw(1)),
+                                                                   d.powi(d.x(0), d.addi(d.raw(1), -1)))),
+                                                  Value()}; }},
 };
 // clang-format on
 
@@ -238,14 +265,16 @@ void attachElementwiseModels(MLIRContext *context) {
 // Bodies of linalg ops
 //===----------------------------------------------------------------------===//
 
-/// Clones the ops of `body` but its terminator and `skip` at the builder's
-/// insertion point; returns the originals, in order.
-SmallVector<Operation *> cloneBody(OpBuilder &builder, Block &body,
-                                   IRMapping &mapping,
-                                   Operation *skip = nullptr) {
+/// Clones the ops of `body` but its terminator and `skip` (and, given
+/// `only`, the ops not in it) at the builder's insertion point; returns the
+/// originals, in order.
+SmallVector<Operation *>
+cloneBody(OpBuilder &builder, Block &body, IRMapping &mapping,
+          Operation *skip = nullptr,
+          const DenseSet<Operation *> *only = nullptr) {
   SmallVector<Operation *> cloned;
   for (Operation &op : body.without_terminator()) {
-    if (&op == skip)
+    if (&op == skip || (only && !only->contains(&op)))
       continue;
     builder.clone(op, mapping);
     cloned.push_back(&op);
@@ -260,11 +289,13 @@ SmallVector<Operation *> cloneBody(OpBuilder &builder, Block &body,
 LogicalResult propagateAdjoints(OpBuilder &builder, ArrayRef<Operation *> ops,
                                 const IRMapping &mapping, Type computeType,
                                 Operation *owner,
-                                DenseMap<Value, Value> &adjoints) {
-  // The body's values that depend on its float arguments through values
+                                DenseMap<Value, Value> &adjoints,
+                                ArrayRef<Value> alsoActive = {}) {
+  // The body's values that depend on its float arguments (and on
+  // `alsoActive`, the elements read from captured tables) through values
   // other than integers and indices: an op the gradient reaches through
   // them needs a rule, whatever their type (a complex has none).
-  DenseSet<Value> active;
+  DenseSet<Value> active(llvm::from_range, alsoActive);
   auto isActive = [&](Value value) {
     if (auto arg = dyn_cast<BlockArgument>(value))
       return arg.getOwner()->getParentOp() == owner &&
@@ -347,16 +378,33 @@ private:
 
   LogicalResult differentiateElementwise(ArrayRef<Value> resultGradients,
                                          SmallVectorImpl<Value> &gradients);
-  LogicalResult differentiateReduction(Value resultGradient,
+  LogicalResult differentiateReduction(unsigned resultIndex,
+                                       Value resultGradient,
                                        SmallVectorImpl<Value> &gradients);
 
   /// A generic over the op's iteration space, all parallel, that
-  /// recomputes the body (but `skip`) and yields, per iteration point, the
-  /// adjoints of the block arguments `wanted` after `seed` has seeded
-  /// others. `extras` are more inputs, read through their maps.
+  /// recomputes the body (but `skip`; given `only`, only its ops) and
+  /// yields, per iteration point, the adjoints of the body values `wanted`
+  /// after `seed` has seeded others, then the recomputed index values
+  /// `indices`. `extras` are more inputs, read through their maps;
+  /// `alsoActive` are body values that carry adjoints without depending on
+  /// the body's arguments (elements of captured tables).
   FailureOr<SmallVector<Value>>
   buildAdjoints(ArrayRef<std::pair<Value, AffineMap>> extras,
-                ArrayRef<BlockArgument> wanted, Operation *skip, Seeder seed);
+                ArrayRef<Value> wanted, Operation *skip, Seeder seed,
+                ArrayRef<Value> indices = {},
+                const DenseSet<Operation *> *only = nullptr,
+                ArrayRef<Value> alsoActive = {});
+
+  /// The gradient of the table a `tensor.extract` in the body reads from
+  /// outside the op, given the adjoint of the element read at every
+  /// iteration point and the index values it was read at (null for the
+  /// indices that are loop dimensions, `dims`): a zero table into which
+  /// every adjoint is added at its element (a scatter-add, written as a
+  /// reduction so that it runs as any linalg op does).
+  Value scatterToTable(tensor::ExtractOp extract, Value adjoint,
+                       ArrayRef<Value> indexValues,
+                       ArrayRef<std::optional<unsigned>> dims);
 
   /// `adjoint`, one value per iteration point, summed into the shape of
   /// `operand` read through `map`.
@@ -387,10 +435,12 @@ LinalgDifferentiator::run(ArrayRef<Value> resultGradients,
                           SmallVectorImpl<Value> &operandGradients) {
   if (!op.hasPureTensorSemantics())
     return op->emitOpError("has no gradient rule on buffers");
+  // Keepdim reductions read their size-1 dimension through a constant 0.
   for (auto [index, map] : llvm::enumerate(maps))
-    if (!map.isProjectedPermutation())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return op->emitOpError("has no gradient rule for indexing map #")
-             << index << " " << AffineMapAttr::get(map) << ": expected a projected permutation";
+             << index << " " << AffineMapAttr::get(map)
+             << ": expected a projected permutation";
 
   // Derivatives are computed in f32, or f64 when the op touches f64.
   FloatType widest;
@@ -412,15 +462,26 @@ LinalgDifferentiator::run(ArrayRef<Value> resultGradients,
         return type == utils::IteratorType::parallel;
       }))
     return differentiateElementwise(resultGradients, operandGradients);
-  if (op.getNumDpsInits() != 1)
-    return op->emitOpError("has no gradient rule for a reduction with ")
-           << op.getNumDpsInits() << " results: expected one";
-  return differentiateReduction(resultGradients[0], operandGradients);
+  // A reduction may have more results (an argmax beside a max) as long as
+  // only one takes a gradient.
+  std::optional<unsigned> reached;
+  for (auto [index, gradient] : llvm::enumerate(resultGradients)) {
+    if (!gradient)
+      continue;
+    if (reached)
+      return op->emitOpError("has no gradient rule for a reduction with ")
+             << "gradients for results #" << *reached << " and #" << index
+             << ": expected one";
+    reached = index;
+  }
+  return differentiateReduction(*reached, resultGradients[*reached],
+                                operandGradients);
 }
 
 FailureOr<SmallVector<Value>> LinalgDifferentiator::buildAdjoints(
-    ArrayRef<std::pair<Value, AffineMap>> extras,
-    ArrayRef<BlockArgument> wanted, Operation *skip, Seeder seed) {
+    ArrayRef<std::pair<Value, AffineMap>> extras, ArrayRef<Value> wanted,
+    Operation *skip, Seeder seed, ArrayRef<Value> indices,
+    const DenseSet<Operation *> *only, ArrayRef<Value> alsoActive) {
   unsigned numLoops = op.getNumLoops();
   SmallVector<OpFoldResult> sizes;
   for (Range range : op.createLoopRanges(builder, loc))
@@ -433,8 +494,10 @@ FailureOr<SmallVector<Value>> LinalgDifferentiator::buildAdjoints(
     genericMaps.push_back(map);
   }
   SmallVector<Value> inits;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    inits.push_back(tensor::EmptyOp::create(builder, loc, sizes, computeType));
+  for (size_t i = 0; i < wanted.size() + indices.size(); ++i) {
+    inits.push_back(tensor::EmptyOp::create(
+        builder, loc, sizes,
+        i < wanted.size() ? computeType : builder.getIndexType()));
     genericMaps.push_back(builder.getMultiDimIdentityMap(numLoops));
   }
   SmallVector<utils::IteratorType> iterators(numLoops,
@@ -447,19 +510,23 @@ FailureOr<SmallVector<Value>> LinalgDifferentiator::buildAdjoints(
         IRMapping mapping;
         mapping.map(body.getArguments(),
                     args.take_front(body.getNumArguments()));
-        SmallVector<Operation *> ops = cloneBody(b, body, mapping, skip);
+        SmallVector<Operation *> ops =
+            cloneBody(b, body, mapping, skip, only);
         DenseMap<Value, Value> adjoints;
         seed(b, l, mapping,
              args.slice(body.getNumArguments(), extras.size()), adjoints);
-        result = propagateAdjoints(b, ops, mapping, computeType, op, adjoints);
+        result = propagateAdjoints(b, ops, mapping, computeType, op, adjoints,
+                                   alsoActive);
         SmallVector<Value> yielded;
-        for (BlockArgument arg : wanted) {
+        for (Value arg : wanted) {
           Value adjoint = adjoints.lookup(arg);
           yielded.push_back(adjoint ? adjoint
                                     : arith::ConstantOp::create(
                                           b, l,
                                           b.getFloatAttr(computeType, 0.0)));
         }
+        for (Value index : indices)
+          yielded.push_back(mapping.lookupOrDefault(index));
         linalg::YieldOp::create(b, l, yielded);
       });
   if (failed(result)) {
@@ -477,8 +544,8 @@ Value LinalgDifferentiator::sumToOperand(Value adjoint, Value operand,
   SmallVector<utils::IteratorType> iterators(numLoops,
                                              utils::IteratorType::reduction);
   for (AffineExpr result : map.getResults())
-    iterators[cast<AffineDimExpr>(result).getPosition()] =
-        utils::IteratorType::parallel;
+    if (auto dim = dyn_cast<AffineDimExpr>(result))
+      iterators[dim.getPosition()] = utils::IteratorType::parallel;
   Value zeros = createSplatLike(builder, loc, operand, computeType, 0.0);
   return linalg::GenericOp::create(
              builder, loc, TypeRange{zeros.getType()}, ValueRange{adjoint},
@@ -490,6 +557,58 @@ Value LinalgDifferentiator::sumToOperand(Value adjoint, Value operand,
                linalg::YieldOp::create(
                    b, l, ValueRange{arith::AddFOp::create(b, l, args[1],
                                                           args[0])});
+             })
+      ->getResult(0);
+}
+
+Value LinalgDifferentiator::scatterToTable(
+    tensor::ExtractOp extract, Value adjoint, ArrayRef<Value> indexValues,
+    ArrayRef<std::optional<unsigned>> dims) {
+  // One loop per dimension of the op, then one per table dimension read at
+  // a data-dependent index; the loops of the op that do not index the
+  // table are summed over.
+  unsigned numLoops = op.getNumLoops();
+  unsigned numDims = numLoops + indexValues.size();
+  MLIRContext *context = builder.getContext();
+  SmallVector<AffineExpr> tableExprs;
+  SmallVector<unsigned> dataDims;
+  SmallVector<utils::IteratorType> iterators(numDims,
+                                             utils::IteratorType::reduction);
+  for (std::optional<unsigned> dim : dims) {
+    unsigned position = dim ? *dim : numLoops + dataDims.size();
+    if (!dim)
+      dataDims.push_back(position);
+    tableExprs.push_back(getAffineDimExpr(position, context));
+    iterators[position] = utils::IteratorType::parallel;
+  }
+  AffineMap pointMap = AffineMap::getMultiDimIdentityMap(numLoops, context);
+  pointMap = AffineMap::get(numDims, 0, pointMap.getResults(), context);
+  SmallVector<AffineMap> genericMaps(1 + indexValues.size(), pointMap);
+  genericMaps.push_back(AffineMap::get(numDims, 0, tableExprs, context));
+
+  SmallVector<Value> inputs{adjoint};
+  inputs.append(indexValues.begin(), indexValues.end());
+  Value zeros =
+      createSplatLike(builder, loc, extract.getTensor(), computeType, 0.0);
+  return linalg::GenericOp::create(
+             builder, loc, TypeRange{zeros.getType()}, inputs,
+             ValueRange{zeros}, genericMaps, iterators,
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               // The element this point read, among the table's.
+               Value hit = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+               for (auto [k, dim] : llvm::enumerate(dataDims)) {
+                 Value here = linalg::IndexOp::create(b, l, dim);
+                 hit = arith::AndIOp::create(
+                     b, l, hit,
+                     arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                           args[1 + k], here));
+               }
+               Value zero = arith::ConstantOp::create(
+                   b, l, b.getFloatAttr(computeType, 0.0));
+               Value added = arith::SelectOp::create(b, l, hit, args[0], zero);
+               linalg::YieldOp::create(
+                   b, l,
+                   ValueRange{arith::AddFOp::create(b, l, args.back(), added)});
              })
       ->getResult(0);
 }
@@ -512,7 +631,7 @@ LogicalResult LinalgDifferentiator::differentiateElementwise(
       seeded.push_back(index);
     }
   // Inits carry a gradient only when the body reads them.
-  SmallVector<BlockArgument> wanted;
+  SmallVector<Value> wanted;
   SmallVector<unsigned> wantedOperands;
   for (OpOperand &operand : op->getOpOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(&operand);
@@ -523,9 +642,53 @@ LogicalResult LinalgDifferentiator::differentiateElementwise(
     wantedOperands.push_back(operand.getOperandNumber());
   }
 
+  // Gathers: elements of float tables the body reads from outside the op
+  // (PyTorch's embeddings and the target pick of its cross-entropy). The
+  // elements carry adjoints like the arguments; each index that is not
+  // simply a loop dimension of the table's extent is recomputed too.
+  SmallVector<Value> captured = getCapturedValues(op);
+  SmallVector<tensor::ExtractOp> gathers;
+  SmallVector<Value> gathered, indexValues;
+  SmallVector<SmallVector<std::optional<unsigned>>> gatherDims;
+  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
+  for (Value table : captured) {
+    if (!BackwardOpInterface::isDifferentiable(table.getType()))
+      continue;
+    for (OpOperand &use : table.getUses()) {
+      if (!op->isAncestor(use.getOwner()))
+        continue;
+      auto extract = dyn_cast<tensor::ExtractOp>(use.getOwner());
+      if (!extract || extract->getBlock() != &body)
+        return use.getOwner()->emitOpError("has no gradient rule for a ")
+               << "float tensor captured from outside the '"
+               << op->getName()
+               << "': expected only 'tensor.extract's in its body to read it";
+      auto tableType = cast<RankedTensorType>(table.getType());
+      SmallVector<std::optional<unsigned>> dims;
+      llvm::SmallBitVector used(op.getNumLoops());
+      for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+        auto loopIndex = index.getDefiningOp<linalg::IndexOp>();
+        if (loopIndex && !used.test(loopIndex.getDim()) &&
+            loopSizes[loopIndex.getDim()] == tableType.getDimSize(k) &&
+            !ShapedType::isDynamic(tableType.getDimSize(k))) {
+          used.set(loopIndex.getDim());
+          dims.push_back(loopIndex.getDim());
+          continue;
+        }
+        dims.push_back(std::nullopt);
+        indexValues.push_back(index);
+      }
+      gathers.push_back(extract);
+      gathered.push_back(extract.getResult());
+      gatherDims.push_back(std::move(dims));
+    }
+  }
+  SmallVector<Value> wantedAll(wanted);
+  wantedAll.append(gathered);
+
   Operation *yield = body.getTerminator();
   FailureOr<SmallVector<Value>> adjoints = buildAdjoints(
-      extras, wanted, /*skip=*/nullptr,
+      extras, wantedAll, /*skip=*/nullptr,
       [&](OpBuilder &b, Location l, const IRMapping &,
           ValueRange extraArgs, DenseMap<Value, Value> &seeds) {
         for (auto [index, arg] : llvm::zip(seeded, extraArgs)) {
@@ -535,7 +698,8 @@ LogicalResult LinalgDifferentiator::differentiateElementwise(
           seedValue = seedValue ? arith::AddFOp::create(b, l, seedValue, g)
                                 : g;
         }
-      });
+      },
+      indexValues, /*only=*/nullptr, gathered);
   if (failed(adjoints))
     return failure();
 
@@ -543,15 +707,41 @@ LogicalResult LinalgDifferentiator::differentiateElementwise(
   for (auto [operandNumber, adjoint] : llvm::zip(wantedOperands, *adjoints))
     gradients[operandNumber] = sumToOperand(
         adjoint, op->getOperand(operandNumber), maps[operandNumber]);
+  if (gathers.empty())
+    return success();
+
+  // The captured tables' gradients follow the operands', in the order of
+  // getCapturedValues; a table read twice sums both scatters.
+  gradients.resize(op->getNumOperands() + captured.size(), Value());
+  ArrayRef<Value> results(*adjoints);
+  ArrayRef<Value> gatheredAdjoints =
+      results.slice(wanted.size(), gathers.size());
+  ArrayRef<Value> recomputedIndices = results.drop_front(wantedAll.size());
+  for (auto [extract, adjoint, dims] :
+       llvm::zip(gathers, gatheredAdjoints, gatherDims)) {
+    unsigned numData = llvm::count(dims, std::nullopt);
+    Value tableGradient = scatterToTable(
+        extract, adjoint, recomputedIndices.take_front(numData), dims);
+    recomputedIndices = recomputedIndices.drop_front(numData);
+    unsigned position =
+        op->getNumOperands() +
+        (llvm::find(captured, extract.getTensor()) - captured.begin());
+    Value &sum = gradients[position];
+    sum = sum ? arith::AddFOp::create(builder, loc, sum, tableGradient)
+                    .getResult()
+              : tableGradient;
+  }
   return success();
 }
 
 LogicalResult
-LinalgDifferentiator::differentiateReduction(Value resultGradient,
+LinalgDifferentiator::differentiateReduction(unsigned resultIndex,
+                                             Value resultGradient,
                                              SmallVectorImpl<Value> &gradients) {
   unsigned numInputs = op.getNumDpsInputs();
-  BlockArgument accumulator = body.getArgument(numInputs);
-  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  BlockArgument accumulator = body.getArgument(numInputs + resultIndex);
+  Operation *combine =
+      body.getTerminator()->getOperand(resultIndex).getDefiningOp();
   enum class Kind { Sum, Max, Min } kind = Kind::Sum;
   if (combine && combine->getBlock() == &body) {
     if (isa<arith::AddFOp>(combine))
@@ -565,19 +755,42 @@ LinalgDifferentiator::differentiateReduction(Value resultGradient,
   } else {
     combine = nullptr;
   }
-  if (!combine || !accumulator.hasOneUse() ||
-      !llvm::is_contained(combine->getOperands(), accumulator) ||
-      combine->getOperand(0) == combine->getOperand(1))
+  // The value reduced at each iteration point, and the body ops it is
+  // computed from: they must not read any accumulator (other results, such
+  // as an argmax, may read this one).
+  Value reduced;
+  DenseSet<Operation *> slice;
+  bool readsAccumulator = false;
+  if (combine && llvm::is_contained(combine->getOperands(), accumulator) &&
+      combine->getOperand(0) != combine->getOperand(1)) {
+    reduced = combine->getOperand(combine->getOperand(0) == accumulator);
+    SmallVector<Value> worklist{reduced};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        readsAccumulator |=
+            arg.getOwner() == &body && arg.getArgNumber() >= numInputs;
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (def->getBlock() != &body || !slice.insert(def).second)
+        continue;
+      llvm::append_range(worklist, def->getOperands());
+    }
+  }
+  if (!reduced || readsAccumulator ||
+      llvm::any_of(accumulator.getUsers(), [&](Operation *user) {
+        return user != combine &&
+               llvm::any_of(user->getResultTypes(), isFloatLike);
+      }))
     return op->emitOpError("has no gradient rule for this reduction: ")
            << "expected its body to yield 'arith.addf', 'arith.maximumf' or "
               "'arith.minimumf' of the accumulator and a value of the inputs";
-  // The value reduced at each iteration point.
-  Value reduced = combine->getOperand(combine->getOperand(0) == accumulator);
 
-  AffineMap resultMap = maps[numInputs];
-  Value result = op->getResult(0);
-  Value init = op.getDpsInits()[0];
-  SmallVector<BlockArgument> wanted;
+  AffineMap resultMap = maps[numInputs + resultIndex];
+  Value result = op->getResult(resultIndex);
+  Value init = op.getDpsInits()[resultIndex];
+  SmallVector<Value> wanted;
   SmallVector<unsigned> wantedOperands;
   for (OpOperand *operand : op.getDpsInputOperands())
     if (BackwardOpInterface::isDifferentiable(operand->get().getType())) {
@@ -595,7 +808,8 @@ LinalgDifferentiator::differentiateReduction(Value resultGradient,
         [&](OpBuilder &b, Location l, const IRMapping &, ValueRange extras,
             DenseMap<Value, Value> &seeds) {
           seeds[reduced] = convert(b, l, extras[0]);
-        });
+        },
+        /*indices=*/{}, &slice);
     initGradient = resultGradient;
   } else {
     // The gradient is split evenly among the elements equal to the result,
@@ -628,7 +842,7 @@ LinalgDifferentiator::differentiateReduction(Value resultGradient,
               IRMapping mapping;
               mapping.map(body.getArguments().take_front(numInputs),
                           args.take_front(numInputs));
-              cloneBody(b, body, mapping, combine);
+              cloneBody(b, body, mapping, combine, &slice);
               Value hit = oneWhere(
                   b, l,
                   isExtremum(b, l, mapping.lookupOrDefault(reduced),
@@ -653,7 +867,8 @@ LinalgDifferentiator::differentiateReduction(Value resultGradient,
               extras[1],
               arith::ConstantOp::create(b, l,
                                         b.getFloatAttr(computeType, 0.0)));
-        });
+        },
+        /*indices=*/{}, &slice);
     initGradient = createMapGeneric(
         builder, loc, {init, result, share}, result, computeType,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
@@ -669,7 +884,8 @@ LinalgDifferentiator::differentiateReduction(Value resultGradient,
     gradients[operandNumber] = sumToOperand(
         adjoint, op->getOperand(operandNumber), maps[operandNumber]);
   if (BackwardOpInterface::isDifferentiable(init.getType()))
-    gradients[op.getDpsInitsMutable()[0].getOperandNumber()] = initGradient;
+    gradients[op.getDpsInitsMutable()[resultIndex].getOperandNumber()] =
+        initGradient;
   return success();
 }
 
@@ -709,7 +925,8 @@ void mlir::prec::registerElementwiseBackwardModels(DialectRegistry &registry) {
                             math::ExpM1Op, math::LogOp, math::Log2Op,
                             math::Log1pOp, math::TanhOp, math::ErfOp,
                             math::SqrtOp, math::RsqrtOp, math::AbsFOp,
-                            math::SinOp, math::CosOp, math::PowFOp>(context);
+                            math::SinOp, math::CosOp, math::PowFOp,
+                            math::FPowIOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
     attachLinalgBodyModels<

@@ -265,4 +265,5 @@ void mlir::prec::registerUpstreamBackwardOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registerLinalgBackwardModels(registry);
   registerElementwiseBackwardModels(registry);
+  registerTensorBackwardModels(registry);
 }

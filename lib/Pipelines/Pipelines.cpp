@@ -54,6 +54,7 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
                                        bool peerWindows) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
+  pm.addPass(createPrecGlobalsToArguments());
   pm.addPass(createPrecGenerateBackward());
 
   // prec on tensors: explicit dtypes and divisors, few large collectives,
@@ -176,9 +177,10 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
     pm.addPass(arith::createArithExpandOpsPass(expand));
   }
   // Math LLVM has no intrinsic for (erf, from gradient rules) calls libm,
-  // which has no rsqrt.
+  // which has no rsqrt. Integer powers (PyTorch's x**2) become
+  // multiplications: LLVM's powi takes no i64 exponent.
   math::MathExpandOpsPassOptions expandMath;
-  expandMath.opMnemonics = {"rsqrt"};
+  expandMath.opMnemonics = {"rsqrt", "fpowi"};
   pm.addPass(math::createMathExpandOpsPass(expandMath));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -246,6 +248,10 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
   // and later), in integer arithmetic elsewhere.
   kernels.addPass(createPrecGPUFp8ToNVVM());
   kernels.addPass(createPrecExpandFp8Arith());
+  // Integer powers (PyTorch's x**2) become multiplications.
+  math::MathExpandOpsPassOptions expandPowers;
+  expandPowers.opMnemonics = {"fpowi"};
+  kernels.addPass(math::createMathExpandOpsPass(expandPowers));
   kernels.addPass(createPrecGPUMathToIntrinsics());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
@@ -283,9 +289,10 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
   // Math the kernels' gradient rules use and LLVM has no intrinsic for
-  // (erf) calls libm, as on the CPU; libm has no rsqrt.
+  // (erf) calls libm, as on the CPU; libm has no rsqrt. Integer powers
+  // become multiplications.
   math::MathExpandOpsPassOptions expandMath;
-  expandMath.opMnemonics = {"rsqrt"};
+  expandMath.opMnemonics = {"rsqrt", "fpowi"};
   pm.addPass(math::createMathExpandOpsPass(expandMath));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -16,7 +16,8 @@ namespace mlir::prec {
 
 /// Attaches the gradient rules of upstream ops: the linalg contractions,
 /// softmax, transpose and fill (registerLinalgBackwardModels) and the
-/// elementwise table (registerElementwiseBackwardModels).
+/// elementwise table (registerElementwiseBackwardModels), and the tensor
+/// reshapes and slices (registerTensorBackwardModels).
 void registerUpstreamBackwardOpInterfaceExternalModels(
     DialectRegistry &registry);
 
@@ -29,6 +30,10 @@ void registerLinalgBackwardModels(DialectRegistry &registry);
 /// with a body of such ops (linalg.generic, map, reduce, broadcast and the
 /// elementwise named ops) to those.
 void registerElementwiseBackwardModels(DialectRegistry &registry);
+
+/// The rules of the tensor table (TensorGradients.cpp): `tensor.expand_shape`,
+/// `collapse_shape`, `extract_slice`, `insert_slice`, `concat` and `pad`.
+void registerTensorBackwardModels(DialectRegistry &registry);
 
 } // namespace mlir::prec
 

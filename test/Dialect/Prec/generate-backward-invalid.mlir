@@ -274,3 +274,71 @@ func.func @captured_scalar(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf32> 
   } -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0 has both 'prec.no_grad' and 'prec.grad_dtype'}}
+func.func @no_grad_with_grad_dtype(%x: tensor<4xf32> {prec.no_grad, prec.grad_dtype = f32}) -> tensor<4xf32>
+    attributes {prec.differentiable} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A captured float table read other than by tensor.extract (here through
+// a view) has no rule: an error naming the op, never a zero gradient.
+func.func @captured_table_not_extracted(%w: tensor<4x4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %c0 = arith.constant 0 : index
+  %empty = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%empty : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    // expected-error @below {{'tensor.extract_slice' op has no gradient rule for a float tensor captured from outside the 'linalg.generic': expected only 'tensor.extract's in its body to read it}}
+    %row = tensor.extract_slice %w[%i, 0] [1, 4] [1, 1] : tensor<4x4xf32> to tensor<4xf32>
+    %v = tensor.extract %row[%c0] : tensor<4xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A reduction whose two float results both take a gradient (a max and a
+// sum in one op) has no rule.
+func.func @two_reduced_results(%x: tensor<4x4xf32>) -> (tensor<4xf32>, tensor<4xf32>) attributes {prec.differentiable} {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{'linalg.generic' op has no gradient rule for a reduction with gradients for results #0 and #1: expected one}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>,
+                                          affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x4xf32>) outs(%z, %z : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %mm = arith.maximumf %in, %m : f32
+    %ss = arith.addf %in, %s : f32
+    linalg.yield %mm, %ss : f32, f32
+  } -> (tensor<4xf32>, tensor<4xf32>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// An argmax that reads the max's accumulator into a float (the reduced
+// value then depends on the accumulator) has no rule.
+func.func @reduced_reads_accumulator(%x: tensor<4x4xf32>) -> tensor<4xf32> attributes {prec.differentiable} {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{'linalg.generic' op has no gradient rule for this reduction: expected its body to yield 'arith.addf', 'arith.maximumf' or 'arith.minimumf' of the accumulator and a value of the inputs}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x4xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %acc : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

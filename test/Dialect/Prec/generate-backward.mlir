@@ -396,6 +396,45 @@ func.func @off_path(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>)
   return %x, %i : tensor<4xf32>, tensor<4xi32>
 }
 
+// An argument marked prec.no_grad (a mask, a target) gets no gradient: the
+// backward function has no result for it.
+// CHECK-LABEL: func.func @masked_backward(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>, %[[M:[^:]*]]: tensor<4xf32>, %[[DY:[^:]*]]: tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[DX:.*]] = arith.mulf %[[DY]], %[[M]]
+// CHECK-NEXT:    return %[[DX]] : tensor<4xf32>
+func.func @masked(%x: tensor<4xf32>, %m: tensor<4xf32> {prec.no_grad}) -> tensor<4xf32>
+    attributes {prec.differentiable} {
+  %y = arith.mulf %x, %m : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// A bounds check in a body (as PyTorch exports gathers) may run again in
+// the backward function (its gradient recomputes the body); the recomputed
+// forward op, which no gradient needs, is dropped.
+// CHECK-LABEL: func.func @checked_backward(
+// CHECK-NOT:     linalg.generic
+// CHECK:         arith.negf
+// CHECK:         %[[G:.*]] = linalg.generic
+// CHECK:           cf.assert
+// CHECK:           math.exp
+// CHECK:         return %[[G]]
+func.func @checked(%x: tensor<4xf32>, %ids: tensor<4xi64>) -> tensor<4xf32>
+    attributes {prec.differentiable} {
+  %c4 = arith.constant 4 : i64
+  %empty = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x, %ids : tensor<4xf32>, tensor<4xi64>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%in: f32, %id: i64, %out: f32):
+    %lt = arith.cmpi slt, %id, %c4 : i64
+    cf.assert %lt, "index must be smaller than dim size"
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  %n = arith.negf %y : tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
 // Without prec.differentiable, a function is differentiated only when named.
 // CHECK-LABEL: func.func @plain(
 // CHECK-NOT:   @plain_backward

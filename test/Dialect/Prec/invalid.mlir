@@ -1222,3 +1222,8 @@ func.func @average_in_scaled_accumulation(%q: tensor<64xf8E4M3FN>) -> tensor<64x
   %0 = prec.all_reduce %q on @dp reduction = <avg> scaling = <dynamic> acc_dtype = f8E4M3FN : tensor<64xf8E4M3FN> -> tensor<64xf8E4M3FN>
   return %0 : tensor<64xf8E4M3FN>
 }
+
+// -----
+
+// expected-error @+1 {{expected 'prec.no_grad' of argument 0 to be a unit attribute, got true}}
+func.func private @no_grad_not_unit(tensor<8xf32> {prec.no_grad = true})

@@ -1,10 +1,10 @@
 // Gradient rules of elementwise code against central differences on every
 // coordinate of every argument, in f64: the arith and math ops of the rule
 // table inside a linalg.generic with broadcast operands, and the same ops
-// on tensors.
+// on tensors, and integer powers.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t pointwise more_math on_tensors | FileCheck %s
-// CHECK: finite differences: 29 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
+// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t pointwise more_math on_tensors powers | FileCheck %s
+// CHECK: finite differences: 37 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
 
 // The checker must be able to fail: a gradient off by 1e-4 (1 + |g|) fails
 // on every coordinate.
@@ -127,5 +127,35 @@ func.func private @on_tensors(%a: tensor<3xf64>, %b: tensor<3xf64>) -> tensor<f6
   %p = arith.mulf %s, %b : tensor<3xf64>
   %sum = prec.reduce %p dims = [0] reduction = <sum> acc_dtype = f64
            : tensor<3xf64> -> tensor<f64>
+  return %sum : tensor<f64>
+}
+
+// Integer powers as PyTorch exports x**2 and x**3 (math.fpowi with an i64
+// exponent), in a body and on tensors; the exponent gets no gradient.
+func.func private @powers(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64>
+    attributes {prec.differentiable} {
+  %e = tensor.empty() : tensor<4xf64>
+  %v = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<4xf64>, tensor<4xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%x: f64, %y: f64, %out: f64):
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %cm1 = arith.constant -1 : i32
+    %three = arith.constant 3.0 : f64
+    %sq = math.fpowi %x, %c2 : f64, i64
+    %cu = math.fpowi %y, %c3 : f64, i64
+    %ys = arith.addf %y, %three : f64
+    %inv = math.fpowi %ys, %cm1 : f64, i32
+    %s1 = arith.mulf %sq, %cu : f64
+    %s2 = arith.addf %s1, %inv : f64
+    linalg.yield %s2 : f64
+  } -> tensor<4xf64>
+  %n = arith.constant dense<[2, 3, 1, 4]> : tensor<4xi64>
+  %t = math.fpowi %a, %n : tensor<4xf64>, tensor<4xi64>
+  %vt = arith.mulf %v, %t : tensor<4xf64>
+  %sum = prec.reduce %vt dims = [0] reduction = <sum> acc_dtype = f64
+           : tensor<4xf64> -> tensor<f64>
   return %sum : tensor<f64>
 }

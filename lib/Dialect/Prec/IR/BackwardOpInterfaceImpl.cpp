@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 
@@ -56,6 +57,18 @@ Value mlir::prec::createSplatLike(OpBuilder &builder, Location loc, Value like,
   return linalg::FillOp::create(builder, loc, ValueRange{scalar},
                                 ValueRange{empty})
       ->getResult(0);
+}
+
+SmallVector<Value> mlir::prec::getCapturedValues(Operation *op) {
+  llvm::SetVector<Value> captured;
+  op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
+    for (Value operand : nested->getOperands())
+      if (!op->isAncestor(operand.getParentRegion()->getParentOp()))
+        captured.insert(operand);
+  });
+  return captured.takeVector();
 }
 
 /// `tensor / divisor`, elementwise, the exact quotient rounded once to the

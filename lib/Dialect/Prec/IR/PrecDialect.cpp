@@ -102,6 +102,13 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attribute) {
+  if (attribute.getName() == kNoGradAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError("expected '")
+             << kNoGradAttrName << "' of argument " << argIndex
+             << " to be a unit attribute, got " << attribute.getValue();
+    return success();
+  }
   if (attribute.getName() != kGradDtypeAttrName)
     return op->emitError("unknown prec attribute '")
            << attribute.getName().getValue() << "' on an argument";

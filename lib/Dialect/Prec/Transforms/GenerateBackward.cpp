@@ -12,6 +12,7 @@
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -112,10 +113,15 @@ private:
   /// indices).
   void findActiveValues(Block &entry, ArrayRef<Operation *> recomputed);
 
-  /// A diagnostic if `op`, which a gradient reaches, reads an active value
-  /// its rule cannot pass a gradient to: one of a type without gradients
-  /// (a complex or scalar float), or one captured by its regions.
+  /// A diagnostic if `op`, which a gradient reaches, has an active operand
+  /// of a type without gradients (a complex or scalar float).
   LogicalResult checkActiveOperands(Operation *op);
+
+  /// A diagnostic if `op`'s regions capture an active value that its rule
+  /// gave no gradient: any, when the rule returned none for captures
+  /// (`captureGradients` empty), else one of a type without gradients.
+  LogicalResult checkActiveCaptures(Operation *op,
+                                    ArrayRef<Value> captureGradients);
 
   func::FuncOp forward;
   SymbolTable &symbols;
@@ -139,6 +145,27 @@ private:
 /// exists.
 bool isGradientFree(Type type) {
   return isa<IntegerType, IndexType>(getElementTypeOrSelf(type));
+}
+
+/// Whether running `op` again is harmless: it has no side effects but
+/// assertions (PyTorch exports check the bounds of indices in linalg
+/// bodies), which held when the forward ran.
+bool isRecomputable(Operation *op) {
+  if (isa<cf::AssertOp>(op))
+    return true;
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+    if (!effects.hasNoEffect())
+      return false;
+  } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    return false;
+  }
+  if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return true;
+  for (Region &region : op->getRegions())
+    for (Operation &nested : region.getOps())
+      if (!isRecomputable(&nested))
+        return false;
+  return true;
 }
 
 /// Calls `fn` on every value `op`'s regions read from outside `op`.
@@ -185,9 +212,20 @@ LogicalResult BackwardBuilder::checkActiveOperands(Operation *op) {
            << ", which depends on a differentiable argument: gradients flow "
               "through ranked tensors of floats only";
   }
+  return success();
+}
+
+LogicalResult
+BackwardBuilder::checkActiveCaptures(Operation *op,
+                                     ArrayRef<Value> captureGradients) {
   LogicalResult result = success();
   forEachCapture(op, [&](OpOperand &operand) {
     if (failed(result) || !active.contains(operand.get()))
+      return;
+    // A rule that returns gradients for the captured values covers the
+    // differentiable ones.
+    if (!captureGradients.empty() &&
+        BackwardOpInterface::isDifferentiable(operand.get().getType()))
       return;
     InFlightDiagnostic diag =
         op->emitOpError("has no gradient rule for a value its body captures ")
@@ -224,7 +262,7 @@ LogicalResult BackwardBuilder::analyzeForward() {
   // The backward function runs the forward ops again: only ops without
   // side effects may be repeated.
   for (Operation &op : forward.getBody().front().without_terminator())
-    if (!isMemoryEffectFree(&op))
+    if (!isRecomputable(&op))
       return op.emitOpError("has side effects, but the backward function ")
              << "recomputes the forward ops";
 
@@ -232,6 +270,14 @@ LogicalResult BackwardBuilder::analyzeForward() {
   for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
     auto gradDtype = forward.getArgAttrOfType<TypeAttr>(
         index, PrecDialect::kGradDtypeAttrName);
+    bool noGrad =
+        forward.getArgAttr(index, PrecDialect::kNoGradAttrName) != nullptr;
+    if (noGrad && gradDtype)
+      return forward.emitOpError("argument ")
+             << index << " has both '" << PrecDialect::kNoGradAttrName
+             << "' and '" << PrecDialect::kGradDtypeAttrName << "'";
+    if (noGrad)
+      continue;
     if (!BackwardOpInterface::isDifferentiable(argType)) {
       if (gradDtype)
         return forward.emitOpError("argument ")
@@ -314,8 +360,11 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
       continue;
     if (failed(checkActiveOperands(op)))
       return failure();
-    if (llvm::none_of(op->getOperandTypes(),
-                      BackwardOpInterface::isDifferentiable))
+    SmallVector<Value> captured = getCapturedValues(op);
+    bool capturesActive = llvm::any_of(
+        captured, [&](Value value) { return active.contains(value); });
+    if (!capturesActive && llvm::none_of(op->getOperandTypes(),
+                                         BackwardOpInterface::isDifferentiable))
       continue;
 
     auto rule = dyn_cast<BackwardOpInterface>(op);
@@ -331,10 +380,29 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
            !BackwardOpInterface::isDifferentiable(
                op->getOperand(operandGradients.size()).getType()))
       operandGradients.push_back(Value());
-    if (operandGradients.size() != op->getNumOperands())
+    // Then, optionally, one per captured value.
+    ArrayRef<Value> captureGradients;
+    if (!captured.empty() &&
+        operandGradients.size() == op->getNumOperands() + captured.size())
+      captureGradients =
+          ArrayRef<Value>(operandGradients).drop_front(op->getNumOperands());
+    else if (operandGradients.size() != op->getNumOperands())
       return op->emitOpError("gradient rule returned ")
              << operandGradients.size() << " gradients for "
              << op->getNumOperands() << " operands";
+    if (failed(checkActiveCaptures(op, captureGradients)))
+      return failure();
+    for (auto [value, gradient] : llvm::zip(captured, captureGradients)) {
+      if (!gradient || !BackwardOpInterface::isDifferentiable(value.getType()))
+        continue;
+      if (cast<RankedTensorType>(gradient.getType()).getShape() !=
+          cast<RankedTensorType>(value.getType()).getShape())
+        return op->emitOpError("gradient rule returned ")
+               << gradient.getType() << " for a captured value of type "
+               << value.getType() << ", expected a float tensor of its shape";
+      gradients.add(value, gradient);
+    }
+    operandGradients.truncate(op->getNumOperands());
     for (auto [index, operand, gradient] :
          llvm::enumerate(op->getOperands(), operandGradients)) {
       if (!gradient ||
@@ -416,7 +484,8 @@ LogicalResult BackwardBuilder::run() {
   // Drop the recomputed values no gradient uses.
   for (Operation &op :
        llvm::make_early_inc_range(llvm::reverse(entry->getOperations())))
-    if (isOpTriviallyDead(&op))
+    if (isOpTriviallyDead(&op) ||
+        (op.getNumResults() != 0 && op.use_empty() && isRecomputable(&op)))
       op.erase();
   return success();
 }

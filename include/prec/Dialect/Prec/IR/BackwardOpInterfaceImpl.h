@@ -34,6 +34,11 @@ Value createEmptyLike(OpBuilder &builder, Location loc, Value like,
 Value createSplatLike(OpBuilder &builder, Location loc, Value like,
                       Type elementType, double value);
 
+/// The values `op`'s regions read from outside `op`, each once, in the
+/// order they are first read. A gradient rule may return gradients for
+/// them after the operands' (see BackwardOpInterface).
+SmallVector<Value> getCapturedValues(Operation *op);
+
 } // namespace mlir::prec
 
 #endif // PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H

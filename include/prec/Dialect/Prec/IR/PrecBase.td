@@ -45,6 +45,9 @@ def Prec_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kGradDtypeAttrName = "prec.grad_dtype";
     static constexpr ::llvm::StringLiteral kDifferentiableAttrName =
         "prec.differentiable";
+    /// On an argument: prec-generate-backward gives it no gradient (token
+    /// ids, targets, masks).
+    static constexpr ::llvm::StringLiteral kNoGradAttrName = "prec.no_grad";
     static constexpr ::llvm::StringLiteral kMicrobatchesAttrName =
         "prec.microbatches";
     /// On a function prec-generate-backward made: the forward function it

@@ -83,6 +83,11 @@ def Prec_BackwardOpInterface : OpInterface<"BackwardOpInterface"> {
       returns its accumulator (e.g. f32 for a bf16 matmul) and the caller
       rounds once to the operand's gradient dtype, after summing all uses.
 
+      A rule may append one more entry per value the op's regions capture
+      from outside it, in the order of `getCapturedValues(op)` (a gather's
+      table read by `tensor.extract` in a body); without them, a captured
+      value that depends on a differentiable argument is an error.
+
       On failure the rule has emitted a diagnostic on the op.
     }], "::llvm::LogicalResult", "buildGradients",
       (ins "::mlir::OpBuilder &":$builder,

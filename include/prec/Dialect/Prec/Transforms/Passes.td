@@ -174,7 +174,7 @@ def PrecGenerateBackward
       integers, indices) get none and are left out. An argument's gradient
       has the argument's type, or the element type of its
       `prec.grad_dtype` attribute; an argument no result depends on gets
-      zeros.
+      zeros; an argument marked `prec.no_grad` gets none.
 
     The body recomputes the forward values it needs (a copy of the forward
     body; what the gradients do not use is erased), then applies the
@@ -191,7 +191,10 @@ def PrecGenerateBackward
     tensors and in the bodies of `linalg.generic`, `map`, `broadcast`,
     `reduce` and the elementwise named ops (broadcast operands get their
     gradients summed; reductions by sum, max and min, ties of max and min
-    split the gradient evenly); more ops join by external models.
+    split the gradient evenly; a body's `tensor.extract` from a float table
+    captured from outside scatter-adds into the table's gradient), and
+    the tensor reshapes, slices, `concat` and `pad`; more ops join by
+    external models.
 
     Gradient dtypes: the gradient of a value has the value's type
     (PyTorch's rule), except for arguments with `prec.grad_dtype`. Rules
@@ -203,7 +206,7 @@ def PrecGenerateBackward
     The functions differentiated are those named by `functions`, or by
     default every function carrying the unit attribute
     `prec.differentiable`. Forward functions must have one block and no
-    side effects (they are recomputed); an op that needs a gradient and has
+    side effects but `cf.assert` (they are recomputed); an op that needs a gradient and has
     no rule is an error naming it, and so is an op a gradient reaches that
     reads a value depending on a differentiable argument through which no
     gradient can flow (a complex tensor, a scalar float, a body's capture):
@@ -270,6 +273,43 @@ def PrecGenerateBackward
     "::mlir::prec::PrecDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def PrecGlobalsToArguments
+    : Pass<"prec-globals-to-arguments", "mlir::ModuleOp"> {
+  let summary = "mutable ml_program globals as arguments and results";
+  let description = [{
+    A function that loads or stores a mutable `ml_program.global` (the
+    random seed of PyTorch's dropout, as torch-mlir exports it) gets the
+    global's value as a new last argument and, when it stores one, the
+    value it stored last as a new last result, like a step's other state;
+    its loads read the latest value. Such a function is then free of side
+    effects and `prec-generate-backward` can recompute it (an integer seed
+    gets no gradient). Globals no op uses any more are erased.
+
+    A function that uses a global inside a nested region, or that the
+    module calls, is an error: its callers would have to pass the state.
+
+    Before:
+    ```mlir
+    ml_program.global private mutable @seed(dense<0> : tensor<i64>) : tensor<i64>
+    func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+      %s = ml_program.global_load @seed : tensor<i64>
+      %next = ... %s ...
+      ml_program.global_store @seed = %next : tensor<i64>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @loss(%x: tensor<4xf32>, %s: tensor<i64>) -> (tensor<f32>, tensor<i64>) {
+      %next = ... %s ...
+      ...
+      return %loss, %next : tensor<f32>, tensor<i64>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def PrecAccumulateMicrobatches
