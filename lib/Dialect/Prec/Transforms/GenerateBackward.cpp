@@ -299,7 +299,8 @@ LogicalResult BackwardBuilder::analyzeForward() {
 
 /// The backward function's type: the forward arguments and the gradients of
 /// the differentiable results in, the gradients of the differentiable
-/// arguments (of their `prec.grad_dtype`, if any) out.
+/// arguments (of their `prec.grad_dtype`, if any) out; an argument marked
+/// `prec.no_grad` has none.
 static FunctionType getBackwardFunctionType(func::FuncOp forward) {
   FunctionType type = forward.getFunctionType();
   SmallVector<Type> inputs(type.getInputs());
@@ -308,7 +309,8 @@ static FunctionType getBackwardFunctionType(func::FuncOp forward) {
       inputs.push_back(resultType);
   SmallVector<Type> outputs;
   for (auto [index, argType] : llvm::enumerate(type.getInputs())) {
-    if (!BackwardOpInterface::isDifferentiable(argType))
+    if (!BackwardOpInterface::isDifferentiable(argType) ||
+        forward.getArgAttr(index, PrecDialect::kNoGradAttrName))
       continue;
     auto tensorType = cast<RankedTensorType>(argType);
     auto gradDtype = forward.getArgAttrOfType<TypeAttr>(
