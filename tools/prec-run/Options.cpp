@@ -60,18 +60,31 @@ cl::opt<std::string>
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the argument initialization"),
                        cl::init(1), cl::cat(runCategory));
 cl::list<std::string>
-    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"),
+    scalarArgs("scalar",
+               cl::desc("NAME=VALUE or INDEX=VALUE: value of a scalar "
+                        "argument (default: its prec.default)"),
                cl::cat(runCategory));
 cl::list<std::string>
     fileArgs("arg",
-             cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
-                      "argument; %r in PATH is replaced by the rank"),
+             cl::desc("NAME=PATH or INDEX=PATH: raw little-endian contents "
+                      "of a tensor argument; %r in PATH is replaced by the "
+                      "rank"),
              cl::cat(runCategory));
-cl::list<unsigned>
+cl::list<std::string>
+    zeroArgs("zeros",
+             cl::desc("NAME, GLOB or INDEX: fill these tensor arguments with "
+                      "zeros (optimizer state: --zeros 'm_*,v_*')"),
+             cl::CommaSeparated, cl::cat(runCategory));
+cl::list<std::string>
     replicatedArgs("replicate",
-                   cl::desc("INDEX: give this argument the same random values "
-                            "on every rank"),
+                   cl::desc("NAME, GLOB or INDEX: give these arguments the "
+                            "same random values on every rank"),
                    cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<bool>
+    listArgs("list-args",
+             cl::desc("list the entry function's arguments and results "
+                      "(position, name, type, role, default) and exit"),
+             cl::init(false), cl::cat(runCategory));
 cl::opt<int> numSteps("steps",
                       cl::desc("run the function this many "
                                "times, feeding results back"),
@@ -82,7 +95,8 @@ cl::opt<std::string> printMode("print",
 cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write every argument and result of every rank "
-                       "as raw files into this directory"),
+                       "as raw files into this directory, and "
+                       "manifest.json: their names, shapes, dtypes and files"),
               cl::init(""), cl::cat(runCategory));
 cl::opt<int64_t>
     timeoutMs("timeout-ms",
