@@ -126,12 +126,15 @@ cl::opt<bool> profileSteps(
     cl::desc("time every kernel, gemm and collective (CPU) and print, per "
              "rank, where a step's time goes"),
     cl::init(false), cl::cat(runCategory));
-cl::opt<bool> reportTraffic(
+cl::opt<std::string> trafficMode(
     "traffic",
-    cl::desc("remark the bytes each rank sends and receives per collective "
-             "and reads and writes per kernel (prec-report-traffic), and "
-             "print per rank what the runtime counted in the last step"),
-    cl::init(false), cl::cat(runCategory));
+    cl::desc("state the bytes each rank moves per step, as the compiler "
+             "figures them (prec-report-traffic, callees included) beside "
+             "what the runtime counted in the last step: a summary per "
+             "collective kind (--traffic); =full: a remark per collective "
+             "and kernel, and every collective the runtime counted"),
+    cl::ValueOptional, cl::value_desc("summary|full"), cl::init(""),
+    cl::cat(runCategory));
 cl::opt<bool> gemmContractions(
     "gemm-contractions",
     cl::desc("run matmuls through precrt's gemm (default; =false: "
@@ -188,7 +191,18 @@ cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
 
+bool trafficRequested() { return trafficMode.getNumOccurrences() > 0; }
+
+bool trafficFull() { return trafficRequested() && trafficMode == "full"; }
+
 LogicalResult checkOptions() {
+  if (trafficRequested() && !trafficMode.empty() && trafficMode != "summary" &&
+      trafficMode != "full") {
+    llvm::errs() << "prec-run: error: --traffic takes summary (the default) "
+                    "or full, got '"
+                 << trafficMode << "'\n";
+    return failure();
+  }
   if (printMode != "none" && printMode != "summary" && printMode != "values") {
     llvm::errs()
         << "prec-run: error: --print must be none, summary or values\n";
@@ -243,7 +257,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.fuseKernels = fuseKernels;
   options.profile = profileSteps;
   options.gemmContractions = gemmContractions;
-  options.reportTraffic = reportTraffic;
+  options.reportTraffic = trafficRequested();
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
   options.reduceScatterBlockBytes = reduceScatterBlockBytes;

@@ -269,8 +269,11 @@ public:
                           const prec::RankProfile &profile) override {
     if (profileSteps)
       addLine(rank, describeProfile(rank, profile));
-    if (reportTraffic)
-      addLine(rank, describeTraffic(rank));
+    if (trafficRequested())
+      addLine(rank, trafficFull()
+                        ? describeTraffic(rank)
+                        : summarizeTraffic(rank, rank == 0 ? compilerTraffic
+                                                           : std::string()));
     for (auto [i, spec] : llvm::enumerate(signature.results)) {
       llvm::Expected<const void *> value = results.getHostResult(i);
       if (!value)
@@ -362,6 +365,10 @@ private:
   std::mutex mutex;
   std::map<int32_t, RankOutcome> outcomes;
   std::set<int32_t> ranksHere;
+
+public:
+  /// The entry function's remark of prec-report-traffic, less its prefix.
+  std::string compilerTraffic;
   /// Rank 0's progress.
   std::chrono::steady_clock::time_point runStart, lastReport;
 };
@@ -539,9 +546,30 @@ int main(int argc, char **argv) {
       return 1;
   }
   auto loweringStarted = std::chrono::steady_clock::now();
-  if (llvm::Error error = runner.lower()) {
-    reportError(std::move(error));
-    return 1;
+  // --traffic: the remarks of prec-report-traffic on each op and function
+  // are --traffic=full's; the summary keeps the entry function's, callees
+  // included, and shows it beside the runtime's counts.
+  std::string compilerTraffic;
+  {
+    std::string entryPrefix = "traffic: @" + runner.getSignature().name + ": ";
+    ScopedDiagnosticHandler trafficFilter(&context, [&](Diagnostic &diag) {
+      if (!trafficRequested() || trafficFull() ||
+          diag.getSeverity() != DiagnosticSeverity::Remark)
+        return failure();
+      std::string message = diag.str();
+      if (!StringRef(message).starts_with("traffic: "))
+        return failure();
+      if (!StringRef(message).starts_with(entryPrefix))
+        return success();
+      compilerTraffic = message.substr(entryPrefix.size());
+      for (const Diagnostic &note : diag.getNotes())
+        compilerTraffic += "; " + note.str();
+      return success();
+    });
+    if (llvm::Error error = runner.lower()) {
+      reportError(std::move(error));
+      return 1;
+    }
   }
   auto lowered = std::chrono::steady_clock::now();
   if (dumpLowered) {
@@ -588,6 +616,7 @@ int main(int argc, char **argv) {
   }
 
   CommandLineObserver observer(runner, plan);
+  observer.compilerTraffic = compilerTraffic;
   started = std::chrono::steady_clock::now();
   llvm::Error runError = runner.run(numSteps, observer);
   double seconds =
