@@ -112,8 +112,9 @@ std::string getDtypeName(const prec::ValueSpec &spec) {
   StringRef type = spec.typeName;
   if (!spec.isBuffer)
     return type.str();
-  type.consume_front("tensor<");
-  type.consume_back(">");
+  // Between `tensor<` (`memref<`) and the closing `>`, after the extents.
+  type = type.drop_until([](char c) { return c == '<'; }).drop_front();
+  type = type.take_until([](char c) { return c == ',' || c == '>'; });
   return type.rsplit('x').second.empty() ? type.str()
                                          : type.rsplit('x').second.str();
 }

@@ -1257,3 +1257,18 @@ func.func private @default_other_type(f32 {prec.default = 0.02 : f64})
 
 // expected-error @+1 {{expected 'prec.default' of argument 0 to be a number of its type 'i32', got "3"}}
 func.func private @default_not_a_number(i32 {prec.default = "3"})
+
+// -----
+
+// expected-error @+1 {{expected distinct 'prec.name' on results, got "loss" on results 0 and 1}}
+func.func private @result_name_twice() -> (f32 {prec.name = "loss"}, f32 {prec.name = "loss"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.name' of result 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "a b"}}
+func.func private @result_name_space() -> (f32 {prec.name = "a b"})
+
+// -----
+
+// expected-error @+1 {{unknown prec attribute 'prec.default' on a result}}
+func.func private @result_default() -> (f32 {prec.default = 1.0 : f32})

@@ -187,3 +187,12 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
   return success();
 }
 
+
+LogicalResult PrecDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  if (attribute.getName() == kNameAttrName)
+    return verifyValueName(op, "result", resultIndex, attribute.getValue());
+  return op->emitError("unknown prec attribute '")
+         << attribute.getName().getValue() << "' on a result";
+}
