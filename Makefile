@@ -14,7 +14,7 @@ PREC_OPT := $(BUILD_DIR)/bin/prec-opt
 PREC_RUN := $(BUILD_DIR)/bin/prec-run
 
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
-DEMO_ARGS ?= --steps 8 --scalar 4=0.02
+DEMO_ARGS ?= --steps 8 --scalar lr=0.02
 
 .PHONY: all deps configure build demo check check-gpu check-sanitize \
         check-sanitize-runtime clean

@@ -41,8 +41,10 @@ func.func private @mlp_loss_backward(tensor<64x64xbf16>, tensor<64x16xbf16>, ten
 
 func.func @train_step(%w1_shard: tensor<16x64xf32>, %w2_shard: tensor<16x16xf32>,
                       %history: tensor<2x16xf32>, %x: tensor<8x64xbf16>,
-                      %target: tensor<8x16xf32>, %lr: f32)
-    -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<2x16xf32>, tensor<f32>) {
+                      %target: tensor<8x16xf32>,
+                      %lr: f32 {prec.default = 0.02 : f32})
+    -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<2x16xf32>,
+        tensor<f32> {prec.name = "loss"}) {
   // This step's scales: the largest amax of each row of the history.
   %hmax = prec.reduce %history dims = [1] reduction = <max>
             : tensor<2x16xf32> -> tensor<2xf32>

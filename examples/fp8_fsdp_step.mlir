@@ -60,8 +60,9 @@ func.func private @mlp_loss_backward(tensor<16x64xf32>, tensor<16x16xf32>, tenso
     -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<8x64xbf16>, tensor<8x16xf32>)
 
 func.func @train_step(%w1_shard: tensor<16x64xf32>, %w2_shard: tensor<16x16xf32>,
-                      %x: tensor<8x64xbf16>, %target: tensor<8x16xf32>, %lr: f32)
-    -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<f32>) {
+                      %x: tensor<8x64xbf16>, %target: tensor<8x16xf32>,
+                      %lr: f32 {prec.default = 0.02 : f32})
+    -> (tensor<16x64xf32>, tensor<16x16xf32>, tensor<f32> {prec.name = "loss"}) {
   %loss = call @mlp_loss(%w1_shard, %w2_shard, %x, %target)
             : (tensor<16x64xf32>, tensor<16x16xf32>, tensor<8x64xbf16>, tensor<8x16xf32>) -> tensor<f32>
   %seed = arith.constant dense<1.0> : tensor<f32>

@@ -36,8 +36,10 @@ shard.grid @hsdp(shape = 4x8)
 // %x and %target hold 2 microbatches of 4 examples each. Returns the updated
 // master shard and the averaged gradient shard it was updated with.
 func.func @hsdp_step(%w_shard: tensor<8x16xf32>, %x: tensor<2x4x64xf32>,
-                     %target: tensor<2x4x16xf32>, %lr: f32)
-    -> (tensor<8x16xf32>, tensor<8x16xf32>)
+                     %target: tensor<2x4x16xf32>,
+                     %lr: f32 {prec.default = 0.1 : f32})
+    -> (tensor<8x16xf32> {prec.name = "w_shard"},
+        tensor<8x16xf32> {prec.name = "grad"})
     attributes {prec.microbatches = 2 : i64} {
   // The full weight, gathered once for both microbatches.
   %w = prec.all_gather %w_shard on @hsdp grid_axes = [1] gather_axis = 0

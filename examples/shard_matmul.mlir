@@ -12,7 +12,7 @@
 shard.grid @grid(shape = 2x2)
 
 func.func @step(%a: tensor<8x6xf32>, %b: tensor<6x4xf32>,
-                %bias: tensor<8x4xf32>) -> tensor<8x4xf32> {
+                %bias: tensor<8x4xf32>) -> (tensor<8x4xf32> {prec.name = "d"}) {
   %replicated = shard.sharding @grid split_axes = [[]] : !shard.sharding
   %a0 = shard.shard %a to %replicated : tensor<8x6xf32>
   %b0 = shard.shard %b to %replicated : tensor<6x4xf32>

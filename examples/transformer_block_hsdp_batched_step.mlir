@@ -142,8 +142,10 @@ func.func @train_step(
     %mg1: tensor<8xf32>, %mw1_1: tensor<8x32xf32>, %mw2_1: tensor<16x16xf32>,
     %vg0: tensor<8xf32>, %vw1_0: tensor<8x32xf32>, %vw2_0: tensor<16x16xf32>,
     %vg1: tensor<8xf32>, %vw1_1: tensor<8x32xf32>, %vw2_1: tensor<16x16xf32>,
-    %step: f32, %x: tensor<2x8x16xf32>, %target: tensor<2x8x16xf32>, %lr: f32)
-    -> (tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, f32, tensor<f32>)
+    %step: f32 {prec.default = 1.0 : f32},
+    %x: tensor<2x8x16xf32>, %target: tensor<2x8x16xf32>, %lr: f32 {prec.default = 0.01 : f32})
+    -> (tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, tensor<8xf32>, tensor<8x32xf32>, tensor<16x16xf32>, f32,
+        tensor<f32> {prec.name = "loss"})
     attributes {prec.microbatches = 2 : i64} {
   // The weights, gathered in bf16 over the shard axis once for both
   // microbatches and broadcast along the microbatch dimension.

@@ -151,13 +151,15 @@ func.func @train_step(
     %mg1: tensor<4xf32>, %mw1_1: tensor<4x32xf32>, %mw2_1: tensor<8x16xf32>,
     %vg0: tensor<4xf32>, %vw1_0: tensor<4x32xf32>, %vw2_0: tensor<8x16xf32>,
     %vg1: tensor<4xf32>, %vw1_1: tensor<4x32xf32>, %vw2_1: tensor<8x16xf32>,
-    %step: f32, %x: tensor<8x16xf32>, %target: tensor<8x16xf32>, %lr: f32)
+    %step: f32 {prec.default = 1.0 : f32},
+    %x: tensor<8x16xf32>, %target: tensor<8x16xf32>, %lr: f32 {prec.default = 0.01 : f32})
     -> (tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>,
         tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>,
         tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>,
         tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>,
         tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>,
-        tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>, f32, tensor<f32>) {
+        tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>, f32,
+        tensor<f32> {prec.name = "loss"}) {
   %loss = call @loss(%g0, %w1_0, %w2_0, %g1, %w1_1, %w2_1, %x, %target)
             : (tensor<4xf32>, tensor<4x32xf32>, tensor<8x16xf32>, tensor<4xf32>,
                tensor<4x32xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>)

@@ -109,8 +109,14 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
     pm.addPass(createPrecInlineKernelCallees());
     pm.nest<func::FuncOp>().addPass(createPrecFuseKernels());
   }
-  if (reportTraffic)
+  if (reportTraffic) {
+    // The report reads the functions each one calls: a module pass first
+    // keeps it out of the function pipeline of the passes before, which may
+    // still be changing those functions on other threads (and drops the
+    // functions nothing calls, which no step runs).
+    pm.addPass(createSymbolDCEPass());
     pm.nest<func::FuncOp>().addPass(createPrecReportTraffic());
+  }
   ConvertPrecToRuntimeOptions runtime;
   runtime.peerWindows = peerWindows;
   pm.addPass(createConvertPrecToRuntime(runtime));

@@ -9,6 +9,7 @@
 
 #include "RunnerImpl.h"
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 #include "prec/Pipelines/Pipelines.h"
 
@@ -604,9 +605,47 @@ static llvm::Error readSignature(ModuleOp module, StringRef entryName,
             << type << "; " << problem;
         return llvm::make_error<DiagnosedError>();
       }
-      (StringRef(kind) == "argument" ? signature.arguments : signature.results)
-          .push_back(*spec);
+      bool isArgument = StringRef(kind) == "argument";
+      DictionaryAttr attrs =
+          isArgument ? entry.getArgAttrDict(i) : entry.getResultAttrDict(i);
+      if (auto name = dyn_cast_if_present<StringAttr>(
+              attrs ? attrs.get(kNameAttrName) : Attribute()))
+        spec->name = name.str();
+      if (Attribute value =
+              attrs ? attrs.get(kDefaultAttrName) : Attribute()) {
+        if (auto number = dyn_cast<FloatAttr>(value)) {
+          // The shortest text that reads back as the same value of its type.
+          const APFloat &exact = number.getValue();
+          SmallString<32> text;
+          for (unsigned digits = 1; digits <= 40; ++digits) {
+            text.clear();
+            exact.toString(text, digits);
+            APFloat parsed(exact.getSemantics());
+            auto status =
+                parsed.convertFromString(text, APFloat::rmNearestTiesToEven);
+            if (status && parsed.bitwiseIsEqual(exact))
+              break;
+          }
+          spec->defaultValue = text.str().str();
+        } else if (auto number = dyn_cast<IntegerAttr>(value)) {
+          spec->defaultValue =
+              isa<IndexType>(type)
+                  ? llvm::toString(number.getValue(), 10, /*Signed=*/true)
+                  : llvm::toString(number.getValue(), 10,
+                                   !number.getType().isUnsignedInteger());
+        }
+      }
+      (isArgument ? signature.arguments : signature.results).push_back(*spec);
     }
+  // Unnamed values go by their position; a result that feeds an argument
+  // back is that argument's next value, and goes by its name.
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    if (spec.name.empty())
+      spec.name = "arg" + std::to_string(i);
+  for (auto [i, spec] : llvm::enumerate(signature.results))
+    if (spec.name.empty())
+      spec.name = signature.feedsBack(i) ? signature.arguments[i].name
+                                         : "result" + std::to_string(i);
   return llvm::Error::success();
 }
 
@@ -729,6 +768,17 @@ llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
   protectArguments();
+  // Names and defaults were read into the signature; LLVM has no use for
+  // them and would warn about each.
+  module.walk([](func::FuncOp function) {
+    for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+      function.removeArgAttr(i, kNameAttrName);
+      function.removeArgAttr(i, kDefaultAttrName);
+    }
+    for (unsigned i = 0; i < function.getNumResults(); ++i)
+      function.removeResultAttr(i, StringAttr::get(function.getContext(),
+                                                   kNameAttrName));
+  });
   PassManager pm(module->getContext());
   if (options.backend == RunnerBackend::NCCL) {
     PrecLowerToCUDAOptions gpuOptions;

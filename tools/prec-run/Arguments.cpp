@@ -6,6 +6,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -90,6 +91,59 @@ std::optional<uint64_t> parseByteSize(StringRef text) {
 
 } // namespace
 
+std::string describeArgument(const EntrySignature &signature, unsigned i) {
+  const ValueSpec &spec = signature.arguments[i];
+  return "argument " + std::to_string(i) + " '" + spec.name + "' (" +
+         spec.typeName + ")";
+}
+
+static std::string listArgumentNames(const EntrySignature &signature) {
+  std::string names;
+  for (const ValueSpec &spec : signature.arguments)
+    names += (names.empty() ? "" : ", ") + spec.name;
+  return names.empty() ? "none" : names;
+}
+
+LogicalResult resolveArguments(const EntrySignature &signature,
+                               StringRef option, StringRef key, bool allowGlob,
+                               SmallVectorImpl<unsigned> &indices,
+                               std::string &error) {
+  unsigned count = signature.arguments.size();
+  unsigned index;
+  if (!key.getAsInteger(10, index)) {
+    if (index >= count) {
+      error = (option + ": argument index " + Twine(index) +
+               " out of range: the entry function has " + Twine(count) +
+               " arguments")
+                  .str();
+      return failure();
+    }
+    indices.push_back(index);
+    return success();
+  }
+  bool isGlob = allowGlob && key.find_first_of("*?[") != StringRef::npos;
+  std::optional<llvm::GlobPattern> pattern;
+  if (isGlob) {
+    llvm::Expected<llvm::GlobPattern> created = llvm::GlobPattern::create(key);
+    if (!created) {
+      error = (option + ": " + llvm::toString(created.takeError())).str();
+      return failure();
+    }
+    pattern = std::move(*created);
+  }
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    if (pattern ? pattern->match(spec.name) : spec.name == key)
+      indices.push_back(i);
+  if (!indices.empty())
+    return success();
+  error = (option + ": " + (isGlob ? "no argument name matches '" + key + "'"
+                                   : "no argument named '" + key + "'") +
+           "; the arguments of @" + signature.name + " are " +
+           listArgumentNames(signature) + " (--list-args lists them)")
+              .str();
+  return failure();
+}
+
 LogicalResult parseArgumentOptions(const EntrySignature &signature,
                                    ArgumentPlan &plan) {
   plan.seed = seed;
@@ -97,16 +151,20 @@ LogicalResult parseArgumentOptions(const EntrySignature &signature,
     llvm::errs() << "prec-run: error: " << message << "\n";
     return failure();
   };
-  auto describe = [&](unsigned i) {
-    return "argument " + std::to_string(i) + " (" +
-           signature.arguments[i].typeName + ")";
+  auto describe = [&](unsigned i) { return describeArgument(signature, i); };
+  auto nameOf = [&](unsigned i) -> const std::string & {
+    return signature.arguments[i].name;
   };
-  auto inRange = [&](unsigned i) {
-    if (i < signature.arguments.size())
-      return success();
-    return fail("argument index " + llvm::Twine(i) +
-                " out of range: the entry function has " +
-                llvm::Twine(signature.arguments.size()) + " arguments");
+  // The one argument `key` names (a position or a name).
+  auto resolveOne = [&](StringRef option, StringRef key) -> FailureOr<unsigned> {
+    SmallVector<unsigned, 1> indices;
+    std::string error;
+    if (failed(resolveArguments(signature, option, key, /*allowGlob=*/false,
+                                indices, error))) {
+      (void)fail(error);
+      return failure();
+    }
+    return indices.front();
   };
   // The option that gave each argument its value.
   std::map<unsigned, std::string> givenBy;
@@ -114,64 +172,95 @@ LogicalResult parseArgumentOptions(const EntrySignature &signature,
     auto [it, inserted] = givenBy.try_emplace(i, option);
     if (inserted)
       return success();
-    return fail("argument " + llvm::Twine(i) +
-                " is given twice: " + it->second + " and " + option);
+    return fail(describe(i) + " is given twice: " + it->second + " and " +
+                option);
   };
 
   for (StringRef entry : scalarArgs) {
     std::string option = ("--scalar " + entry).str();
-    auto [index, value] = entry.split('=');
-    unsigned i;
-    if (index.getAsInteger(10, i) || !entry.contains('='))
-      return fail("expected --scalar INDEX=NUMBER, got '" + entry + "'");
-    if (failed(inRange(i)) || failed(claim(i, option)))
+    auto [key, value] = entry.split('=');
+    if (key.empty() || !entry.contains('='))
+      return fail("expected --scalar NAME=NUMBER or INDEX=NUMBER, got '" +
+                  entry + "'");
+    FailureOr<unsigned> i = resolveOne(option, key);
+    if (failed(i) || failed(claim(*i, option)))
       return failure();
-    if (signature.arguments[i].isBuffer)
-      return fail(option + ": " + describe(i) +
-                  " is a tensor: give its contents with --arg " +
-                  llvm::Twine(i) + "=PATH");
+    if (signature.arguments[*i].isBuffer)
+      return fail(option + ": " + describe(*i) +
+                  " is a tensor: give its contents with --arg " + nameOf(*i) +
+                  "=PATH or --zeros " + nameOf(*i));
     std::string problem;
-    if (failed(parseScalar(signature.arguments[i], value, plan.scalars[i],
+    if (failed(parseScalar(signature.arguments[*i], value, plan.scalars[*i],
                            problem)))
-      return fail(option + ": " + describe(i) + ": " + problem + ", got '" +
+      return fail(option + ": " + describe(*i) + ": " + problem + ", got '" +
                   value + "'");
   }
   for (StringRef entry : fileArgs) {
     std::string option = ("--arg " + entry).str();
-    auto [index, path] = entry.split('=');
-    unsigned i;
-    if (index.getAsInteger(10, i) || path.empty())
-      return fail("expected --arg INDEX=PATH, got '" + entry + "'");
-    if (failed(inRange(i)) || failed(claim(i, option)))
+    auto [key, path] = entry.split('=');
+    if (key.empty() || path.empty())
+      return fail("expected --arg NAME=PATH or INDEX=PATH, got '" + entry +
+                  "'");
+    FailureOr<unsigned> i = resolveOne(option, key);
+    if (failed(i) || failed(claim(*i, option)))
       return failure();
-    if (!signature.arguments[i].isBuffer)
-      return fail(option + ": " + describe(i) +
-                  " is a scalar: give it with --scalar " + llvm::Twine(i) +
+    if (!signature.arguments[*i].isBuffer)
+      return fail(option + ": " + describe(*i) +
+                  " is a scalar: give it with --scalar " + nameOf(*i) +
                   "=VALUE");
-    plan.files[i] = path.str();
+    plan.files[*i] = path.str();
     // A path without %r is the same file on every rank: check it once.
     std::string problem;
     if (!path.contains("%r") &&
-        failed(
-            checkArgumentFile(signature.arguments[i], i, path.str(), problem)))
+        failed(checkArgumentFile(signature.arguments[*i], *i, path.str(),
+                                 problem)))
       return fail(problem);
   }
-  for (unsigned i : replicatedArgs) {
-    if (failed(inRange(i)))
-      return failure();
-    if (!signature.arguments[i].isBuffer)
-      return fail("--replicate " + llvm::Twine(i) + ": " + describe(i) +
-                  " is a scalar, the same on every rank already");
-    if (plan.files.count(i))
-      return fail("--replicate " + llvm::Twine(i) + ": " + describe(i) +
-                  " is read from " + plan.files[i] +
-                  ", not generated from the seed");
-    plan.replicated.insert(i);
+  for (StringRef key : zeroArgs) {
+    std::string option = ("--zeros " + key).str();
+    SmallVector<unsigned> indices;
+    std::string error;
+    if (failed(resolveArguments(signature, option, key, /*allowGlob=*/true,
+                                indices, error)))
+      return fail(error);
+    for (unsigned i : indices) {
+      if (!signature.arguments[i].isBuffer)
+        return fail(option + ": " + describe(i) +
+                    " is a scalar: give it with --scalar " + nameOf(i) +
+                    "=VALUE");
+      if (failed(claim(i, option)))
+        return failure();
+      plan.zeros.insert(i);
+    }
   }
-  for (auto [i, spec] : llvm::enumerate(signature.arguments))
-    if (!spec.isBuffer && !plan.scalars.count(i))
+  for (StringRef key : replicatedArgs) {
+    std::string option = ("--replicate " + key).str();
+    SmallVector<unsigned> indices;
+    std::string error;
+    if (failed(resolveArguments(signature, option, key, /*allowGlob=*/true,
+                                indices, error)))
+      return fail(error);
+    for (unsigned i : indices) {
+      if (!signature.arguments[i].isBuffer)
+        return fail(option + ": " + describe(i) +
+                    " is a scalar, the same on every rank already");
+      if (auto it = givenBy.find(i); it != givenBy.end())
+        return fail(option + ": " + describe(i) + " is given by " +
+                    it->second + ", not generated from the seed");
+      plan.replicated.insert(i);
+    }
+  }
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    if (spec.isBuffer || plan.scalars.count(i))
+      continue;
+    if (spec.defaultValue.empty())
       return fail(describe(i) + " is a scalar: give it with --scalar " +
-                  llvm::Twine(i) + "=VALUE");
+                  spec.name + "=VALUE");
+    std::string problem;
+    if (failed(parseScalar(spec, spec.defaultValue, plan.scalars[i], problem)))
+      return fail(describe(i) + ": its prec.default: " + problem + ", got '" +
+                  spec.defaultValue + "'");
+  }
   return success();
 }
 
@@ -182,10 +271,14 @@ llvm::Error initializeArgument(const EntrySignature &signature,
   if (!spec.isBuffer) {
     auto it = plan.scalars.find(index);
     if (it == plan.scalars.end())
-      return makeError("argument " + llvm::Twine(index) + " (" + spec.typeName +
-                       ") is a scalar: give it with --scalar " +
-                       llvm::Twine(index) + "=VALUE");
+      return makeError(describeArgument(signature, index) +
+                       " is a scalar: give it with --scalar " + spec.name +
+                       "=VALUE");
     std::memcpy(data, &it->second, sizeof(it->second));
+    return llvm::Error::success();
+  }
+  if (plan.zeros.count(index)) {
+    std::memset(data, 0, spec.bytes());
     return llvm::Error::success();
   }
   if (auto it = plan.files.find(index); it != plan.files.end()) {

@@ -26,14 +26,29 @@ struct ArgumentPlan {
   std::map<unsigned, int64_t> scalars;
   /// --arg paths, %r not yet replaced by the rank.
   std::map<unsigned, std::string> files;
+  /// --zeros: filled with zeros.
+  std::set<unsigned> zeros;
   /// --replicate: the same generated values on every rank.
   std::set<unsigned> replicated;
   uint64_t seed = 1;
 };
 
-/// Reads --scalar, --arg, --replicate and --seed against `signature`, and
+/// "argument 4 'lr' (f32)".
+std::string describeArgument(const mlir::prec::EntrySignature &signature,
+                             unsigned index);
+
+/// The arguments `key` names for `option`: a position, a name, or (with
+/// `allowGlob`) a glob over the names that matches at least one. Failure
+/// with what is wrong, and the names there are, in `error`.
+mlir::LogicalResult
+resolveArguments(const mlir::prec::EntrySignature &signature,
+                 llvm::StringRef option, llvm::StringRef key, bool allowGlob,
+                 llvm::SmallVectorImpl<unsigned> &indices, std::string &error);
+
+/// Reads --scalar, --arg, --zeros, --replicate and --seed against `signature`, and
 /// checks once, before anything is compiled, what does not depend on the
-/// rank. Says what is wrong on stderr.
+/// rank. Scalars that no option gives take the program's `prec.default`.
+/// Says what is wrong on stderr.
 mlir::LogicalResult parseArgumentOptions(const mlir::prec::EntrySignature &,
                                          ArgumentPlan &plan);
 

@@ -60,18 +60,31 @@ cl::opt<std::string>
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the argument initialization"),
                        cl::init(1), cl::cat(runCategory));
 cl::list<std::string>
-    scalarArgs("scalar", cl::desc("INDEX=VALUE: value of a scalar argument"),
+    scalarArgs("scalar",
+               cl::desc("NAME=VALUE or INDEX=VALUE: value of a scalar "
+                        "argument (default: its prec.default)"),
                cl::cat(runCategory));
 cl::list<std::string>
     fileArgs("arg",
-             cl::desc("INDEX=PATH: raw little-endian contents of a tensor "
-                      "argument; %r in PATH is replaced by the rank"),
+             cl::desc("NAME=PATH or INDEX=PATH: raw little-endian contents "
+                      "of a tensor argument; %r in PATH is replaced by the "
+                      "rank"),
              cl::cat(runCategory));
-cl::list<unsigned>
+cl::list<std::string>
+    zeroArgs("zeros",
+             cl::desc("NAME, GLOB or INDEX: fill these tensor arguments with "
+                      "zeros (optimizer state: --zeros 'm_*,v_*')"),
+             cl::CommaSeparated, cl::cat(runCategory));
+cl::list<std::string>
     replicatedArgs("replicate",
-                   cl::desc("INDEX: give this argument the same random values "
-                            "on every rank"),
+                   cl::desc("NAME, GLOB or INDEX: give these arguments the "
+                            "same random values on every rank"),
                    cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<bool>
+    listArgs("list-args",
+             cl::desc("list the entry function's arguments and results "
+                      "(position, name, type, role, default) and exit"),
+             cl::init(false), cl::cat(runCategory));
 cl::opt<int> numSteps("steps",
                       cl::desc("run the function this many "
                                "times, feeding results back"),
@@ -82,7 +95,8 @@ cl::opt<std::string> printMode("print",
 cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write every argument and result of every rank "
-                       "as raw files into this directory"),
+                       "as raw files into this directory, and "
+                       "manifest.json: their names, shapes, dtypes and files"),
               cl::init(""), cl::cat(runCategory));
 cl::opt<int64_t>
     timeoutMs("timeout-ms",
@@ -112,12 +126,15 @@ cl::opt<bool> profileSteps(
     cl::desc("time every kernel, gemm and collective (CPU) and print, per "
              "rank, where a step's time goes"),
     cl::init(false), cl::cat(runCategory));
-cl::opt<bool> reportTraffic(
+cl::opt<std::string> trafficMode(
     "traffic",
-    cl::desc("remark the bytes each rank sends and receives per collective "
-             "and reads and writes per kernel (prec-report-traffic), and "
-             "print per rank what the runtime counted in the last step"),
-    cl::init(false), cl::cat(runCategory));
+    cl::desc("state the bytes each rank moves per step, as the compiler "
+             "figures them (prec-report-traffic, callees included) beside "
+             "what the runtime counted in the last step: a summary per "
+             "collective kind (--traffic); =full: a remark per collective "
+             "and kernel, and every collective the runtime counted"),
+    cl::ValueOptional, cl::value_desc("summary|full"), cl::init(""),
+    cl::cat(runCategory));
 cl::opt<bool> gemmContractions(
     "gemm-contractions",
     cl::desc("run matmuls through precrt's gemm (default; =false: "
@@ -174,7 +191,18 @@ cl::opt<bool> dumpLowered("dump-lowered",
                           cl::desc("print the lowered module and exit"),
                           cl::init(false), cl::cat(runCategory));
 
+bool trafficRequested() { return trafficMode.getNumOccurrences() > 0; }
+
+bool trafficFull() { return trafficRequested() && trafficMode == "full"; }
+
 LogicalResult checkOptions() {
+  if (trafficRequested() && !trafficMode.empty() && trafficMode != "summary" &&
+      trafficMode != "full") {
+    llvm::errs() << "prec-run: error: --traffic takes summary (the default) "
+                    "or full, got '"
+                 << trafficMode << "'\n";
+    return failure();
+  }
   if (printMode != "none" && printMode != "summary" && printMode != "values") {
     llvm::errs()
         << "prec-run: error: --print must be none, summary or values\n";
@@ -229,7 +257,7 @@ prec::RunnerOptions getRunnerOptions() {
   options.fuseKernels = fuseKernels;
   options.profile = profileSteps;
   options.gemmContractions = gemmContractions;
-  options.reportTraffic = reportTraffic;
+  options.reportTraffic = trafficRequested();
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
   options.reduceScatterBlockBytes = reduceScatterBlockBytes;

@@ -28,7 +28,9 @@ extern llvm::cl::opt<std::string> entryName;
 extern llvm::cl::opt<uint64_t> seed;
 extern llvm::cl::list<std::string> scalarArgs;
 extern llvm::cl::list<std::string> fileArgs;
-extern llvm::cl::list<unsigned> replicatedArgs;
+extern llvm::cl::list<std::string> zeroArgs;
+extern llvm::cl::list<std::string> replicatedArgs;
+extern llvm::cl::opt<bool> listArgs;
 extern llvm::cl::opt<int> numSteps;
 extern llvm::cl::opt<std::string> printMode;
 extern llvm::cl::opt<std::string> outputDir;
@@ -39,9 +41,13 @@ extern llvm::cl::opt<bool> fuseKernels;
 extern llvm::cl::opt<bool> profileSteps;
 extern llvm::cl::opt<bool> gemmContractions;
 extern llvm::cl::opt<int64_t> vectorBits;
-extern llvm::cl::opt<bool> reportTraffic;
+extern llvm::cl::opt<std::string> trafficMode;
 extern llvm::cl::opt<bool> dumpLowered;
 extern llvm::cl::opt<std::string> dumpObject;
+
+/// Whether --traffic was given, and whether as --traffic=full.
+bool trafficRequested();
+bool trafficFull();
 
 /// Checks the options that need no module; says what is wrong on stderr.
 mlir::LogicalResult checkOptions();

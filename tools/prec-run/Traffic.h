@@ -15,6 +15,12 @@ namespace prec_run {
 /// of prec-report-traffic, so that the two can be read side by side.
 std::string describeTraffic(int32_t rank);
 
+/// The same collectives summed per kind, on one line, with the compiler's
+/// figure for the entry function beside them: `compilerTotal`, the
+/// function remark of prec-report-traffic ("N transports, each rank sends
+/// S bytes ..."), callees included; empty when there was none.
+std::string summarizeTraffic(int32_t rank, const std::string &compilerTotal);
+
 } // namespace prec_run
 
 #endif // PREC_TOOLS_PREC_RUN_TRAFFIC_H

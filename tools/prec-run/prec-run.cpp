@@ -19,6 +19,7 @@
 #include "Printing.h"
 #include "Traffic.h"
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
@@ -27,6 +28,9 @@
 #include "precrt/gpu.h"
 #include "precrt/precrt.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -35,9 +39,12 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -49,6 +56,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 using namespace mlir;
 using namespace prec_run;
@@ -65,6 +73,148 @@ void reportError(llvm::Error error) {
       [](const llvm::ErrorInfoBase &info) {
         llvm::errs() << "prec-run: error: " << info.message() << "\n";
       });
+}
+
+/// Gives every argument of a public function that has no `prec.name` the
+/// SSA name it has in the source (`%lr`: "lr"), which MLIR's parser does
+/// not keep in the IR; `parserState` recorded where each was defined.
+void nameArgumentsFromSource(ModuleOp module,
+                             const AsmParserState &parserState) {
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal() || function.isPrivate())
+      continue;
+    const AsmParserState::BlockDefinition *definition =
+        parserState.getBlockDef(&function.getBody().front());
+    if (!definition)
+      continue;
+    Builder builder(module.getContext());
+    for (auto [i, argument] : llvm::enumerate(definition->arguments)) {
+      if (i >= function.getNumArguments() ||
+          function.getArgAttr(i, prec::kNameAttrName))
+        continue;
+      const char *start = argument.loc.Start.getPointer();
+      const char *end = argument.loc.End.getPointer();
+      if (!start || end <= start)
+        continue;
+      StringRef name = StringRef(start, end - start).ltrim('%');
+      // Names as prec.name takes them; %0 stays a position.
+      if (name.empty() || llvm::isDigit(name[0]) ||
+          !llvm::all_of(name, [](char c) {
+            return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+          }))
+        continue;
+      function.setArgAttr(i, prec::kNameAttrName,
+                          builder.getStringAttr(name));
+    }
+  }
+}
+
+/// The element type of `spec`: `bf16` of `tensor<4x8xbf16>`.
+std::string getDtypeName(const prec::ValueSpec &spec) {
+  StringRef type = spec.typeName;
+  if (!spec.isBuffer)
+    return type.str();
+  // Between `tensor<` (`memref<`) and the closing `>`, after the extents.
+  type = type.drop_until([](char c) { return c == '<'; }).drop_front();
+  type = type.take_until([](char c) { return c == ',' || c == '>'; });
+  return type.rsplit('x').second.empty() ? type.str()
+                                         : type.rsplit('x').second.str();
+}
+
+/// The role of argument `index`: fed back by a result, or the same at every
+/// step (data), or a scalar.
+std::string getRole(const prec::EntrySignature &signature, unsigned index) {
+  if (signature.feedsBack(index))
+    return "state";
+  return signature.arguments[index].isBuffer ? "data" : "scalar";
+}
+
+/// --list-args: the entry function's arguments and results, one a line.
+void listArguments(const prec::EntrySignature &signature) {
+  auto &os = llvm::outs();
+  os << "@" << signature.name << ": " << signature.arguments.size()
+     << " arguments, " << signature.results.size() << " results\n";
+  size_t nameWidth = 4, typeWidth = 4;
+  for (const auto *list : {&signature.arguments, &signature.results})
+    for (const prec::ValueSpec &spec : *list) {
+      nameWidth = std::max(nameWidth, spec.name.size());
+      typeWidth = std::max(typeWidth, spec.typeName.size());
+    }
+  auto row = [&](StringRef position, StringRef name, StringRef type,
+                 StringRef role, StringRef notes) {
+    std::string line;
+    llvm::raw_string_ostream row(line);
+    row << "  " << llvm::left_justify(position, 9)
+        << llvm::left_justify(name, nameWidth + 1)
+        << llvm::left_justify(type, typeWidth + 1) << llvm::left_justify(role, 7)
+        << notes;
+    os << StringRef(line).rtrim() << "\n";
+  };
+  row("argument", "name", "type", "role", "");
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    std::string notes;
+    if (signature.feedsBack(i))
+      notes = "fed back by result " + std::to_string(i);
+    if (!spec.defaultValue.empty())
+      notes += (notes.empty() ? "" : ", ") + ("default " + spec.defaultValue);
+    else if (!spec.isBuffer)
+      notes += (notes.empty() ? "" : ", ") +
+               ("required: --scalar " + spec.name + "=VALUE");
+    row(std::to_string(i), spec.name, spec.typeName, getRole(signature, i),
+        notes);
+  }
+  row("result", "name", "type", "", "");
+  for (auto [i, spec] : llvm::enumerate(signature.results))
+    row(std::to_string(i), spec.name, spec.typeName, "",
+        signature.feedsBack(i) ? "feeds argument " + std::to_string(i) : "");
+}
+
+/// Writes DIR/manifest.json: every argument and result with its name, type,
+/// dtype, shape and the file of each rank.
+llvm::Error writeManifest(const prec::EntrySignature &signature,
+                          int64_t ranks) {
+  using llvm::json::Array;
+  using llvm::json::Object;
+  auto describe = [&](const prec::ValueSpec &spec, unsigned index,
+                      StringRef fileKind) {
+    Array shape, files;
+    for (int64_t extent : spec.shape)
+      shape.push_back(extent);
+    for (int64_t rank = 0; rank < ranks; ++rank)
+      files.push_back("rank" + std::to_string(rank) + "_" + fileKind.str() +
+                      std::to_string(index) + ".bin");
+    return Object{{"index", index},
+                  {"name", spec.name},
+                  {"type", spec.typeName},
+                  {"dtype", getDtypeName(spec)},
+                  {"shape", std::move(shape)},
+                  {"bytes", static_cast<int64_t>(spec.bytes())},
+                  {"files", std::move(files)}};
+  };
+  Array arguments, results;
+  for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+    Object object = describe(spec, i, "arg");
+    object["role"] = getRole(signature, i);
+    if (!spec.defaultValue.empty())
+      object["default"] = spec.defaultValue;
+    arguments.push_back(std::move(object));
+  }
+  for (auto [i, spec] : llvm::enumerate(signature.results)) {
+    Object object = describe(spec, i, "result");
+    if (signature.feedsBack(i))
+      object["feeds_argument"] = static_cast<int64_t>(i);
+    results.push_back(std::move(object));
+  }
+  llvm::json::Value manifest =
+      Object{{"entry", signature.name},
+             {"ranks", ranks},
+             {"steps", numSteps.getValue()},
+             {"arguments", std::move(arguments)},
+             {"results", std::move(results)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", manifest) << "\n";
+  return writeRaw(outputDir + "/manifest.json", text.data(), text.size());
 }
 
 /// Initializes each rank's arguments as the options say, and collects what
@@ -84,6 +234,10 @@ public:
                                    ArrayRef<const void *> args) override {
     if (rank == 0)
       runStart = lastReport = std::chrono::steady_clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ranksHere.insert(rank);
+    }
     if (outputDir.empty())
       return llvm::Error::success();
     for (auto [i, spec] : llvm::enumerate(signature.arguments))
@@ -118,8 +272,11 @@ public:
                           const prec::RankProfile &profile) override {
     if (profileSteps)
       addLine(rank, describeProfile(rank, profile));
-    if (reportTraffic)
-      addLine(rank, describeTraffic(rank));
+    if (trafficRequested())
+      addLine(rank, trafficFull()
+                        ? describeTraffic(rank)
+                        : summarizeTraffic(rank, rank == 0 ? compilerTraffic
+                                                           : std::string()));
     for (auto [i, spec] : llvm::enumerate(signature.results)) {
       llvm::Expected<const void *> value = results.getHostResult(i);
       if (!value)
@@ -182,6 +339,9 @@ public:
     return failedRank;
   }
 
+  /// Whether `rank` ran in this process.
+  bool hasRank(int32_t rank) const { return ranksHere.count(rank); }
+
 private:
   void addLine(int32_t rank, std::string line) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -207,6 +367,11 @@ private:
   bool ranksAreThreads;
   std::mutex mutex;
   std::map<int32_t, RankOutcome> outcomes;
+  std::set<int32_t> ranksHere;
+
+public:
+  /// The entry function's remark of prec-report-traffic, less its prefix.
+  std::string compilerTraffic;
   /// Rank 0's progress.
   std::chrono::steady_clock::time_point runStart, lastReport;
 };
@@ -298,12 +463,23 @@ int main(int argc, char **argv) {
     return 1;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  // Verified only once the backward functions it calls are declared.
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      sourceMgr, ParserConfig(&context, /*verifyAfterParse=*/false));
+  // Parsed as parseSourceFile does, keeping where the SSA names were, and
+  // verified only once the backward functions it calls are declared.
+  AsmParserState parserState;
+  Block parsed;
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &parserState)))
+    return 1;
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, &context,
+          FileLineColLoc::get(&context,
+                              sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(),
+                              0, 0));
   if (!module || failed(prec::declareCalledBackwardFunctions(*module)) ||
       failed(verify(*module)))
     return 1;
+  nameArgumentsFromSource(*module, parserState);
 
   if (backendName != "local" && backendName != "mpi" && backendName != "nccl") {
     llvm::errs() << "prec-run: error: --backend must be local, mpi or nccl, "
@@ -353,6 +529,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   prec::Runner &runner = **created;
+  if (listArgs) {
+    listArguments(runner.getSignature());
+    return 0;
+  }
   // What needs no compiling is checked before compiling.
   ArgumentPlan plan;
   if (!compileOnly) {
@@ -371,9 +551,30 @@ int main(int argc, char **argv) {
       return 1;
   }
   auto loweringStarted = std::chrono::steady_clock::now();
-  if (llvm::Error error = runner.lower()) {
-    reportError(std::move(error));
-    return 1;
+  // --traffic: the remarks of prec-report-traffic on each op and function
+  // are --traffic=full's; the summary keeps the entry function's, callees
+  // included, and shows it beside the runtime's counts.
+  std::string compilerTraffic;
+  {
+    std::string entryPrefix = "traffic: @" + runner.getSignature().name + ": ";
+    ScopedDiagnosticHandler trafficFilter(&context, [&](Diagnostic &diag) {
+      if (!trafficRequested() || trafficFull() ||
+          diag.getSeverity() != DiagnosticSeverity::Remark)
+        return failure();
+      std::string message = diag.str();
+      if (!StringRef(message).starts_with("traffic: "))
+        return failure();
+      if (!StringRef(message).starts_with(entryPrefix))
+        return success();
+      compilerTraffic = message.substr(entryPrefix.size());
+      for (const Diagnostic &note : diag.getNotes())
+        compilerTraffic += "; " + note.str();
+      return success();
+    });
+    if (llvm::Error error = runner.lower()) {
+      reportError(std::move(error));
+      return 1;
+    }
   }
   auto lowered = std::chrono::steady_clock::now();
   if (dumpLowered) {
@@ -420,6 +621,7 @@ int main(int argc, char **argv) {
   }
 
   CommandLineObserver observer(runner, plan);
+  observer.compilerTraffic = compilerTraffic;
   started = std::chrono::steady_clock::now();
   llvm::Error runError = runner.run(numSteps, observer);
   double seconds =
@@ -439,6 +641,16 @@ int main(int argc, char **argv) {
   }
   if (failedRank)
     return 1;
+  // The process of rank 0 describes what every rank wrote.
+  if (!outputDir.empty() && observer.hasRank(0)) {
+    int64_t ranks = runner.ranksAreThreads()
+                        ? runner.getNumRanks()
+                        : prec::getMpiWorldSize().value_or(1);
+    if (llvm::Error error = writeManifest(runner.getSignature(), ranks)) {
+      reportError(std::move(error));
+      return 1;
+    }
+  }
   llvm::errs() << llvm::formatv("prec-run: {0} step(s) in {1:f3} s\n",
                                 numSteps.getValue(), seconds)
                       .str();

@@ -45,6 +45,12 @@ struct ValueSpec {
   std::string typeName;
   /// An index scalar: a size or a position, never negative.
   bool isIndex = false;
+  /// The name it goes by: the function's `prec.name` (arguments: or the
+  /// SSA name in the source), else `argN` or `resultN`.
+  std::string name;
+  /// A scalar argument's `prec.default`, as text parseScalar reads; empty
+  /// when the program states none.
+  std::string defaultValue;
 
   int64_t numElements() const;
   size_t elementBytes() const;

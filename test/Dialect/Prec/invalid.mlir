@@ -1227,3 +1227,53 @@ func.func @average_in_scaled_accumulation(%q: tensor<64xf8E4M3FN>) -> tensor<64x
 
 // expected-error @+1 {{expected 'prec.no_grad' of argument 0 to be a unit attribute, got true}}
 func.func private @no_grad_not_unit(tensor<8xf32> {prec.no_grad = true})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "1x"}}
+func.func private @name_starts_with_digit(tensor<8xf32> {prec.name = "1x"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "m*"}}
+func.func private @name_with_glob(tensor<8xf32> {prec.name = "m*"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.name' of argument 1 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got 3 : i64}}
+func.func private @name_not_a_string(f32, f32 {prec.name = 3})
+
+// -----
+
+// expected-error @+1 {{expected distinct 'prec.name' on arguments, got "w" on arguments 0 and 2}}
+func.func private @name_twice(tensor<8xf32> {prec.name = "w"}, f32, tensor<8xf32> {prec.name = "w"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.default' only on scalar arguments, argument 0 has type 'tensor<8xf32>'}}
+func.func private @default_on_tensor(tensor<8xf32> {prec.default = 1.0 : f32})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.default' of argument 0 to be a number of its type 'f32', got 2.000000e-02 : f64}}
+func.func private @default_other_type(f32 {prec.default = 0.02 : f64})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.default' of argument 0 to be a number of its type 'i32', got "3"}}
+func.func private @default_not_a_number(i32 {prec.default = "3"})
+
+// -----
+
+// expected-error @+1 {{expected distinct 'prec.name' on results, got "loss" on results 0 and 1}}
+func.func private @result_name_twice() -> (f32 {prec.name = "loss"}, f32 {prec.name = "loss"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.name' of result 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "a b"}}
+func.func private @result_name_space() -> (f32 {prec.name = "a b"})
+
+// -----
+
+// expected-error @+1 {{unknown prec attribute 'prec.default' on a result}}
+func.func private @result_default() -> (f32 {prec.default = 1.0 : f32})

@@ -118,3 +118,4 @@ func.func @loops(%x: tensor<16xf32>, %n: index) -> tensor<16xf32> {
   }
   return %u : tensor<16xf32>
 }
+

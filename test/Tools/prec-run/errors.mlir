@@ -1,16 +1,16 @@
 // Every mistake in running a program is a message and exit code 1, never a
 // crash or a hang.
 // RUN: not prec-run %s 2>&1 | FileCheck %s --check-prefix=SCALAR
-// SCALAR: prec-run: error: argument 1 (f32) is a scalar: give it with --scalar 1=VALUE
+// SCALAR: prec-run: error: argument 1 's' (f32) is a scalar: give it with --scalar s=VALUE
 // SCALAR-NOT: compiled
 // RUN: not prec-run %s --scalar 1=fast 2>&1 | FileCheck %s --check-prefix=SYNTAX
-// SYNTAX: prec-run: error: --scalar 1=fast: argument 1 (f32): expected a number, got 'fast'
+// SYNTAX: prec-run: error: --scalar 1=fast: argument 1 's' (f32): expected a number, got 'fast'
 // RUN: not prec-run %s --scalar 1 2>&1 | FileCheck %s --check-prefix=NOVALUE
-// NOVALUE: prec-run: error: expected --scalar INDEX=NUMBER, got '1'
+// NOVALUE: prec-run: error: expected --scalar NAME=NUMBER or INDEX=NUMBER, got '1'
 // RUN: not prec-run %s --scalar 1= 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: prec-run: error: --scalar 1=: argument 1 (f32): expected a number, got ''
+// EMPTY: prec-run: error: --scalar 1=: argument 1 's' (f32): expected a number, got ''
 // RUN: not prec-run %s --scalar 7=1 2>&1 | FileCheck %s --check-prefix=RANGE
-// RANGE: prec-run: error: argument index 7 out of range: the entry function has 2 arguments
+// RANGE: prec-run: error: --scalar 7=1: argument index 7 out of range: the entry function has 2 arguments
 // RUN: printf 'abc' > %t.bin
 // RUN: not prec-run %s --scalar 1=1 --arg 0=%t.bin 2>&1 | FileCheck %s --check-prefix=SIZE
 // SIZE: prec-run: error: {{.*}} has 3 bytes, argument 0 (tensor<8xf32>) needs 32
@@ -20,13 +20,13 @@
 
 // Every argument takes one value, of its own kind.
 // RUN: not prec-run %s --scalar 1=1 --scalar 0=5 2>&1 | FileCheck %s --check-prefix=TENSOR
-// TENSOR: prec-run: error: --scalar 0=5: argument 0 (tensor<8xf32>) is a tensor: give its contents with --arg 0=PATH
+// TENSOR: prec-run: error: --scalar 0=5: argument 0 'x' (tensor<8xf32>) is a tensor: give its contents with --arg x=PATH or --zeros x
 // RUN: not prec-run %s --scalar 1=1 --arg 1=%t.bin 2>&1 | FileCheck %s --check-prefix=TWICE
-// TWICE: prec-run: error: argument 1 is given twice: --scalar 1=1 and --arg 1={{.*}}
+// TWICE: prec-run: error: argument 1 's' (f32) is given twice: --scalar 1=1 and --arg 1={{.*}}
 // RUN: not prec-run %s --arg 1=%t.bin 2>&1 | FileCheck %s --check-prefix=NOT-A-TENSOR
-// NOT-A-TENSOR: prec-run: error: --arg 1={{.*}}: argument 1 (f32) is a scalar: give it with --scalar 1=VALUE
+// NOT-A-TENSOR: prec-run: error: --arg 1={{.*}}: argument 1 's' (f32) is a scalar: give it with --scalar s=VALUE
 // RUN: not prec-run %s --scalar 1=1 --replicate 1 2>&1 | FileCheck %s --check-prefix=REPLICATE
-// REPLICATE: prec-run: error: --replicate 1: argument 1 (f32) is a scalar, the same on every rank already
+// REPLICATE: prec-run: error: --replicate 1: argument 1 's' (f32) is a scalar, the same on every rank already
 
 // The ranks must be those of the grid, checked before compiling.
 // RUN: not prec-run %s --scalar 1=1 --ranks 3 2>&1 | FileCheck %s --check-prefix=RANKS

@@ -1,10 +1,12 @@
 //===- PrecDialect.cpp - prec dialect -------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -98,6 +100,67 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
          << attribute.getName().getValue() << "' on an operation";
 }
 
+/// Checks a `prec.name` on value `index` of `kind` ("argument", "result")
+/// of `op`: a name a command line can write, and no other argument or
+/// result of the function has it.
+static LogicalResult verifyValueName(Operation *op, StringRef kind,
+                                     unsigned index, Attribute value) {
+  auto name = dyn_cast<StringAttr>(value);
+  auto isNameChar = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+  };
+  // A leading digit would read as a position, '=' and glob characters as
+  // the syntax of prec-run's options.
+  if (!name || name.getValue().empty() || llvm::isDigit(name.getValue()[0]) ||
+      !llvm::all_of(name.getValue(), isNameChar))
+    return op->emitError("expected '")
+           << kNameAttrName << "' of " << kind << " " << index
+           << " to be a string of letters, digits, '_', '.' and '-' that "
+              "does not start with a digit, got "
+           << value;
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return success();
+  bool isResult = kind == "result";
+  unsigned count =
+      isResult ? function.getNumResults() : function.getNumArguments();
+  for (unsigned other = 0; other < count; ++other) {
+    if (other == index)
+      continue;
+    Attribute otherName =
+        isResult ? function.getResultAttr(other, kNameAttrName)
+                 : function.getArgAttr(other, kNameAttrName);
+    if (otherName == name)
+      return op->emitError("expected distinct '")
+             << kNameAttrName << "' on " << kind << "s, got "
+             << name << " on " << kind << "s " << std::min(index, other)
+             << " and " << std::max(index, other);
+  }
+  return success();
+}
+
+/// Checks a `prec.default` on argument `index` of `op`: a number of the
+/// argument's own type, which must be a scalar.
+static LogicalResult verifyDefault(Operation *op, unsigned index,
+                                   Attribute value) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError("expected '")
+           << kDefaultAttrName
+           << "' on the argument of a function";
+  Type type = function.getArgumentTypes()[index];
+  if (!type.isIntOrIndexOrFloat())
+    return op->emitError("expected '")
+           << kDefaultAttrName << "' only on scalar arguments, "
+           << "argument " << index << " has type " << type;
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || !isa<FloatAttr, IntegerAttr>(value) || typed.getType() != type)
+    return op->emitError("expected '")
+           << kDefaultAttrName << "' of argument " << index
+           << " to be a number of its type " << type << ", got " << value;
+  return success();
+}
+
 LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -109,6 +172,10 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
              << " to be a unit attribute, got " << attribute.getValue();
     return success();
   }
+  if (attribute.getName() == kNameAttrName)
+    return verifyValueName(op, "argument", argIndex, attribute.getValue());
+  if (attribute.getName() == kDefaultAttrName)
+    return verifyDefault(op, argIndex, attribute.getValue());
   if (attribute.getName() != kGradDtypeAttrName)
     return op->emitError("unknown prec attribute '")
            << attribute.getName().getValue() << "' on an argument";
@@ -125,4 +192,14 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
            << " to be a float type with a zero, got " << dtype.getValue()
            << " (a scale-only type)";
   return success();
+}
+
+
+LogicalResult PrecDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  if (attribute.getName() == kNameAttrName)
+    return verifyValueName(op, "result", resultIndex, attribute.getValue());
+  return op->emitError("unknown prec attribute '")
+         << attribute.getName().getValue() << "' on a result";
 }

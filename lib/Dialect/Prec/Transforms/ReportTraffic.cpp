@@ -15,6 +15,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECREPORTTRAFFIC
@@ -81,114 +85,231 @@ int64_t transportBytes(TransportKind kind, int64_t count, int64_t elementBytes,
   llvm_unreachable("unknown transport kind");
 }
 
+/// What a function moves per call.
+struct Traffic {
+  int64_t transports = 0, sent = 0, received = 0;
+  int64_t kernels = 0, read = 0, written = 0;
+  bool allKnown = true, loopsUnknown = false, bounded = false;
+  /// Per transport kind: how many run, and the bytes each rank sends.
+  std::map<TransportKind, std::pair<int64_t, int64_t>> byKind;
+  /// At how many places of a call (its own ops and its callees', loops not
+  /// counted) each all_gather of the source runs: an inlined copy keeps its
+  /// location.
+  std::map<std::string, int64_t> gathersBySource;
+  /// The functions called, callees' callees included.
+  llvm::SetVector<StringRef> callees;
+
+  void add(const Traffic &other, int64_t runs) {
+    transports += runs * other.transports;
+    sent += runs * other.sent;
+    received += runs * other.received;
+    kernels += runs * other.kernels;
+    read += runs * other.read;
+    written += runs * other.written;
+    allKnown &= other.allKnown;
+    loopsUnknown |= other.loopsUnknown;
+    bounded |= other.bounded;
+    for (auto &[kind, counts] : other.byKind) {
+      byKind[kind].first += runs * counts.first;
+      byKind[kind].second += runs * counts.second;
+    }
+    for (auto &[source, count] : other.gathersBySource)
+      gathersBySource[source] += count;
+    callees.insert(other.callees.begin(), other.callees.end());
+  }
+};
+
+/// The source position an op came from: the callee's position of an
+/// inlined op, without the call sites.
+std::string getSourcePosition(Location loc) {
+  while (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    loc = callSite.getCallee();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return getSourcePosition(fused.getLocations().front());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << llvm::sys::path::filename(file.getFilename().getValue()) << ":"
+       << file.getLine() << ":" << file.getColumn();
+  else
+    os << loc;
+  return text;
+}
+
+/// The traffic of one call of `func`, callees included; `emit` remarks
+/// each op of `func` itself. `active` holds the functions being summed, so
+/// that recursion stops.
+Traffic summarize(func::FuncOp func, bool emit,
+                  llvm::SmallPtrSetImpl<Operation *> &active) {
+  Traffic traffic;
+  active.insert(func);
+  func.walk([&](Operation *op) {
+    int loops = 0;
+    std::optional<int64_t> runsPerCall = getRunsPerCall(op, loops);
+    int64_t runs = runsPerCall.value_or(1);
+    // A callee's traffic counts once per call (the pass runs on every
+    // function, so each remarks its own ops).
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          op, call.getCalleeAttr());
+      if (!callee || callee.isExternal() || active.contains(callee))
+        return;
+      traffic.loopsUnknown |= loops && !runsPerCall;
+      Traffic called = summarize(callee, /*emit=*/false, active);
+      traffic.callees.insert(callee.getSymName());
+      traffic.add(called, runs);
+      return;
+    }
+    if (!isa<TransportOp>(op)) {
+      auto kernel = dyn_cast<linalg::LinalgOp>(op);
+      if (!kernel || !kernel.hasPureTensorSemantics())
+        return;
+    }
+    // An op in loops is stated per iteration and counted in the totals
+    // once per run of it in a call.
+    std::string perIteration;
+    if (loops)
+      perIteration = runsPerCall ? " per iteration, " +
+                                       std::to_string(*runsPerCall) +
+                                       " iterations per call"
+                                 : " per iteration of a loop of unknown "
+                                   "trip count";
+    if (auto transport = dyn_cast<TransportOp>(op)) {
+      auto inputType = cast<RankedTensorType>(transport.getInput().getType());
+      auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+          op, transport.getGridAttr());
+      int64_t groupSize =
+          grid ? getCollectiveGroupSize(grid, transport.getGridAxes())
+               : ShapedType::kDynamic;
+      if (!inputType.hasStaticShape() || ShapedType::isDynamic(groupSize) ||
+          groupSize <= 0) {
+        traffic.allKnown = false;
+        if (emit)
+          op->emitRemark() << "traffic: "
+                           << stringifyTransportKind(transport.getKind())
+                           << " with a dynamic size or group: bytes not "
+                              "known statically";
+        return;
+      }
+      Type elementType = inputType.getElementType();
+      int64_t elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
+      std::string elementName;
+      llvm::raw_string_ostream(elementName) << elementType;
+      bool exact = true;
+      int64_t bytes =
+          transportBytes(transport.getKind(), inputType.getNumElements(),
+                         elementBytes, groupSize, exact);
+      traffic.loopsUnknown |= loops && !runsPerCall;
+      traffic.bounded |= !exact;
+      traffic.transports += runs;
+      traffic.sent += runs * bytes;
+      traffic.received += runs * bytes;
+      auto &kind = traffic.byKind[transport.getKind()];
+      kind.first += runs;
+      kind.second += runs * bytes;
+      if (transport.getKind() == TransportKind::AllGather)
+        traffic.gathersBySource[getSourcePosition(op->getLoc())] += 1;
+      if (!emit)
+        return;
+      StringRef bound = exact ? "" : "at most ";
+      op->emitRemark() << "traffic: "
+                       << stringifyTransportKind(transport.getKind()) << " of "
+                       << inputType.getNumElements() << " x " << elementName
+                       << " over " << groupSize << " ranks: each rank sends "
+                       << bound << bytes << " bytes and receives " << bound
+                       << bytes << " bytes" << perIteration;
+      return;
+    }
+    auto kernel = cast<linalg::LinalgOp>(op);
+    int64_t kernelRead = 0, kernelWritten = 0;
+    bool known = true;
+    for (OpOperand &operand : op->getOpOperands()) {
+      std::optional<int64_t> bytes = tensorBytes(operand.get().getType());
+      bool isInit = kernel.isDpsInit(&operand);
+      // An output is read only where the body uses its value (a sum's
+      // accumulator), not where it merely names the destination.
+      bool isRead = !isInit || kernel.payloadUsesValueFromOperand(&operand);
+      if (!bytes) {
+        known &= !isa<ShapedType>(operand.get().getType());
+        continue;
+      }
+      if (isRead)
+        kernelRead += *bytes;
+      if (isInit)
+        kernelWritten += *bytes;
+    }
+    if (!known) {
+      traffic.allKnown = false;
+      if (emit)
+        op->emitRemark() << "traffic: kernel with dynamic shapes: bytes not "
+                            "known statically";
+      return;
+    }
+    traffic.loopsUnknown |= loops && !runsPerCall;
+    traffic.kernels += runs;
+    traffic.read += runs * kernelRead;
+    traffic.written += runs * kernelWritten;
+    if (emit)
+      op->emitRemark() << "traffic: kernel reads " << kernelRead
+                       << " bytes and writes " << kernelWritten << " bytes"
+                       << perIteration;
+  });
+  active.erase(func);
+  return traffic;
+}
+
 struct ReportTrafficPass
     : public prec::impl::PrecReportTrafficBase<ReportTrafficPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return markAllAnalysesPreserved();
-    int64_t transports = 0, sent = 0, received = 0;
-    int64_t kernels = 0, read = 0, written = 0;
-    bool allKnown = true, loopsUnknown = false;
+    // Callees are read, never changed: the pipelines run this pass where
+    // no other pass changes functions (lib/Pipelines/Pipelines.cpp).
+    llvm::SmallPtrSet<Operation *, 4> active;
+    Traffic traffic = summarize(func, /*emit=*/true, active);
 
-    func.walk([&](Operation *op) {
-      if (!isa<TransportOp>(op)) {
-        auto kernel = dyn_cast<linalg::LinalgOp>(op);
-        if (!kernel || !kernel.hasPureTensorSemantics())
-          return;
-      }
-      // An op in loops is stated per iteration and counted in the totals
-      // once per run of it in a call.
-      int loops = 0;
-      std::optional<int64_t> runsPerCall = getRunsPerCall(op, loops);
-      std::string perIteration;
-      if (loops)
-        perIteration = runsPerCall ? " per iteration, " +
-                                         std::to_string(*runsPerCall) +
-                                         " iterations per call"
-                                   : " per iteration of a loop of unknown "
-                                     "trip count";
-      int64_t runs = runsPerCall.value_or(1);
-      if (auto transport = dyn_cast<TransportOp>(op)) {
-        auto inputType = cast<RankedTensorType>(transport.getInput().getType());
-        auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-            op, transport.getGridAttr());
-        int64_t groupSize =
-            grid ? getCollectiveGroupSize(grid, transport.getGridAxes())
-                 : ShapedType::kDynamic;
-        if (!inputType.hasStaticShape() || ShapedType::isDynamic(groupSize) ||
-            groupSize <= 0) {
-          allKnown = false;
-          op->emitRemark() << "traffic: "
-                           << stringifyTransportKind(transport.getKind())
-                           << " with a dynamic size or group: bytes not "
-                              "known statically";
-          return;
-        }
-        Type elementType = inputType.getElementType();
-        int64_t elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
-        std::string elementName;
-        llvm::raw_string_ostream(elementName) << elementType;
-        bool exact = true;
-        int64_t bytes =
-            transportBytes(transport.getKind(), inputType.getNumElements(),
-                           elementBytes, groupSize, exact);
-        loopsUnknown |= loops && !runsPerCall;
-        transports += runs;
-        sent += runs * bytes;
-        received += runs * bytes;
-        StringRef bound = exact ? "" : "at most ";
-        op->emitRemark() << "traffic: "
-                         << stringifyTransportKind(transport.getKind())
-                         << " of " << inputType.getNumElements() << " x "
-                         << elementName << " over " << groupSize
-                         << " ranks: each rank sends " << bound << bytes
-                         << " bytes and receives " << bound << bytes << " bytes"
-                         << perIteration;
-        return;
-      }
-      auto kernel = cast<linalg::LinalgOp>(op);
-      int64_t kernelRead = 0, kernelWritten = 0;
-      bool known = true;
-      for (OpOperand &operand : op->getOpOperands()) {
-        std::optional<int64_t> bytes = tensorBytes(operand.get().getType());
-        bool isInit = kernel.isDpsInit(&operand);
-        // An output is read only where the body uses its value (a sum's
-        // accumulator), not where it merely names the destination.
-        bool isRead = !isInit || kernel.payloadUsesValueFromOperand(&operand);
-        if (!bytes) {
-          known &= !isa<ShapedType>(operand.get().getType());
-          continue;
-        }
-        if (isRead)
-          kernelRead += *bytes;
-        if (isInit)
-          kernelWritten += *bytes;
-      }
-      if (!known) {
-        allKnown = false;
-        op->emitRemark() << "traffic: kernel with dynamic shapes: bytes not "
-                            "known statically";
-        return;
-      }
-      loopsUnknown |= loops && !runsPerCall;
-      kernels += runs;
-      read += runs * kernelRead;
-      written += runs * kernelWritten;
-      op->emitRemark() << "traffic: kernel reads " << kernelRead
-                       << " bytes and writes " << kernelWritten << " bytes"
-                       << perIteration;
-    });
-
-    func.emitRemark() << "traffic: @" << func.getSymName() << ": " << transports
-                      << " transports, each rank sends " << sent
-                      << " bytes and receives " << received << " bytes; "
-                      << kernels << " kernels read " << read
-                      << " bytes and write " << written << " bytes"
-                      << (allKnown ? "" : " (ops of unknown size left out)")
-                      << (loopsUnknown ? " (ops in loops of unknown trip count "
-                                         "counted once)"
-                                       : " per call");
+    InFlightDiagnostic remark = func.emitRemark();
+    remark << "traffic: @" << func.getSymName() << ": "
+           << traffic.transports << " transports, each rank sends "
+           << traffic.sent << " bytes and receives " << traffic.received
+           << " bytes; " << traffic.kernels << " kernels read " << traffic.read
+           << " bytes and write " << traffic.written << " bytes"
+           << (traffic.allKnown ? "" : " (ops of unknown size left out)")
+           << (traffic.loopsUnknown ? " (ops in loops of unknown trip count "
+                                      "counted once)"
+                                    : " per call");
+    if (!traffic.callees.empty()) {
+      remark << ", callees included (";
+      llvm::interleaveComma(traffic.callees, remark,
+                            [&](StringRef name) { remark << "@" << name; });
+      remark << ")";
+    }
+    if (!traffic.byKind.empty()) {
+      remark << "; by kind:";
+      llvm::interleave(
+          traffic.byKind, remark,
+          [&](const auto &entry) {
+            remark << " " << stringifyTransportKind(entry.first) << " "
+                   << entry.second.first << " x, "
+                   << (entry.first == TransportKind::AllReduce &&
+                               traffic.bounded
+                           ? "at most "
+                           : "")
+                   << entry.second.second << " bytes";
+          },
+          ",");
+    }
+    // One gather of the source at several places of a step: the backward
+    // calls the forward (or holds an inlined copy of it) and gathers the
+    // weights again, rather than keeping what the forward gathered.
+    for (auto &[source, count] : traffic.gathersBySource)
+      if (count > 1)
+        remark.attachNote()
+            << "the all_gather of " << source << " runs at " << count
+            << " places per call: the backward re-runs the forward's "
+               "gathers rather than keeping the gathered values";
     markAllAnalysesPreserved();
   }
 };

@@ -36,6 +36,7 @@ def Prec_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::shard::ShardDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();

@@ -1113,7 +1113,10 @@ def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
       the bound `2 (N - 1) ceil(n / N) E`, marked "at most");
     - a linalg op: the bytes of the tensors it reads (inputs, and the
       outputs whose values its body uses) and of those it writes;
-    - the function: the sums of both per call. An op in loops is stated
+    - the function: the sums of both per call, its callees' included once
+      per call, and per transport kind; a note names each all_gather of the
+      source that runs at several places of a call (the backward re-running
+      the forward's gathers). An op in loops is stated
       per iteration and counted once per iteration, the product of the
       loops' static trip counts (the blocks of `prec-block-all-reduce`
       and `prec-block-reduce-scatter`);
