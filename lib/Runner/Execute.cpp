@@ -431,12 +431,12 @@ llvm::Error RankRun::gatherReports() {
   };
   if (rank != 0) {
     uint64_t length = report.size();
-    if (precrt_status_t status = precrtSend(world, &length, sizeof(length),
-                                            PRECRT_DTYPE_BYTES, 0))
+    if (precrt_status_t status =
+            precrtSend(world, &length, sizeof(length), PRECRT_DTYPE_BYTES, 0))
       return failed(status, "sending its length");
     if (length)
-      if (precrt_status_t status = precrtSend(world, report.data(), length,
-                                              PRECRT_DTYPE_BYTES, 0))
+      if (precrt_status_t status =
+              precrtSend(world, report.data(), length, PRECRT_DTYPE_BYTES, 0))
         return failed(status, "sending it");
     return llvm::Error::success();
   }
@@ -446,7 +446,8 @@ llvm::Error RankRun::gatherReports() {
     uint64_t length = 0;
     if (precrt_status_t status = precrtRecv(world, &length, sizeof(length),
                                             PRECRT_DTYPE_BYTES, peer))
-      return failed(status, "receiving rank " + llvm::Twine(peer) + "'s length");
+      return failed(status,
+                    "receiving rank " + llvm::Twine(peer) + "'s length");
     reports[peer].resize(length);
     if (length)
       if (precrt_status_t status = precrtRecv(world, reports[peer].data(),

@@ -110,10 +110,9 @@ private:
       llvm::consumeError(message.takeError());
       return;
     }
-    llvm::json::Object *result = message->getAsObject()
-                                     ? message->getAsObject()->getObject(
-                                           "result")
-                                     : nullptr;
+    llvm::json::Object *result =
+        message->getAsObject() ? message->getAsObject()->getObject("result")
+                               : nullptr;
     if (!result || !result->getObject("serverInfo"))
       return;
     (*result)["serverInfo"] = llvm::json::Object{

@@ -33,9 +33,8 @@ static bool wantsPrecHelp(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    mlir::prec::printVersion(os, "prec-opt");
-  });
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { mlir::prec::printVersion(os, "prec-opt"); });
   if (wantsPrecHelp(argc, argv)) {
     // Only prec's registrations, so the registry lists prec's alone.
     mlir::prec::registerPrecPasses();

@@ -230,8 +230,7 @@ private:
     lastReport = now;
     llvm::errs() << llvm::formatv(
                         "prec-run: {0}step {1}/{2} after {3:f2} s\n",
-                        rankLabel(), step + 1,
-                        numSteps,
+                        rankLabel(), step + 1, numSteps,
                         std::chrono::duration<double>(now - runStart).count())
                         .str();
   }
