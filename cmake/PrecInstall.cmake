@@ -35,9 +35,12 @@ install(TARGETS PrecPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 # add_mlir_library installs each library into MLIR's export set; the
 # libraries find their headers through the installed include directory.
-foreach(library MLIRPrecDialect MLIRPrecGradients MLIRPrecTransforms
-                MLIRPrecLowering MLIRPrecToLinalg MLIRPrecToRuntime
-                MLIRPrecToGPU MLIRShardToPrec MLIRPrecPipelines PrecCAPI)
+# Every library of the package, C++ and C (PrecCAPI); the runner joins them
+# where the runtime is built.
+set(PREC_CXX_LIBRARIES MLIRPrecDialect MLIRPrecGradients MLIRPrecTransforms
+    MLIRPrecLowering MLIRPrecToLinalg MLIRPrecToRuntime MLIRPrecToGPU
+    MLIRShardToPrec MLIRPrecContractionsToRuntime MLIRPrecPipelines)
+foreach(library ${PREC_CXX_LIBRARIES} PrecCAPI)
   target_include_directories(${library} PUBLIC
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()

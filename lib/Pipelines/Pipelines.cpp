@@ -310,16 +310,24 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
+// Every pipeline registerPrecPipelines registers, in the order it does.
+static constexpr llvm::StringLiteral kPipelineNames[] = {
+    "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-lower-to-cuda-emulation"};
+
+llvm::ArrayRef<llvm::StringLiteral> mlir::prec::getPrecPipelineNames() {
+  return kPipelineNames;
+}
+
 void mlir::prec::registerPrecPipelines() {
   PassPipelineRegistration<PrecLowerToCPUOptions>(
-      "prec-lower-to-cpu",
+      kPipelineNames[0],
       "lower prec on tensors to the LLVM dialect for the host, calling the "
       "precrt runtime for communication",
       buildPrecLowerToCPUPipeline);
   // Registered by hand to check `format`: upstream's gpu-module-to-binary
   // reports an unknown one but does not fail.
   registerPassPipeline(
-      "prec-lower-to-cuda",
+      kPipelineNames[1],
       "lower prec on tensors for NVIDIA GPUs: kernels compiled through NVVM "
       "and embedded in host code in the LLVM dialect that launches them and "
       "calls the precrt runtime (NCCL) on the rank's stream",
@@ -344,7 +352,7 @@ void mlir::prec::registerPrecPipelines() {
         printOptions(PrecLowerToCUDAOptions());
       });
   PassPipelineRegistration<PrecLowerToCUDAOptions>(
-      "prec-lower-to-cuda-emulation",
+      kPipelineNames[2],
       "for tests only: prec-lower-to-cuda with the kernels run on the host "
       "(loops over blocks and threads) through the launches of the test "
       "driver in runtime/test/fakes, instead of compiled through NVVM",

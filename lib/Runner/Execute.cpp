@@ -26,6 +26,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -100,8 +102,8 @@ struct RunState {
 /// One rank's buffers, released on every path out of its run.
 class RankRun : public RankResults {
 public:
-  RankRun(RunState &state, int32_t rank)
-      : state(state), rank(rank), runner(*state.runner),
+  RankRun(RunState &state, precrt_comm_t world, int32_t rank)
+      : state(state), world(world), rank(rank), runner(*state.runner),
         signature(runner.getSignature()),
         onGpu(runner.getOptions().backend == RunnerBackend::NCCL) {}
   ~RankRun() override;
@@ -111,10 +113,12 @@ public:
 
 private:
   llvm::Error synchronize(const llvm::Twine &what);
+  llvm::Error gatherReports();
   llvm::Error releaseResults();
   llvm::Error readResults(int step);
 
   RunState &state;
+  precrt_comm_t world;
   int32_t rank;
   const Runner &runner;
   const EntrySignature &signature;
@@ -394,6 +398,9 @@ llvm::Error RankRun::run() {
   }
   if (llvm::Error error = observer.runFinished(rank, *this, profile))
     return error;
+  if (runner.getOptions().backend == RunnerBackend::MPI)
+    if (llvm::Error error = gatherReports())
+      return error;
   if (llvm::Error error = releaseResults())
     return error;
   if (onGpu) {
@@ -407,6 +414,47 @@ llvm::Error RankRun::run() {
           return describeGpuFailure(status, "freeing an argument");
       }
   }
+  return llvm::Error::success();
+}
+
+/// Processes of mpirun print to one terminal through mpirun, which does not
+/// keep their order: each rank sends its report to rank 0, which prints them
+/// all, in rank order.
+llvm::Error RankRun::gatherReports() {
+  int32_t size = 1;
+  precrtCommSize(world, &size);
+  std::string report = state.observer->takeRankReport(rank);
+  auto failed = [](precrt_status_t status, const llvm::Twine &what) {
+    return makeError("gathering the ranks' reports: " + what + ": " +
+                     precrtStatusName(status) + ": " +
+                     precrtGetLastErrorMessage());
+  };
+  if (rank != 0) {
+    uint64_t length = report.size();
+    if (precrt_status_t status =
+            precrtSend(world, &length, sizeof(length), PRECRT_DTYPE_BYTES, 0))
+      return failed(status, "sending its length");
+    if (length)
+      if (precrt_status_t status =
+              precrtSend(world, report.data(), length, PRECRT_DTYPE_BYTES, 0))
+        return failed(status, "sending it");
+    return llvm::Error::success();
+  }
+  std::vector<std::string> reports(size);
+  reports[0] = std::move(report);
+  for (int32_t peer = 1; peer < size; ++peer) {
+    uint64_t length = 0;
+    if (precrt_status_t status = precrtRecv(world, &length, sizeof(length),
+                                            PRECRT_DTYPE_BYTES, peer))
+      return failed(status,
+                    "receiving rank " + llvm::Twine(peer) + "'s length");
+    reports[peer].resize(length);
+    if (length)
+      if (precrt_status_t status = precrtRecv(world, reports[peer].data(),
+                                              length, PRECRT_DTYPE_BYTES, peer))
+        return failed(status, "receiving rank " + llvm::Twine(peer) + "'s");
+  }
+  state.observer->printRankReports(reports);
   return llvm::Error::success();
 }
 
@@ -424,7 +472,7 @@ int runRank(precrt_comm_t world, void *userData) {
             precrtGpuSetDevice(rank % state.impl->deviceCount))
       error = describeGpuFailure(selected, "selecting the GPU");
   if (!error) {
-    RankRun run(state, rank);
+    RankRun run(state, world, rank);
     error = run.run();
   }
   if (!error)

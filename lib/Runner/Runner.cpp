@@ -88,6 +88,10 @@ llvm::Error RunObserver::runFinished(int32_t, RankResults &,
   return llvm::Error::success();
 }
 
+std::string RunObserver::takeRankReport(int32_t) { return {}; }
+
+void RunObserver::printRankReports(llvm::ArrayRef<std::string>) {}
+
 void RunObserver::rankCompiled(int32_t, double) {}
 void RunObserver::rankFailed(int32_t, llvm::StringRef) {}
 
@@ -450,6 +454,16 @@ std::optional<int64_t> prec::getMpiWorldSize() {
       int64_t size;
       if (!StringRef(value).getAsInteger(10, size))
         return size;
+    }
+  return std::nullopt;
+}
+
+std::optional<int64_t> prec::getMpiWorldRank() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char *value = std::getenv(name)) {
+      int64_t rank;
+      if (!StringRef(value).getAsInteger(10, rank))
+        return rank;
     }
   return std::nullopt;
 }

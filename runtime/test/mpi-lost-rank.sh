@@ -14,13 +14,17 @@
 #   kill-no-recovery
 #            rank 5 gets SIGKILL under mpirun's defaults: mpirun ends the job
 #            itself, with a non-zero status.
+# The job's output (the survivors' reports, and for the kills the noise that
+# Open MPI makes on purpose: `Killed`, `rank status 137`, `PMIX ERROR`,
+# `mpiexec noticed ... signal 9`) is captured and checked, and printed only
+# when a check fails.
 mode=$1
 shift
 program=${*: -1}
 launcher=("${@:1:$#-1}")
 case $mode in
 exit)
-  out=$(timeout 120 "${launcher[@]}" "$program" exit)
+  out=$(timeout 120 "${launcher[@]}" "$program" exit 2>&1)
   status=$? ;;
 kill)
   # shellcheck disable=SC2016
@@ -34,8 +38,8 @@ kill-no-recovery)
   echo "mpi-lost-rank.sh: unknown mode '$mode'" >&2
   exit 2 ;;
 esac
-echo "$out"
 fail() {
+  echo "$out" >&2
   echo "mpi-lost-rank ($mode): $*" >&2
   exit 1
 }
@@ -54,12 +58,16 @@ kill)
   unfinalized=$(echo "$out" | grep -c \
     'precrtFinalize: MPI is left unfinalized: MPI_COMM_WORLD rank 5 stopped')
   failed=$(echo "$out" | grep -c '^rank status 3$')
+  # The one rank killed: 128 + SIGKILL.
+  killed=$(echo "$out" | grep -c '^rank status 137$')
   [ "$reports" -eq 7 ] && [ "$named" -eq 7 ] && [ "$unfinalized" -eq 7 ] &&
-    [ "$failed" -eq 7 ] ||
+    [ "$failed" -eq 7 ] && [ "$killed" -eq 1 ] ||
     fail "$reports of 7 survivors reported, $named named rank 5 and the" \
          "all_reduce, $unfinalized left MPI unfinalized naming rank 5," \
-         "$failed exited with status 3" ;;
+         "$failed exited with status 3, $killed was killed" ;;
 kill-no-recovery)
-  [ "$status" -ne 0 ] || fail "the job exited 0 after losing a rank" ;;
+  [ "$status" -ne 0 ] || fail "the job exited 0 after losing a rank"
+  echo "$out" | grep -q 'process rank 5 .*signal 9' ||
+    fail "mpirun did not say that rank 5 was killed by signal 9" ;;
 esac
 exit 0

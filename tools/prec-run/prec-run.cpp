@@ -24,6 +24,7 @@
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
 #include "prec/Runner/Runner.h"
+#include "prec/Version.h"
 
 #include "precrt/gpu.h"
 #include "precrt/precrt.h"
@@ -217,6 +218,19 @@ llvm::Error writeManifest(const prec::EntrySignature &signature,
   return writeRaw(outputDir + "/manifest.json", text.data(), text.size());
 }
 
+/// "rank N: " in a process of a job that mpirun started with several
+/// processes, so that the job's progress and timing lines say whose they are.
+std::string rankLabel() {
+  static const std::string label = [] {
+    std::optional<int64_t> size = prec::getMpiWorldSize();
+    std::optional<int64_t> rank = prec::getMpiWorldRank();
+    if (!size || *size < 2 || !rank)
+      return std::string();
+    return "rank " + std::to_string(*rank) + ": ";
+  }();
+  return label;
+}
+
 /// Initializes each rank's arguments as the options say, and collects what
 /// each rank prints.
 class CommandLineObserver : public prec::RunObserver {
@@ -295,10 +309,29 @@ public:
     return llvm::Error::success();
   }
 
+  /// Under mpirun, rank 0 prints every rank's lines (report() prints the
+  /// ranks' own otherwise).
+  std::string takeRankReport(int32_t rank) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string text;
+    for (const std::string &line : outcomes[rank].lines)
+      text += line + "\n";
+    outcomes[rank].lines.clear();
+    return text;
+  }
+
+  void printRankReports(ArrayRef<std::string> reports) override {
+    std::string text;
+    for (const std::string &report : reports)
+      text += report;
+    llvm::outs() << text;
+    llvm::outs().flush();
+  }
+
   void rankCompiled(int32_t rank, double seconds) override {
-    if (rank == 0)
-      llvm::errs() << llvm::formatv("prec-run: compiled @{0} in {1:f2} s\n",
-                                    signature.name, seconds)
+    if (rank == 0 || !ranksAreThreads)
+      llvm::errs() << llvm::formatv("prec-run: {0}compiled @{1} in {2:f2} s\n",
+                                    rankLabel(), signature.name, seconds)
                           .str();
   }
 
@@ -356,8 +389,8 @@ private:
       return;
     lastReport = now;
     llvm::errs() << llvm::formatv(
-                        "prec-run: step {0}/{1} after {2:f2} s\n", step + 1,
-                        numSteps,
+                        "prec-run: {0}step {1}/{2} after {3:f2} s\n",
+                        rankLabel(), step + 1, numSteps,
                         std::chrono::duration<double>(now - runStart).count())
                         .str();
   }
@@ -439,6 +472,10 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   prec::registerPrecPasses();
   llvm::cl::HideUnrelatedOptions(runCategory);
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    prec::printVersion(os, "prec-run");
+    os << "  runtime API " << PRECRT_API_VERSION << "\n";
+  });
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "prec-run: run a prec program on N ranks\n");
   if (failed(checkOptions()))
@@ -611,9 +648,9 @@ int main(int argc, char **argv) {
       return std::chrono::duration<double>(to - from).count();
     };
     // One write per line: the processes of mpirun share stderr.
-    llvm::errs() << llvm::formatv("prec-run: compiled @{0} in {1:f2} s "
-                                  "(lowering {2:f2} s, JIT {3:f2} s)\n",
-                                  runner.getSignature().name,
+    llvm::errs() << llvm::formatv("prec-run: {0}compiled @{1} in {2:f2} s "
+                                  "(lowering {3:f2} s, JIT {4:f2} s)\n",
+                                  rankLabel(), runner.getSignature().name,
                                   seconds(started, now),
                                   seconds(loweringStarted, lowered),
                                   seconds(jitStarted, now))
@@ -651,8 +688,8 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  llvm::errs() << llvm::formatv("prec-run: {0} step(s) in {1:f3} s\n",
-                                numSteps.getValue(), seconds)
+  llvm::errs() << llvm::formatv("prec-run: {0}{1} step(s) in {2:f3} s\n",
+                                rankLabel(), numSteps.getValue(), seconds)
                       .str();
   return 0;
 }

@@ -9,6 +9,8 @@
 #define PREC_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class OpPassManager;
@@ -160,6 +162,10 @@ void buildPrecLowerToCUDAEmulationPipeline(
 /// `prec-lower-to-cuda-emulation` with the global pass
 /// pipeline registry.
 void registerPrecPipelines();
+
+/// The names of the pipelines registerPrecPipelines registers, for tools
+/// that list prec's own (prec-opt --help-prec).
+llvm::ArrayRef<llvm::StringLiteral> getPrecPipelineNames();
 
 } // namespace prec
 } // namespace mlir

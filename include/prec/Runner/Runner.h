@@ -163,6 +163,12 @@ public:
   /// filled when RunnerOptions::profile is set.
   virtual llvm::Error runFinished(int32_t rank, RankResults &results,
                                   const RankProfile &profile);
+  /// The MPI backend under mpirun, after runFinished: the text `rank` has
+  /// for the job's output. The runner sends every rank's to rank 0, whose
+  /// printRankReports gets them all, in rank order (mpirun does not keep the
+  /// order of what its processes print).
+  virtual std::string takeRankReport(int32_t rank);
+  virtual void printRankReports(llvm::ArrayRef<std::string> reports);
   /// nccl: `rank` compiled the program for its GPU in `seconds`.
   virtual void rankCompiled(int32_t rank, double seconds);
   /// `rank` failed with `message`; called before run returns. A process of
@@ -277,6 +283,9 @@ bool launchedByMpi();
 
 /// The number of processes mpirun started, where its environment says so.
 std::optional<int64_t> getMpiWorldSize();
+/// This process's rank in mpirun's world, from the launcher's environment;
+/// none outside mpirun.
+std::optional<int64_t> getMpiWorldRank();
 
 /// LLVM's optimization of a lowered module before the JIT generates code
 /// for `targetMachine` (the host's: without it the vectorizers have no cost
