@@ -310,6 +310,28 @@ public:
   Provenance traceBack(Value value, int depth = 0) {
     if (depth > kMaxDepth)
       return {std::nullopt, {}};
+    // Each value once: a value reached again while it is traced (recursive
+    // calls) is not traced.
+    auto [cached, inserted] =
+        traced.try_emplace(value, Provenance{std::nullopt, {}});
+    if (!inserted)
+      return cached->second;
+    Provenance provenance = traceBackUncached(value, depth);
+    traced[value] = provenance;
+    return provenance;
+  }
+
+  /// The gradients ("grad(arg0)", from generated backward functions) and
+  /// entry results ("result1") that `value`'s elements become.
+  void traceForward(Value value, SmallVectorImpl<std::string> &names) {
+    llvm::DenseSet<Value> visited;
+    traceForward(value, names, visited);
+  }
+
+private:
+  static constexpr int kMaxDepth = 64;
+
+  Provenance traceBackUncached(Value value, int depth) {
     if (auto argument = dyn_cast<BlockArgument>(value)) {
       auto func = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
       if (!func || argument.getOwner() != &func.getBody().front())
@@ -363,17 +385,15 @@ public:
     return {getUnitRoundoff(floatType), {}};
   }
 
-  /// The gradients ("grad(arg0)", from generated backward functions) and
-  /// entry results ("result1") that `value`'s elements become.
   void traceForward(Value value, SmallVectorImpl<std::string> &names,
-                    int depth = 0) {
-    if (depth > kMaxDepth)
+                    llvm::DenseSet<Value> &visited) {
+    if (!visited.insert(value).second)
       return;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (use.getOperandNumber() == 0 &&
+      if (use.getOperandNumber() == 0 && user->getNumResults() == 1 &&
           (movesElementsOnly(user) || getElementConversionError(user))) {
-        traceForward(user->getResult(0), names, depth + 1);
+        traceForward(user->getResult(0), names, visited);
         continue;
       }
       if (!isa<func::ReturnOp>(user))
@@ -394,13 +414,10 @@ public:
       } else if (auto found = callers.find(func.getSymNameAttr());
                  found != callers.end()) {
         for (func::CallOp call : found->second)
-          traceForward(call.getResult(index), names, depth + 1);
+          traceForward(call.getResult(index), names, visited);
       }
     }
   }
-
-private:
-  static constexpr int kMaxDepth = 64;
 
   /// `arg0`, or `@f:arg0` where the module has several entry functions.
   std::string getName(func::FuncOp func, StringRef kind, unsigned index) {
@@ -414,6 +431,7 @@ private:
   llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callers;
   SmallVector<func::FuncOp> entries;
   std::unique_ptr<SymbolTable> symbols;
+  llvm::DenseMap<Value, Provenance> traced;
 };
 
 std::string describe(const CollectiveBound &info) {
