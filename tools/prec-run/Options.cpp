@@ -4,6 +4,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -258,6 +260,14 @@ LogicalResult checkOptions() {
   return success();
 }
 
+/// Whether this process is the first of its mpirun job, or runs alone.
+static bool isFirstProcess() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char *value = std::getenv(name))
+      return StringRef(value) == "0";
+  return true;
+}
+
 prec::RunnerOptions getRunnerOptions() {
   prec::RunnerOptions options;
   options.backend = backendName == "mpi"    ? prec::RunnerBackend::MPI
@@ -273,9 +283,10 @@ prec::RunnerOptions getRunnerOptions() {
   options.gemmContractions = gemmContractions;
   options.reportTraffic = trafficRequested();
   // A bare --precision-report gives the empty value cl::ValueOptional
-  // passes; checkOptions tells it from an absent one.
+  // passes; checkOptions tells it from an absent one. Under mpirun every
+  // process lowers the same module: the first prints the report.
   options.precisionReport =
-      precisionReport.getNumOccurrences() == 0
+      precisionReport.getNumOccurrences() == 0 || !isFirstProcess()
           ? ""
           : (precisionReport.empty() ? std::string("table")
                                      : precisionReport.getValue());
