@@ -36,13 +36,25 @@ func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32>, %seed:
   %sr = prec.cast %sq rounding = <stochastic> seed %seed : tensor<32xf32> to tensor<32xbf16>
   // expected-remark @+1 {{prec.reduce_scatter in @step: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input bf16, wire f32, accumulation f32, ring, result f32; end to end 7.813e-03 (input rounded by 7.813e-03); moves result3}}
   %rs = prec.reduce_scatter %sr on @dp scatter_axis = 0 forward_dtype = f32 acc_dtype = f32 : tensor<32xbf16> -> tensor<8xf32>
-  // A sum's error is relative to sum_i |x_i|, not to the value: a move of
-  // it has no end-to-end bound.
+  // A sum's error is relative to sum_i |x_i|: so is the end-to-end bound of
+  // a move of it (the sum's, then the exact gather).
   // expected-remark @+1 {{prec.all_reduce in @step: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input f32, wire f32, accumulation f32, ring, result f32; end to end 1.788e-07; moves arg2}}
   %total = prec.all_reduce %c on @dp : tensor<32xf32> -> tensor<32xf32>
-  // expected-remark @+1 {{prec.all_gather in @step: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f32, wire f32, result f32; end to end none; moves result4}}
+  // expected-remark @+1 {{prec.all_gather in @step: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f32, wire f32, result f32; end to end 1.788e-07 (input rounded by 1.788e-07); moves arg2, result4}}
   %all = prec.all_gather %total on @dp gather_axis = 0 : tensor<32xf32> -> tensor<128xf32>
   return %ga, %gb, %t, %rs, %all : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8xf32>, tensor<128xf32>
+}
+
+// A loop's value is not traced: no end-to-end bound.
+func.func private @loop(%x: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<8xf32>) {
+    // expected-remark @+1 {{prec.all_to_all in @loop: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f32, wire f32, result f32; end to end none}}
+    %t = prec.all_to_all %acc on @dp split_axis = 0 concat_axis = 0 : tensor<8xf32> -> tensor<8xf32>
+    scf.yield %t : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
 }
 
 // TABLE: @gather:
@@ -53,7 +65,7 @@ func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32>, %seed:
 // TABLE-NEXT: all_to_all precision-report.mlir:32:8 arg0,arg1,result2 @dp 4 f32 bf16 - f32 none nearest_even - 48 3.906e-03 3.906e-03 7.828e-03
 // TABLE-NEXT: reduce_scatter precision-report.mlir:38:9 result3 @dp 4 bf16 f32 f32 f32 none nearest_even ring 96 1.788e-07 7.813e-03 7.813e-03
 // TABLE-NEXT: all_reduce
-// TABLE-NEXT: all_gather precision-report.mlir:44:10 result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 none none
+// TABLE-NEXT: all_gather precision-report.mlir:44:10 arg2,result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 1.788e-07 1.788e-07
 
 // JSON:      "op": "prec.reduce_scatter",
 // JSON:      "input_error": 0.0078125{{[0-9]*}},
@@ -67,8 +79,8 @@ func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32>, %seed:
 // JSON-NEXT:   "result3"
 // JSON-NEXT: ]
 // JSON:      "op": "prec.all_gather",
-// JSON:      "input_error": null,
-// JSON-NEXT: "end_to_end_bound": null,
+// JSON:      "input_error": 1.78{{[0-9]*}}e-07,
+// JSON-NEXT: "end_to_end_bound": 1.78{{[0-9]*}}e-07,
 
 // Remarks name the op and its function, without the op's text.
 // REMARK: precision-report.mlir:38:9: remark: prec.reduce_scatter in @step:

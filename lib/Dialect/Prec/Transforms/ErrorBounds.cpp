@@ -286,15 +286,36 @@ std::optional<double> getElementConversionError(Operation *op) {
   return getRoundingFactor(op) * getConversionError(from, to);
 }
 
+/// The relative error of `saturate(round(x / scale))` against `x / scale`:
+/// the quotient rounds in f32 (exact with power-of-two scales), the result
+/// once in its fp8 type, or, with MX power-of-two block scales, up to the
+/// saturation of a block's largest elements (getWireError).
+double getQuantizationError(QuantizeOp op) {
+  Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type scale = getElementTypeOrSelf(op->getOperand(1).getType());
+  auto result = cast<FloatType>(getElementTypeOrSelf(op->getResult(0)));
+  double rounding = getRoundingFactor(op) * getUnitRoundoff(result);
+  if (!isa<Float32Type, Float64Type, Float16Type, BFloat16Type>(scale)) {
+    llvm::APFloat largest =
+        llvm::APFloat::getLargest(result.getFloatSemantics());
+    double saturation = 1.0 - largest.convertToDouble() /
+                                  std::ldexp(1.0, llvm::ilogb(largest) + 1);
+    return std::max(rounding, saturation);
+  }
+  Type quotient = cast<FloatType>(input).getWidth() > 32
+                      ? input
+                      : Float32Type::get(op->getContext());
+  return (1.0 + getUnitRoundoff(quotient)) * (1.0 + rounding) - 1.0;
+}
+
 /// Traces values through calls, data movement and conversions to the entry
 /// arguments they are read from or the ops that computed them, and results
 /// to the gradients and entry results they become.
 class ValueTracer {
 public:
   ValueTracer(ModuleOp module,
-              llvm::function_ref<std::optional<double>(Operation *)>
-                  moveEndToEnd)
-      : moveEndToEnd(moveEndToEnd) {
+              llvm::function_ref<std::optional<double>(Operation *)> endToEnd)
+      : endToEnd(endToEnd) {
     module.walk([&](func::CallOp call) {
       callers[call.getCalleeAttr().getAttr()].push_back(call);
     });
@@ -360,6 +381,14 @@ private:
         provenance.error = (1.0 + *provenance.error) * (1.0 + *conversion) - 1.0;
       return provenance;
     }
+    if (auto quantize = dyn_cast<QuantizeOp>(op)) {
+      Provenance provenance = traceBack(op->getOperand(0), depth + 1);
+      if (provenance.error)
+        provenance.error = (1.0 + *provenance.error) *
+                               (1.0 + getQuantizationError(quantize)) -
+                           1.0;
+      return provenance;
+    }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = symbols->lookup<func::FuncOp>(call.getCallee());
       if (!callee || callee.isDeclaration())
@@ -371,12 +400,13 @@ private:
       });
       return merged;
     }
+    // Another collective's result carries its end-to-end bound. A sum's is
+    // relative to the magnitudes of its terms, and so is then every bound
+    // downstream: |v| <= (1 + e) sum_i |x*_i| / divisor bounds what the
+    // next rounding is relative to.
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-      // A sum's bound is relative to sum_i |x_i|, not to the value itself.
-      if (collective.isReduction())
-        return {std::nullopt, {}};
       Provenance provenance = traceBack(collective.getInput(), depth + 1);
-      provenance.error = moveEndToEnd(op);
+      provenance.error = endToEnd(op);
       return provenance;
     }
     auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(value));
@@ -396,14 +426,21 @@ private:
         traceForward(user->getResult(0), names, visited);
         continue;
       }
-      if (!isa<func::ReturnOp>(user))
-        continue;
-      auto func = user->getParentOfType<func::FuncOp>();
-      unsigned index = use.getOperandNumber();
       auto add = [&](std::string name) {
         if (!llvm::is_contained(names, name))
           names.push_back(std::move(name));
       };
+      // An optimizer's gradient operand: the gradient of its parameter.
+      if (isa<SGDOp, AdamWOp>(user) && use.getOperandNumber() == 1) {
+        for (const std::string &argument :
+             traceBack(user->getOperand(0)).arguments)
+          add("grad(" + argument + ")");
+        continue;
+      }
+      if (!isa<func::ReturnOp>(user))
+        continue;
+      auto func = user->getParentOfType<func::FuncOp>();
+      unsigned index = use.getOperandNumber();
       if (func->hasAttr(PrecDialect::kBackwardOfAttrName) &&
           index < func.getNumArguments()) {
         for (const std::string &argument :
@@ -427,7 +464,7 @@ private:
     return ("@" + func.getSymName() + ":" + name).str();
   }
 
-  llvm::function_ref<std::optional<double>(Operation *)> moveEndToEnd;
+  llvm::function_ref<std::optional<double>(Operation *)> endToEnd;
   llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callers;
   SmallVector<func::FuncOp> entries;
   std::unique_ptr<SymbolTable> symbols;
@@ -499,10 +536,11 @@ void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         "(|out - f(x)| <= own * s(x)),\n"
         "end to end relative to its exact value (|out - f(x*)| <= e2e * "
         "s(x*), x* the exact input);\n"
-        "s = |x| for moves, sum_i |x_i| / divisor for reductions; input: "
-        "the roundings of x since the op that computed it\n"
-        "(its own rounding to its dtype included; none for an entry "
-        "argument passed on)\n";
+        "s = |x| for moves, sum_i |x_i| / divisor for reductions, and for "
+        "values a sum produced, over the terms of every sum on the way;\n"
+        "input err: the roundings of x since the op that computed it (its "
+        "own rounding to its dtype included; none for an entry argument "
+        "passed on)\n";
   SmallVector<std::string> header = {
       "op",    "location", "moves",    "group", "N",   "input",
       "wire",  "acc",      "result",   "scaling", "rounding", "algorithm",
