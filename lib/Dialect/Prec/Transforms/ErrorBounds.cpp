@@ -81,7 +81,7 @@ struct CollectiveBound {
   /// The roundings of the input between the op that computed it and this
   /// collective (0 for an entry argument passed on unchanged), and the
   /// bound of the result relative to its exact value; none where the input
-  /// is not traced (a sum's result, a loop's value).
+  /// is not traced (a loop's value).
   std::optional<double> inputError, endToEndBound;
   /// The entry arguments the input derives from and the gradients and
   /// entry results the result becomes: "arg0", "grad(arg1)", "result2".

@@ -8,10 +8,13 @@ arguments and results of every rank (--output-dir). For every element of
 every result, against a float64 reference:
 
 - own bound: |got - f(x)| <= bound * s(x), with x the collective's input as
-  the program computed it (the f32 square rounded to bf16, or the f32
-  argument) and s = sum_q |x_q| / divisor for reductions, |x| for moves;
+  the program computed it (the f32 square rounded to bf16, the f32
+  argument, or the reduce_scatter's result) and s = sum_q |x_q| / divisor
+  for reductions, |x| for moves;
 - end to end: |got - f(x*)| <= end_to_end_bound * s(x*), with x* the exact
-  value (the square in float64, exact for an f32 argument).
+  value (the square in float64, exact for an f32 argument) and s(x*) the
+  magnitudes of the exact terms (for the all_gather of the reduce_scatter's
+  sum: sum_q |y_q|).
 
 Both bounds must also say something: over all seeds, the largest observed
 error of every nonzero bound is at least 1/1000 of it. The all_gather's own
@@ -39,13 +42,13 @@ def main():
             for name in entry["moves"]:
                 if name.startswith("result"):
                     bounds[int(name[len("result"):])] = entry
-        if sorted(bounds) != [0, 1, 2, 3]:
-            print("%s: the report names results %s, want 0 to 3" % (run, sorted(bounds)))
+        if sorted(bounds) != [0, 1, 2, 3, 4]:
+            print("%s: the report names results %s, want 0 to 4" % (run, sorted(bounds)))
             return 1
         x = [read(rank_file(run, r, "arg", 0), "f32") for r in range(n)]
         y = [read(rank_file(run, r, "arg", 1), "f32") for r in range(n)]
         results = [[read(rank_file(run, r, "result", i), "f32") for i in range(4)]
-                   for r in range(n)]
+                   + [read(rank_file(run, r, "result", 4), "bf16")] for r in range(n)]
 
         def square(v):
             # The program's f32 product rounded to bf16, and the exact one.
@@ -91,6 +94,14 @@ def main():
             for i in range(4 * 48):
                 computed, exact = square(y[i // 48][i % 48])
                 check(3, r, i, results[r][3][i], computed, exact, abs(computed), abs(exact))
+            # all_gather of the sums (result 1) in bf16: rank q's 12 sums,
+            # the sum of y over the ranks at q * 12 + i.
+            for i in range(48):
+                q, k = i // 12, i % 12
+                mine = results[q][1][k]
+                terms = [y[p][q * 12 + k] for p in range(n)]
+                check(4, r, i, results[r][4][i], mine, sum(terms), abs(mine),
+                      sum(abs(t) for t in terms))
     for index, (own, e2e, own_ratio, e2e_ratio) in sorted(worst.items()):
         print("result %d: own bound %.3e, largest error/bound %.3f; end-to-end bound %.3e, "
               "largest error/bound %.3f" % (index, own, own_ratio, e2e, e2e_ratio))

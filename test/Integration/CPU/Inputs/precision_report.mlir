@@ -12,7 +12,7 @@ func.func private @local_gradient(%x: tensor<64xf32>) -> tensor<64xbf16> {
 }
 
 func.func @step(%x: tensor<64xf32>, %y: tensor<48xf32>)
-    -> (tensor<16xf32>, tensor<12xf32>, tensor<48xf32>, tensor<192xf32>) {
+    -> (tensor<16xf32>, tensor<12xf32>, tensor<48xf32>, tensor<192xf32>, tensor<48xbf16>) {
   // FSDP's gradient: bf16 in, f32 wire and sum, averaged.
   %gradient = call @local_gradient(%x) : (tensor<64xf32>) -> tensor<64xbf16>
   %averaged = prec.reduce_scatter %gradient on @dp scatter_axis = 0 reduction = <avg>
@@ -28,6 +28,10 @@ func.func @step(%x: tensor<64xf32>, %y: tensor<48xf32>)
   %narrow = prec.cast %square : tensor<48xf32> to tensor<48xbf16>
   %gathered = prec.all_gather %narrow on @dp gather_axis = 0
                 : tensor<48xbf16> -> tensor<192xf32>
-  return %averaged, %summed, %reduced, %gathered
-    : tensor<16xf32>, tensor<12xf32>, tensor<48xf32>, tensor<192xf32>
+  // The sum gathered again in bf16: its bound is relative to the
+  // magnitudes of the sum's terms.
+  %regathered = prec.all_gather %summed on @dp gather_axis = 0 forward_dtype = bf16
+                  : tensor<12xf32> -> tensor<48xbf16>
+  return %averaged, %summed, %reduced, %gathered, %regathered
+    : tensor<16xf32>, tensor<12xf32>, tensor<48xf32>, tensor<192xf32>, tensor<48xbf16>
 }

@@ -440,14 +440,15 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     `1 - max_finite / 2^(emax + 1)` (1/8 for f8E4M3FN and f8E5M2).
 
     Each collective also gets an end-to-end bound, relative to its exact
-    value: `(1 + e_in)(1 + bound) - 1`, where `e_in` collects the roundings
-    of its input since the op that computed it (that op's rounding to its
-    dtype, casts, and the end-to-end bounds of the moves it passed through;
-    0 for an entry argument passed on unchanged). Its input is traced
+    value (to the magnitudes of the exact terms of every sum on the way):
+    `(1 + e_in)(1 + bound) - 1`, where `e_in` collects the roundings of its
+    input since the op that computed it (that op's rounding to its dtype,
+    casts, fp8 quantizations, and the end-to-end bounds of the collectives
+    it passed through; 0 for an entry argument passed on unchanged). Its input is traced
     through calls, reshapes, slices and concatenations to the entry
     arguments it is read from (`arg0`), its result to the gradients
-    (`grad(arg0)`, through functions marked `prec.backward_of`) and entry
-    results it becomes.
+    (`grad(arg0)`, through functions marked `prec.backward_of` or an
+    optimizer's gradient operand) and entry results it becomes.
 
     `report=remarks` (default) emits the remarks; `report=table` prints a
     table per function to stdout instead (the op, its location, what it
