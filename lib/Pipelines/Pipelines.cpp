@@ -79,10 +79,9 @@ static void buildPrecCollectivesPipeline(OpPassManager &pm, bool foldCasts,
 
 static void buildPrecToBuffersPipeline(
     OpPassManager &pm, bool loopsCarryFreshBuffers, bool foldCasts,
-    bool fuseKernels, bool fuseAmax, bool dequantizeByTable,
-    bool reportTraffic, int64_t allReduceBlockBytes,
-    int64_t reduceScatterBlockBytes, bool peerWindows,
-    StringRef precisionReport) {
+    bool fuseKernels, bool fuseAmax, bool dequantizeByTable, bool reportTraffic,
+    int64_t allReduceBlockBytes, int64_t reduceScatterBlockBytes,
+    bool peerWindows, StringRef precisionReport) {
   buildPrecCollectivesPipeline(pm, foldCasts, precisionReport);
 
   // Kernels and transports.
@@ -221,8 +220,7 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
                              options.foldCasts, options.fuseKernels,
                              /*fuseAmax=*/false,
-                             /*dequantizeByTable=*/false,
-                             options.reportTraffic,
+                             /*dequantizeByTable=*/false, options.reportTraffic,
                              /*allReduceBlockBytes=*/0,
                              /*reduceScatterBlockBytes=*/0,
                              /*peerWindows=*/false, options.precisionReport);

@@ -186,9 +186,8 @@ struct PrecPrecisionReportOptions
 void buildPrecPrecisionReportPipeline(
     OpPassManager &pm, const PrecPrecisionReportOptions &options);
 
-/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda` and
-/// `prec-lower-to-cuda-emulation` with the global pass
-/// pipeline registry.
+/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`
+/// and `prec-lower-to-cuda-emulation` with the global pass pipeline registry.
 void registerPrecPipelines();
 
 } // namespace prec

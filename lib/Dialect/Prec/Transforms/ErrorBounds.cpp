@@ -16,8 +16,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 namespace mlir::prec {
@@ -269,9 +269,9 @@ struct Provenance {
 /// Ops that only rearrange their first operand's elements: each result
 /// element is one of them, unchanged.
 bool movesElementsOnly(Operation *op) {
-  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-             tensor::ReshapeOp, tensor::ExtractSliceOp, tensor::CastOp,
-             linalg::TransposeOp, linalg::BroadcastOp>(op);
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
+             tensor::ExtractSliceOp, tensor::CastOp, linalg::TransposeOp,
+             linalg::BroadcastOp>(op);
 }
 
 /// Conversions of every element: one rounding where the result type does
@@ -378,15 +378,16 @@ private:
     if (std::optional<double> conversion = getElementConversionError(op)) {
       Provenance provenance = traceBack(op->getOperand(0), depth + 1);
       if (provenance.error)
-        provenance.error = (1.0 + *provenance.error) * (1.0 + *conversion) - 1.0;
+        provenance.error =
+            (1.0 + *provenance.error) * (1.0 + *conversion) - 1.0;
       return provenance;
     }
     if (auto quantize = dyn_cast<QuantizeOp>(op)) {
       Provenance provenance = traceBack(op->getOperand(0), depth + 1);
       if (provenance.error)
-        provenance.error = (1.0 + *provenance.error) *
-                               (1.0 + getQuantizationError(quantize)) -
-                           1.0;
+        provenance.error =
+            (1.0 + *provenance.error) * (1.0 + getQuantizationError(quantize)) -
+            1.0;
       return provenance;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -542,9 +543,10 @@ void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         "own rounding to its dtype included; none for an entry argument "
         "passed on)\n";
   SmallVector<std::string> header = {
-      "op",    "location", "moves",    "group", "N",   "input",
-      "wire",  "acc",      "result",   "scaling", "rounding", "algorithm",
-      "bytes/rank", "own",  "input err", "end to end"};
+      "op",         "location", "moves",     "group",
+      "N",          "input",    "wire",      "acc",
+      "result",     "scaling",  "rounding",  "algorithm",
+      "bytes/rank", "own",      "input err", "end to end"};
   std::string function;
   SmallVector<SmallVector<std::string>> rows;
   auto flush = [&] {
@@ -587,12 +589,11 @@ void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
       algorithm += ", gathered in " + printType(info.gather);
     rows.push_back(
         {info.op->getName().stripDialect().str(),
-         llvm::sys::path::filename(location).str(),
-         moves.empty() ? "-" : moves, describeGroup(info),
-         std::to_string(info.groupSize), printType(info.input),
-         printType(info.forward), info.acc ? printType(info.acc) : "-",
-         printType(info.result), describeScaling(info.op),
-         describeRounding(info.op), algorithm,
+         llvm::sys::path::filename(location).str(), moves.empty() ? "-" : moves,
+         describeGroup(info), std::to_string(info.groupSize),
+         printType(info.input), printType(info.forward),
+         info.acc ? printType(info.acc) : "-", printType(info.result),
+         describeScaling(info.op), describeRounding(info.op), algorithm,
          info.bytesPerRank ? std::to_string(*info.bytesPerRank) : "?",
          formatOptionalBound(info.bound), formatOptionalBound(info.inputError),
          formatOptionalBound(info.endToEndBound)});
@@ -630,9 +631,8 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         json.attribute("scaling", describeScaling(info.op));
         json.attribute("rounding", describeRounding(info.op));
         json.attribute("bytes_per_rank",
-                       info.bytesPerRank
-                           ? llvm::json::Value(*info.bytesPerRank)
-                           : llvm::json::Value(nullptr));
+                       info.bytesPerRank ? llvm::json::Value(*info.bytesPerRank)
+                                         : llvm::json::Value(nullptr));
         json.attributeArray("moves", [&] {
           for (const std::string &name : info.moves)
             json.value(name);
@@ -732,7 +732,8 @@ private:
                             "the summation (" +
                             describe(info) + ")";
       if (limited) {
-        emitError(loc, message) << "; max-rel-error=" << formatBound(maxRelError);
+        emitError(loc, message)
+            << "; max-rel-error=" << formatBound(maxRelError);
         failedAny = true;
       } else if (report == "remarks") {
         emitRemark(loc, message);
@@ -743,11 +744,12 @@ private:
     std::optional<double> worst = info.endToEndBound;
     if (limited && std::max(*info.bound, worst.value_or(0.0)) > maxRelError) {
       bool own = *info.bound > maxRelError;
-      emitError(loc, what)
-          << (own ? "relative error bound " : "end-to-end error bound ")
-          << formatBound(own ? *info.bound : *worst)
-          << " exceeds max-rel-error=" << formatBound(maxRelError) << " ("
-          << describe(info) << ")";
+      emitError(loc, what) << (own ? "relative error bound "
+                                   : "end-to-end error bound ")
+                           << formatBound(own ? *info.bound : *worst)
+                           << " exceeds max-rel-error="
+                           << formatBound(maxRelError) << " (" << describe(info)
+                           << ")";
       failedAny = true;
       return;
     }
@@ -755,9 +757,8 @@ private:
       return;
     InFlightDiagnostic remark = emitRemark(loc, what);
     remark << "relative error bound " << formatBound(*info.bound)
-           << " (|error| <= bound * " << relativeTo
-           << "): " << describe(info) << "; end to end "
-           << formatOptionalBound(info.endToEndBound);
+           << " (|error| <= bound * " << relativeTo << "): " << describe(info)
+           << "; end to end " << formatOptionalBound(info.endToEndBound);
     if (info.inputError && *info.inputError != 0.0)
       remark << " (input rounded by " << formatBound(*info.inputError) << ")";
     if (!info.moves.empty())
