@@ -57,6 +57,27 @@ func.func private @loop(%x: tensor<8xf32>, %n: index) -> tensor<8xf32> {
   return %r : tensor<8xf32>
 }
 
+// fp8 quantization counts the quotient in f32 and one rounding to
+// f8E4M3FN, (1 + 2^-24)(1 + 2^-4) - 1, or with MX power-of-two block scales
+// the saturation of a block's largest elements, 1/8. An optimizer's gradient
+// operand names the parameter.
+func.func private @fp8(%w: tensor<128xf32>, %s: tensor<f32>, %bs: tensor<4xf8E8M0FNU>,
+                       %p: tensor<32xf32>, %lr: f32)
+    -> (tensor<512xf8E4M3FN>, tensor<512xf8E4M3FN>, tensor<32xf32>) {
+  %q = prec.quantize %w scale %s scaling = <dynamic>
+         : tensor<128xf32>, tensor<f32> -> tensor<128xf8E4M3FN>
+  // expected-remark @+1 {{prec.all_gather in @fp8: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f8E4M3FN, wire f8E4M3FN, result f8E4M3FN; end to end 6.250e-02 (input rounded by 6.250e-02); moves @fp8:arg0}}
+  %gq = prec.all_gather %q on @dp gather_axis = 0 : tensor<128xf8E4M3FN> -> tensor<512xf8E4M3FN>
+  %m = prec.quantize %w scale %bs scaling = <block, block_size = 32, scale_dtype = f8E8M0FNU>
+         : tensor<128xf32>, tensor<4xf8E8M0FNU> -> tensor<128xf8E4M3FN>
+  // expected-remark @+1 {{prec.all_gather in @fp8: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f8E4M3FN, wire f8E4M3FN, result f8E4M3FN; end to end 1.250e-01 (input rounded by 1.250e-01); moves @fp8:arg0}}
+  %gm = prec.all_gather %m on @dp gather_axis = 0 : tensor<128xf8E4M3FN> -> tensor<512xf8E4M3FN>
+  // expected-remark @+1 {{prec.reduce_scatter in @fp8: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input f32, wire f32, accumulation f32, ring, result f32; end to end 1.788e-07; moves @fp8:arg0, grad(@fp8:arg3)}}
+  %rs = prec.reduce_scatter %w on @dp scatter_axis = 0 : tensor<128xf32> -> tensor<32xf32>
+  %np = prec.sgd %p, %rs, %lr : tensor<32xf32>, tensor<32xf32>
+  return %gq, %gm, %np : tensor<512xf8E4M3FN>, tensor<512xf8E4M3FN>, tensor<32xf32>
+}
+
 // TABLE: @gather:
 // TABLE-NEXT: op location moves group N input wire acc result scaling rounding algorithm bytes/rank own input err end to end
 // TABLE-NEXT: all_gather precision-report.mlir:20:8 arg0,arg1,result0,result1 @dp 4 f32 f32 - f32 none nearest_even - 96 0.000e+00 3.906e-03 3.906e-03
