@@ -21,7 +21,7 @@ func.func private @gather(%w: tensor<8xf32>) -> tensor<32xf32> {
   return %g : tensor<32xf32>
 }
 
-func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32>, %seed: i64)
+func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32> {prec.name = "c"}, %seed: i64)
     -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8xf32>, tensor<128xf32>) {
   %ga = call @gather(%a) : (tensor<8xf32>) -> tensor<32xf32>
   %bn = prec.cast %b : tensor<8xf32> to tensor<8xbf16>
@@ -36,11 +36,12 @@ func.func @step(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<32xf32>, %seed:
   %sr = prec.cast %sq rounding = <stochastic> seed %seed : tensor<32xf32> to tensor<32xbf16>
   // expected-remark @+1 {{prec.reduce_scatter in @step: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input bf16, wire f32, accumulation f32, ring, result f32; end to end 7.813e-03 (input rounded by 7.813e-03); moves result3}}
   %rs = prec.reduce_scatter %sr on @dp scatter_axis = 0 forward_dtype = f32 acc_dtype = f32 : tensor<32xbf16> -> tensor<8xf32>
-  // A sum's error is relative to sum_i |x_i|: so is the end-to-end bound of
+  // prec.name names an argument. A sum's error is relative to
+  // sum_i |x_i|: so is the end-to-end bound of
   // a move of it (the sum's, then the exact gather).
-  // expected-remark @+1 {{prec.all_reduce in @step: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input f32, wire f32, accumulation f32, ring, result f32; end to end 1.788e-07; moves arg2}}
+  // expected-remark @+1 {{prec.all_reduce in @step: relative error bound 1.788e-07 (|error| <= bound * sum_i |x_i| / divisor): N = 4, input f32, wire f32, accumulation f32, ring, result f32; end to end 1.788e-07; moves c}}
   %total = prec.all_reduce %c on @dp : tensor<32xf32> -> tensor<32xf32>
-  // expected-remark @+1 {{prec.all_gather in @step: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f32, wire f32, result f32; end to end 1.788e-07 (input rounded by 1.788e-07); moves arg2, result4}}
+  // expected-remark @+1 {{prec.all_gather in @step: relative error bound 0.000e+00 (|error| <= bound * |x|): N = 4, input f32, wire f32, result f32; end to end 1.788e-07 (input rounded by 1.788e-07); moves c, result4}}
   %all = prec.all_gather %total on @dp gather_axis = 0 : tensor<32xf32> -> tensor<128xf32>
   return %ga, %gb, %t, %rs, %all : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<8xf32>, tensor<128xf32>
 }
@@ -86,7 +87,7 @@ func.func private @fp8(%w: tensor<128xf32>, %s: tensor<f32>, %bs: tensor<4xf8E8M
 // TABLE-NEXT: all_to_all precision-report.mlir:32:8 arg0,arg1,result2 @dp 4 f32 bf16 - f32 none nearest_even - 48 3.906e-03 3.906e-03 7.828e-03
 // TABLE-NEXT: reduce_scatter precision-report.mlir:38:9 result3 @dp 4 bf16 f32 f32 f32 none nearest_even ring 96 1.788e-07 7.813e-03 7.813e-03
 // TABLE-NEXT: all_reduce
-// TABLE-NEXT: all_gather precision-report.mlir:44:10 arg2,result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 1.788e-07 1.788e-07
+// TABLE-NEXT: all_gather precision-report.mlir:44:10 c,result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 1.788e-07 1.788e-07
 
 // JSON:      "op": "prec.reduce_scatter",
 // JSON:      "input_error": 0.0078125{{[0-9]*}},

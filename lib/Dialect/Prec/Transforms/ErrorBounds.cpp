@@ -1,5 +1,6 @@
 //===- ErrorBounds.cpp - worst-case relative error of collectives ---------===//
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
@@ -457,9 +458,15 @@ private:
     }
   }
 
-  /// `arg0`, or `@f:arg0` where the module has several entry functions.
+  /// The argument's or result's `prec.name`, else `arg0` / `result0`;
+  /// `@f:` before it where the module has several entry functions.
   std::string getName(func::FuncOp func, StringRef kind, unsigned index) {
-    std::string name = (kind + Twine(index)).str();
+    StringAttr named =
+        kind == "arg"
+            ? func.getArgAttrOfType<StringAttr>(index, kNameAttrName)
+            : func.getResultAttrOfType<StringAttr>(index, kNameAttrName);
+    std::string name =
+        named ? named.getValue().str() : (kind + Twine(index)).str();
     if (entries.size() == 1 && entries.front() == func)
       return name;
     return ("@" + func.getSymName() + ":" + name).str();
