@@ -87,7 +87,7 @@ func.func private @fp8(%w: tensor<128xf32>, %s: tensor<f32>, %bs: tensor<4xf8E8M
 // TABLE-NEXT: all_to_all precision-report.mlir:32:8 arg0,arg1,result2 @dp 4 f32 bf16 - f32 none nearest_even - 48 3.906e-03 3.906e-03 7.828e-03
 // TABLE-NEXT: reduce_scatter precision-report.mlir:38:9 result3 @dp 4 bf16 f32 f32 f32 none nearest_even ring 96 1.788e-07 7.813e-03 7.813e-03
 // TABLE-NEXT: all_reduce
-// TABLE-NEXT: all_gather precision-report.mlir:44:10 c,result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 1.788e-07 1.788e-07
+// TABLE-NEXT: all_gather precision-report.mlir:45:10 c,result4 @dp 4 f32 f32 - f32 none nearest_even - 384 0.000e+00 1.788e-07 1.788e-07
 
 // JSON:      "op": "prec.reduce_scatter",
 // JSON:      "input_error": 0.0078125{{[0-9]*}},
