@@ -44,21 +44,18 @@ using namespace mlir::prec;
 /// cut reduce_scatter rides in its blocks where kernels fuse. `peerWindows`
 /// lets kernels write and read transports' buffers in host memory the group
 /// shares (the GPU's buffers live on the device).
-static void buildPrecToBuffersPipeline(OpPassManager &pm,
-                                       bool loopsCarryFreshBuffers,
-                                       bool foldCasts, bool fuseKernels,
-                                       bool fuseAmax, bool dequantizeByTable,
-                                       bool reportTraffic,
-                                       int64_t allReduceBlockBytes,
-                                       int64_t reduceScatterBlockBytes,
-                                       bool peerWindows) {
+/// The collectives as they will run: policies applied, backward functions
+/// generated, dtypes and divisors explicit, fp8 scales materialized,
+/// collectives bucketed. `precisionReport` (table or json; empty: none)
+/// prints their precision there (prec-error-bounds).
+static void buildPrecCollectivesPipeline(OpPassManager &pm, bool foldCasts,
+                                         StringRef precisionReport) {
   // Whole-module precision semantics: policies, generated backward functions.
   pm.addPass(createPrecApplyPolicy());
   pm.addPass(createPrecGlobalsToArguments());
   pm.addPass(createPrecGenerateBackward());
 
-  // prec on tensors: explicit dtypes and divisors, few large collectives,
-  // then kernels and transports.
+  // prec on tensors: explicit dtypes and divisors, few large collectives.
   OpPassManager &funcs = pm.nest<func::FuncOp>();
   // The accumulation schedule sets its own divisors, so it runs before
   // prec-divide-factors would divide each collective as if it ran alone.
@@ -73,6 +70,22 @@ static void buildPrecToBuffersPipeline(OpPassManager &pm,
   // are bucketed like any other.
   funcs.addPass(createPrecMaterializeScales());
   funcs.addPass(createPrecBucketCollectives());
+  if (!precisionReport.empty()) {
+    PrecErrorBoundsOptions bounds;
+    bounds.report = precisionReport.str();
+    pm.addPass(createPrecErrorBounds(bounds));
+  }
+}
+
+static void buildPrecToBuffersPipeline(
+    OpPassManager &pm, bool loopsCarryFreshBuffers, bool foldCasts,
+    bool fuseKernels, bool fuseAmax, bool dequantizeByTable, bool reportTraffic,
+    int64_t allReduceBlockBytes, int64_t reduceScatterBlockBytes,
+    bool peerWindows, StringRef precisionReport) {
+  buildPrecCollectivesPipeline(pm, foldCasts, precisionReport);
+
+  // Kernels and transports.
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
   if (allReduceBlockBytes != 0) {
     PrecBlockAllReduceOptions block;
     block.blockBytes = allReduceBlockBytes;
@@ -155,7 +168,7 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
                              /*dequantizeByTable=*/true, options.reportTraffic,
                              options.allReduceBlockBytes,
                              options.reduceScatterBlockBytes,
-                             options.peerWindows);
+                             options.peerWindows, options.precisionReport);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -207,11 +220,10 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
   buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
                              options.foldCasts, options.fuseKernels,
                              /*fuseAmax=*/false,
-                             /*dequantizeByTable=*/false,
-                             options.reportTraffic,
+                             /*dequantizeByTable=*/false, options.reportTraffic,
                              /*allReduceBlockBytes=*/0,
                              /*reduceScatterBlockBytes=*/0,
-                             /*peerWindows=*/false);
+                             /*peerWindows=*/false, options.precisionReport);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping
@@ -310,15 +322,27 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
-// Every pipeline registerPrecPipelines registers, in the order it does.
+// Every pipeline registerPrecPipelines registers.
 static constexpr llvm::StringLiteral kPipelineNames[] = {
-    "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-lower-to-cuda-emulation"};
+    "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-lower-to-cuda-emulation",
+    "prec-precision-report"};
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::prec::getPrecPipelineNames() {
   return kPipelineNames;
 }
 
+void mlir::prec::buildPrecPrecisionReportPipeline(
+    OpPassManager &pm, const PrecPrecisionReportOptions &options) {
+  buildPrecCollectivesPipeline(pm, options.foldCasts, options.format);
+}
+
 void mlir::prec::registerPrecPipelines() {
+  PassPipelineRegistration<PrecPrecisionReportOptions>(
+      kPipelineNames[3],
+      "print the dtypes, algorithm and error bounds of every collective as "
+      "prec-lower-to-cpu will run it: after backward generation and "
+      "bucketing",
+      buildPrecPrecisionReportPipeline);
   PassPipelineRegistration<PrecLowerToCPUOptions>(
       kPipelineNames[0],
       "lower prec on tensors to the LLVM dialect for the host, calling the "

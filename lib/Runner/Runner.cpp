@@ -801,6 +801,7 @@ llvm::Error Runner::lower() {
     gpuOptions.foldCasts = options.fuseKernels;
     gpuOptions.fuseKernels = options.fuseKernels;
     gpuOptions.reportTraffic = options.reportTraffic;
+    gpuOptions.precisionReport = options.precisionReport;
     if (options.gpuEmulation)
       buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
     else
@@ -811,6 +812,7 @@ llvm::Error Runner::lower() {
     cpuOptions.profile = options.profile;
     cpuOptions.gemmContractions = options.gemmContractions;
     cpuOptions.reportTraffic = options.reportTraffic;
+    cpuOptions.precisionReport = options.precisionReport;
     cpuOptions.vectorBits = options.vectorBits;
     cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
     cpuOptions.reduceScatterBlockBytes = options.reduceScatterBlockBytes;

@@ -4,6 +4,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -135,6 +137,13 @@ cl::opt<std::string> trafficMode(
              "and kernel, and every collective the runtime counted"),
     cl::ValueOptional, cl::value_desc("summary|full"), cl::init(""),
     cl::cat(runCategory));
+cl::opt<std::string> precisionReport(
+    "precision-report",
+    cl::desc("print, before running, the dtypes, scaling, rounding, "
+             "algorithm, group, bytes per rank and error bounds (own and "
+             "end to end) of every collective as it will run, per function: "
+             "=table (default) or =json (prec-error-bounds)"),
+    cl::ValueOptional, cl::init(""), cl::cat(runCategory));
 cl::opt<bool> gemmContractions(
     "gemm-contractions",
     cl::desc("run matmuls through precrt's gemm (default; =false: "
@@ -208,6 +217,13 @@ LogicalResult checkOptions() {
         << "prec-run: error: --print must be none, summary or values\n";
     return failure();
   }
+  if (precisionReport.getNumOccurrences() != 0 && !precisionReport.empty() &&
+      precisionReport != "table" && precisionReport != "json") {
+    llvm::errs() << "prec-run: error: --precision-report must be table or "
+                    "json, got '"
+                 << precisionReport << "'\n";
+    return failure();
+  }
   if (numSteps < 1) {
     llvm::errs() << "prec-run: error: --steps must be at least 1\n";
     return failure();
@@ -244,6 +260,14 @@ LogicalResult checkOptions() {
   return success();
 }
 
+/// Whether this process is the first of its mpirun job, or runs alone.
+static bool isFirstProcess() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char *value = std::getenv(name))
+      return StringRef(value) == "0";
+  return true;
+}
+
 prec::RunnerOptions getRunnerOptions() {
   prec::RunnerOptions options;
   options.backend = backendName == "mpi"    ? prec::RunnerBackend::MPI
@@ -258,6 +282,14 @@ prec::RunnerOptions getRunnerOptions() {
   options.profile = profileSteps;
   options.gemmContractions = gemmContractions;
   options.reportTraffic = trafficRequested();
+  // A bare --precision-report gives the empty value cl::ValueOptional
+  // passes; checkOptions tells it from an absent one. Under mpirun every
+  // process lowers the same module: the first prints the report.
+  options.precisionReport =
+      precisionReport.getNumOccurrences() == 0 || !isFirstProcess()
+          ? ""
+          : (precisionReport.empty() ? std::string("table")
+                                     : precisionReport.getValue());
   options.vectorBits = vectorBits;
   options.allReduceBlockBytes = allReduceBlockBytes;
   options.reduceScatterBlockBytes = reduceScatterBlockBytes;

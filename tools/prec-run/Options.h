@@ -42,6 +42,7 @@ extern llvm::cl::opt<bool> profileSteps;
 extern llvm::cl::opt<bool> gemmContractions;
 extern llvm::cl::opt<int64_t> vectorBits;
 extern llvm::cl::opt<std::string> trafficMode;
+extern llvm::cl::opt<std::string> precisionReport;
 extern llvm::cl::opt<bool> dumpLowered;
 extern llvm::cl::opt<std::string> dumpObject;
 

@@ -52,6 +52,12 @@ struct PrecLowerToCPUOptions
                      "collective and reads and writes per kernel "
                      "(prec-report-traffic; prec-run --traffic)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> precisionReport{
+      *this, "precision-report",
+      llvm::cl::desc("print the precision of every collective after "
+                     "bucketing: `table` or `json` (prec-error-bounds; "
+                     "prec-run --precision-report); empty: none"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> vectorBits{
       *this, "vector-bits",
       llvm::cl::desc("bits of the vector registers that loops converting "
@@ -140,6 +146,12 @@ struct PrecLowerToCUDAOptions
                      "collective and reads and writes per kernel "
                      "(prec-report-traffic; prec-run --traffic)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> precisionReport{
+      *this, "precision-report",
+      llvm::cl::desc("print the precision of every collective after "
+                     "bucketing: `table` or `json` (prec-error-bounds; "
+                     "prec-run --precision-report); empty: none"),
+      llvm::cl::init("")};
 };
 
 /// Lowers the same module as buildPrecLowerToCPUPipeline for NVIDIA GPUs:
@@ -158,9 +170,26 @@ void buildPrecLowerToCUDAPipeline(OpPassManager &pm,
 void buildPrecLowerToCUDAEmulationPipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options);
 
-/// Registers `prec-lower-to-cpu`, `prec-lower-to-cuda` and
-/// `prec-lower-to-cuda-emulation` with the global pass
-/// pipeline registry.
+struct PrecPrecisionReportOptions
+    : public PassPipelineOptions<PrecPrecisionReportOptions> {
+  PassOptions::Option<std::string> format{
+      *this, "format", llvm::cl::desc("`table` (default) or `json`"),
+      llvm::cl::init("table")};
+  PassOptions::Option<bool> foldCasts{
+      *this, "fold-casts",
+      llvm::cl::desc("fold casts into collectives first (prec-fold-casts), "
+                     "as the lowering pipelines do by default"),
+      llvm::cl::init(true)};
+};
+
+/// The first stage of the lowering pipelines (policies, generated backward
+/// functions, inferred dtypes, divisors, fp8 scales, buckets), then
+/// prec-error-bounds' report of every collective on stdout.
+void buildPrecPrecisionReportPipeline(
+    OpPassManager &pm, const PrecPrecisionReportOptions &options);
+
+/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`
+/// and `prec-lower-to-cuda-emulation` with the global pass pipeline registry.
 void registerPrecPipelines();
 
 /// The names of the pipelines registerPrecPipelines registers, for tools

@@ -90,6 +90,9 @@ struct RunnerOptions {
   /// (prec-report-traffic); the runtime's own counts of the last step are
   /// read on the rank's thread with precrtCompiledGetTraffic.
   bool reportTraffic = false;
+  /// `table` or `json`: print the precision of every collective after
+  /// bucketing (prec-error-bounds) while lowering; empty: none.
+  std::string precisionReport;
   /// The program's malloc and free through the runtime's caching allocator.
   bool cacheBuffers = true;
   /// Collective timeout; 0: the runtime's default; negative: an error.

@@ -124,15 +124,25 @@ func.func @moves(%x: tensor<96xf32>, %seed: i64) {
 // JSON:       "bound": 0.125{{,?$}}
 // JSON:       "op": "prec.reduce_scatter",
 // JSON:       "op": "prec.reduce_scatter",
-// JSON:       "bound": 0.125{{[0-9]*}}
+// JSON:       "bound": 0.125{{[0-9]*}},
+// JSON-NEXT:  "input_error": 0,
+// JSON-NEXT:  "end_to_end_bound": 0.125{{[0-9]*}},
+// JSON-NEXT:  "function": "@scaled",
+// JSON-NEXT:  "group": "@dp",
+// JSON-NEXT:  "scaling": "<dynamic>",
+// JSON-NEXT:  "rounding": "stochastic",
+// JSON-NEXT:  "bytes_per_rank": 84,
+// JSON-NEXT:  "moves": [
+// JSON-NEXT:    "@scaled:arg0"
+// JSON-NEXT:  ]
 // JSON-NEXT: }
 // JSON-NEXT: ]
 
 // LIMIT-NOT: error-bounds.mlir:19:8: error
-// LIMIT-DAG: error-bounds.mlir:25:8: error: relative error bound 2.811e-02 exceeds max-rel-error=1.000e-02 (N = 8, input bf16, wire bf16, accumulation bf16, ring, result bf16)
-// LIMIT-DAG: error-bounds.mlir:56:8: error: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
-// LIMIT-DAG: error-bounds.mlir:72:8: error: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
-// LIMIT-DAG: error-bounds.mlir:22:8: remark: relative error bound 3.907e-03
+// LIMIT-DAG: error-bounds.mlir:25:8: error: prec.all_reduce in @reductions: relative error bound 2.811e-02 exceeds max-rel-error=1.000e-02 (N = 8, input bf16, wire bf16, accumulation bf16, ring, result bf16)
+// LIMIT-DAG: error-bounds.mlir:56:8: error: prec.all_reduce in @reductions: no relative error bound: (N - 1) * u >= 1 for the summation (N = 512, input bf16, wire bf16, accumulation bf16, ring, result bf16); max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:72:8: error: prec.all_to_all in @moves: relative error bound 6.250e-02 exceeds max-rel-error=1.000e-02
+// LIMIT-DAG: error-bounds.mlir:22:8: remark: prec.reduce_scatter in @reductions: relative error bound 3.907e-03
 
 // Scaled fp8 wires. MX power-of-two block scales divide and multiply
 // exactly, but a block's largest elements may saturate: up to

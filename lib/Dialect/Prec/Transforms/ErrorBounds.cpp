@@ -1,15 +1,24 @@
 //===- ErrorBounds.cpp - worst-case relative error of collectives ---------===//
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 namespace mlir::prec {
@@ -70,6 +79,16 @@ struct CollectiveBound {
   Type gather;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
+  /// The roundings of the input between the op that computed it and this
+  /// collective (0 for an entry argument passed on unchanged), and the
+  /// bound of the result relative to its exact value; none where the input
+  /// is not traced (a loop's value).
+  std::optional<double> inputError, endToEndBound;
+  /// The entry arguments the input derives from and the gradients and
+  /// entry results the result becomes: "arg0", "grad(arg1)", "result2".
+  SmallVector<std::string> moves;
+  /// Bytes one rank sends, as prec-report-traffic counts them.
+  std::optional<int64_t> bytesPerRank;
 };
 
 std::string printType(Type type) {
@@ -140,6 +159,25 @@ double getRoundingFactor(Operation *op) {
                                                                      : 1.0;
 }
 
+/// Bytes one rank sends for `op`'s input on the wire, as prec-report-traffic
+/// counts a transport's payload (fp8 scales aside); none for dynamic shapes.
+std::optional<int64_t> getBytesPerRank(CollectiveOpInterface op,
+                                       int64_t groupSize) {
+  RankedTensorType input = op.getInput().getType();
+  if (!input.hasStaticShape())
+    return std::nullopt;
+  int64_t count = input.getNumElements();
+  int64_t elementBytes =
+      (op.getEffectiveForwardDtype().getIntOrFloatBitWidth() + 7) / 8;
+  int64_t peers = groupSize - 1;
+  StringRef name = op->getName().stripDialect();
+  if (name == "all_gather")
+    return peers * count * elementBytes;
+  if (name == "all_reduce")
+    return 2 * peers * llvm::divideCeil(count, groupSize) * elementBytes;
+  return peers * (count / groupSize) * elementBytes;
+}
+
 FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   FailureOr<int64_t> groupSize =
       getStaticCollectiveGroupSize(op, "its error bound");
@@ -151,6 +189,7 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   info.input = op.getInput().getType().getElementType();
   info.forward = op.getEffectiveForwardDtype();
   info.result = op.getResult().getType().getElementType();
+  info.bytesPerRank = getBytesPerRank(op, info.groupSize);
   // The value that is cast to the result type: the sum in acc_dtype for
   // reductions, the wire value otherwise.
   Type received = info.forward;
@@ -210,6 +249,236 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   return info;
 }
 
+/// What is known of a value on its way to a collective: the relative error
+/// it carries on top of its exact value (none: not traced), and the entry
+/// arguments it was read from.
+struct Provenance {
+  std::optional<double> error = 0.0;
+  SmallVector<std::string> arguments;
+
+  void merge(const Provenance &other) {
+    if (!error || !other.error)
+      error = std::nullopt;
+    else
+      error = std::max(*error, *other.error);
+    for (const std::string &argument : other.arguments)
+      if (!llvm::is_contained(arguments, argument))
+        arguments.push_back(argument);
+  }
+};
+
+/// Ops that only rearrange their first operand's elements: each result
+/// element is one of them, unchanged.
+bool movesElementsOnly(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
+             tensor::ExtractSliceOp, tensor::CastOp, linalg::TransposeOp,
+             linalg::BroadcastOp>(op);
+}
+
+/// Conversions of every element: one rounding where the result type does
+/// not hold the input's values.
+std::optional<double> getElementConversionError(Operation *op) {
+  if (!isa<CastOp, arith::ExtFOp, arith::TruncFOp>(op))
+    return std::nullopt;
+  Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type to = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!isa<FloatType>(from) || !isa<FloatType>(to))
+    return std::nullopt;
+  return getRoundingFactor(op) * getConversionError(from, to);
+}
+
+/// The relative error of `saturate(round(x / scale))` against `x / scale`:
+/// the quotient rounds in f32 (exact with power-of-two scales), the result
+/// once in its fp8 type, or, with MX power-of-two block scales, up to the
+/// saturation of a block's largest elements (getWireError).
+double getQuantizationError(QuantizeOp op) {
+  Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type scale = getElementTypeOrSelf(op->getOperand(1).getType());
+  auto result = cast<FloatType>(getElementTypeOrSelf(op->getResult(0)));
+  double rounding = getRoundingFactor(op) * getUnitRoundoff(result);
+  if (!isa<Float32Type, Float64Type, Float16Type, BFloat16Type>(scale)) {
+    llvm::APFloat largest =
+        llvm::APFloat::getLargest(result.getFloatSemantics());
+    double saturation = 1.0 - largest.convertToDouble() /
+                                  std::ldexp(1.0, llvm::ilogb(largest) + 1);
+    return std::max(rounding, saturation);
+  }
+  Type quotient = cast<FloatType>(input).getWidth() > 32
+                      ? input
+                      : Float32Type::get(op->getContext());
+  return (1.0 + getUnitRoundoff(quotient)) * (1.0 + rounding) - 1.0;
+}
+
+/// Traces values through calls, data movement and conversions to the entry
+/// arguments they are read from or the ops that computed them, and results
+/// to the gradients and entry results they become.
+class ValueTracer {
+public:
+  ValueTracer(ModuleOp module,
+              llvm::function_ref<std::optional<double>(Operation *)> endToEnd)
+      : endToEnd(endToEnd) {
+    module.walk([&](func::CallOp call) {
+      callers[call.getCalleeAttr().getAttr()].push_back(call);
+    });
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isDeclaration())
+        entries.push_back(func);
+    symbols = std::make_unique<SymbolTable>(module);
+  }
+
+  /// The roundings of `value` since the op that computed it (whose own
+  /// rounding to its dtype counts; what it computed from does not), or
+  /// none since the entry argument it passes on.
+  Provenance traceBack(Value value, int depth = 0) {
+    if (depth > kMaxDepth)
+      return {std::nullopt, {}};
+    // Each value once: a value reached again while it is traced (recursive
+    // calls) is not traced.
+    auto [cached, inserted] =
+        traced.try_emplace(value, Provenance{std::nullopt, {}});
+    if (!inserted)
+      return cached->second;
+    Provenance provenance = traceBackUncached(value, depth);
+    traced[value] = provenance;
+    return provenance;
+  }
+
+  /// The gradients ("grad(arg0)", from generated backward functions) and
+  /// entry results ("result1") that `value`'s elements become.
+  void traceForward(Value value, SmallVectorImpl<std::string> &names) {
+    llvm::DenseSet<Value> visited;
+    traceForward(value, names, visited);
+  }
+
+private:
+  static constexpr int kMaxDepth = 64;
+
+  Provenance traceBackUncached(Value value, int depth) {
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      auto func = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+      if (!func || argument.getOwner() != &func.getBody().front())
+        return {std::nullopt, {}};
+      unsigned index = argument.getArgNumber();
+      auto found = callers.find(func.getSymNameAttr());
+      if (func.isPublic() || found == callers.end())
+        return {0.0, {getName(func, "arg", index)}};
+      Provenance merged;
+      for (func::CallOp call : found->second)
+        merged.merge(traceBack(call.getOperand(index), depth + 1));
+      return merged;
+    }
+    Operation *op = value.getDefiningOp();
+    if (movesElementsOnly(op))
+      return traceBack(op->getOperand(0), depth + 1);
+    if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+      Provenance merged;
+      for (Value input : concat.getInputs())
+        merged.merge(traceBack(input, depth + 1));
+      return merged;
+    }
+    if (std::optional<double> conversion = getElementConversionError(op)) {
+      Provenance provenance = traceBack(op->getOperand(0), depth + 1);
+      if (provenance.error)
+        provenance.error =
+            (1.0 + *provenance.error) * (1.0 + *conversion) - 1.0;
+      return provenance;
+    }
+    if (auto quantize = dyn_cast<QuantizeOp>(op)) {
+      Provenance provenance = traceBack(op->getOperand(0), depth + 1);
+      if (provenance.error)
+        provenance.error =
+            (1.0 + *provenance.error) * (1.0 + getQuantizationError(quantize)) -
+            1.0;
+      return provenance;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols->lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isDeclaration())
+        return {std::nullopt, {}};
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      Provenance merged;
+      callee.walk([&](func::ReturnOp ret) {
+        merged.merge(traceBack(ret.getOperand(index), depth + 1));
+      });
+      return merged;
+    }
+    // Another collective's result carries its end-to-end bound. A sum's is
+    // relative to the magnitudes of its terms, and so is then every bound
+    // downstream: |v| <= (1 + e) sum_i |x*_i| / divisor bounds what the
+    // next rounding is relative to.
+    if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
+      Provenance provenance = traceBack(collective.getInput(), depth + 1);
+      provenance.error = endToEnd(op);
+      return provenance;
+    }
+    auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(value));
+    if (!floatType)
+      return {std::nullopt, {}};
+    return {getUnitRoundoff(floatType), {}};
+  }
+
+  void traceForward(Value value, SmallVectorImpl<std::string> &names,
+                    llvm::DenseSet<Value> &visited) {
+    if (!visited.insert(value).second)
+      return;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (use.getOperandNumber() == 0 && user->getNumResults() == 1 &&
+          (movesElementsOnly(user) || getElementConversionError(user))) {
+        traceForward(user->getResult(0), names, visited);
+        continue;
+      }
+      auto add = [&](std::string name) {
+        if (!llvm::is_contained(names, name))
+          names.push_back(std::move(name));
+      };
+      // An optimizer's gradient operand: the gradient of its parameter.
+      if (isa<SGDOp, AdamWOp>(user) && use.getOperandNumber() == 1) {
+        for (const std::string &argument :
+             traceBack(user->getOperand(0)).arguments)
+          add("grad(" + argument + ")");
+        continue;
+      }
+      if (!isa<func::ReturnOp>(user))
+        continue;
+      auto func = user->getParentOfType<func::FuncOp>();
+      unsigned index = use.getOperandNumber();
+      if (func->hasAttr(PrecDialect::kBackwardOfAttrName) &&
+          index < func.getNumArguments()) {
+        for (const std::string &argument :
+             traceBack(func.getArgument(index)).arguments)
+          add("grad(" + argument + ")");
+      } else if (func.isPublic()) {
+        add(getName(func, "result", index));
+      } else if (auto found = callers.find(func.getSymNameAttr());
+                 found != callers.end()) {
+        for (func::CallOp call : found->second)
+          traceForward(call.getResult(index), names, visited);
+      }
+    }
+  }
+
+  /// The argument's or result's `prec.name`, else `arg0` / `result0`;
+  /// `@f:` before it where the module has several entry functions.
+  std::string getName(func::FuncOp func, StringRef kind, unsigned index) {
+    StringAttr named =
+        kind == "arg"
+            ? func.getArgAttrOfType<StringAttr>(index, kNameAttrName)
+            : func.getResultAttrOfType<StringAttr>(index, kNameAttrName);
+    std::string name =
+        named ? named.getValue().str() : (kind + Twine(index)).str();
+    if (entries.size() == 1 && entries.front() == func)
+      return name;
+    return ("@" + func.getSymName() + ":" + name).str();
+  }
+
+  llvm::function_ref<std::optional<double>(Operation *)> endToEnd;
+  llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callers;
+  SmallVector<func::FuncOp> entries;
+  std::unique_ptr<SymbolTable> symbols;
+  llvm::DenseMap<Value, Provenance> traced;
+};
+
 std::string describe(const CollectiveBound &info) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -226,6 +495,117 @@ std::string describe(const CollectiveBound &info) {
 
 std::string formatBound(double bound) {
   return llvm::formatv("{0:e3}", bound).str();
+}
+
+llvm::json::Value optionalValue(std::optional<double> value) {
+  return value ? llvm::json::Value(*value) : llvm::json::Value(nullptr);
+}
+
+std::string getFunctionName(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  return func ? ("@" + func.getSymName()).str() : std::string("?");
+}
+
+/// `@dp`, or `@hsdp[1]` for a group on some of the grid's axes.
+std::string describeGroup(const CollectiveBound &info) {
+  auto op = cast<CollectiveOpInterface>(info.op);
+  std::string text = "@" + op.getGridAttr().getValue().str();
+  if (!op.getGridAxes().empty()) {
+    text += "[";
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(op.getGridAxes(), os, ",");
+    text += "]";
+  }
+  return text;
+}
+
+std::string describeScaling(Operation *op) {
+  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+  if (!scaling)
+    return "none";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Attribute(scaling).print(os);
+  return StringRef(text).ltrim("#prec.scaling").str();
+}
+
+std::string describeRounding(Operation *op) {
+  return getRoundingFactor(op) == 2.0 ? "stochastic" : "nearest_even";
+}
+
+std::string formatOptionalBound(std::optional<double> bound) {
+  return bound ? formatBound(*bound) : "none";
+}
+
+/// One table per function: a collective per row, columns padded to their
+/// widest entry.
+void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
+  os << "precision of every collective: own bound relative to its input x "
+        "(|out - f(x)| <= own * s(x)),\n"
+        "end to end relative to its exact value (|out - f(x*)| <= e2e * "
+        "s(x*), x* the exact input);\n"
+        "s = |x| for moves, sum_i |x_i| / divisor for reductions, and for "
+        "values a sum produced, over the terms of every sum on the way;\n"
+        "input err: the roundings of x since the op that computed it (its "
+        "own rounding to its dtype included; none for an entry argument "
+        "passed on)\n";
+  SmallVector<std::string> header = {
+      "op",         "location", "moves",     "group",
+      "N",          "input",    "wire",      "acc",
+      "result",     "scaling",  "rounding",  "algorithm",
+      "bytes/rank", "own",      "input err", "end to end"};
+  std::string function;
+  SmallVector<SmallVector<std::string>> rows;
+  auto flush = [&] {
+    if (rows.empty())
+      return;
+    SmallVector<size_t> widths(header.size(), 0);
+    for (const auto &row : rows)
+      for (auto [i, cell] : llvm::enumerate(row))
+        widths[i] = std::max(widths[i], cell.size());
+    os << "\n" << function << ":\n";
+    for (const auto &row : rows) {
+      os << " ";
+      for (auto [i, cell] : llvm::enumerate(row)) {
+        os << " " << cell;
+        if (i + 1 != row.size())
+          os << std::string(widths[i] - cell.size(), ' ');
+      }
+      os << "\n";
+    }
+    rows.clear();
+  };
+  for (const CollectiveBound &info : bounds) {
+    std::string name = getFunctionName(info.op);
+    auto func = info.op->getParentOfType<func::FuncOp>();
+    if (auto primal = func ? func->getAttrOfType<FlatSymbolRefAttr>(
+                                 PrecDialect::kBackwardOfAttrName)
+                           : nullptr)
+      name += " (backward of @" + primal.getValue().str() + ")";
+    if (name != function) {
+      flush();
+      function = name;
+      rows.push_back(header);
+    }
+    std::string location = printLocation(info.op->getLoc());
+    std::string moves = llvm::join(info.moves, ",");
+    std::string algorithm =
+        info.algorithm ? stringifyReductionAlgorithm(*info.algorithm).str()
+                       : "-";
+    if (info.gather)
+      algorithm += ", gathered in " + printType(info.gather);
+    rows.push_back(
+        {info.op->getName().stripDialect().str(),
+         llvm::sys::path::filename(location).str(), moves.empty() ? "-" : moves,
+         describeGroup(info), std::to_string(info.groupSize),
+         printType(info.input), printType(info.forward),
+         info.acc ? printType(info.acc) : "-", printType(info.result),
+         describeScaling(info.op), describeRounding(info.op), algorithm,
+         info.bytesPerRank ? std::to_string(*info.bytesPerRank) : "?",
+         formatOptionalBound(info.bound), formatOptionalBound(info.inputError),
+         formatOptionalBound(info.endToEndBound)});
+  }
+  flush();
 }
 
 void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
@@ -250,8 +630,20 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         json.attribute("gather_dtype",
                        info.gather ? llvm::json::Value(printType(info.gather))
                                    : llvm::json::Value(nullptr));
-        json.attribute("bound", info.bound ? llvm::json::Value(*info.bound)
-                                           : llvm::json::Value(nullptr));
+        json.attribute("bound", optionalValue(info.bound));
+        json.attribute("input_error", optionalValue(info.inputError));
+        json.attribute("end_to_end_bound", optionalValue(info.endToEndBound));
+        json.attribute("function", getFunctionName(info.op));
+        json.attribute("group", describeGroup(info));
+        json.attribute("scaling", describeScaling(info.op));
+        json.attribute("rounding", describeRounding(info.op));
+        json.attribute("bytes_per_rank",
+                       info.bytesPerRank ? llvm::json::Value(*info.bytesPerRank)
+                                         : llvm::json::Value(nullptr));
+        json.attributeArray("moves", [&] {
+          for (const std::string &name : info.moves)
+            json.value(name);
+        });
       });
     }
   });
@@ -261,6 +653,15 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
 struct ErrorBoundsPass
     : public prec::impl::PrecErrorBoundsBase<ErrorBoundsPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (!llvm::is_contained({"remarks", "table", "json"}, report))
+      return emitError(UnknownLoc::get(context),
+                       "prec-error-bounds: expected report=remarks, table "
+                       "or json, got '")
+             << report << "'";
+    return success();
+  }
 
   void runOnOperation() override {
     SmallVector<CollectiveBound> bounds;
@@ -272,8 +673,15 @@ struct ErrorBoundsPass
         return;
       }
       bounds.push_back(*info);
-      report(*info, failedAny);
     });
+    addEndToEndBounds(bounds);
+    for (const CollectiveBound &info : bounds)
+      check(info, failedAny);
+    if (report == "table")
+      writeTable(llvm::outs(), bounds);
+    else if (report == "json")
+      writeJson(llvm::outs(), bounds);
+    llvm::outs().flush();
     if (!jsonPath.empty() && failed(emitJson(bounds)))
       failedAny = true;
     if (failedAny)
@@ -281,34 +689,87 @@ struct ErrorBoundsPass
   }
 
 private:
-  /// A remark with the bound, or an error when it exceeds max-rel-error.
-  void report(const CollectiveBound &info, bool &failedAny) {
+  /// Traces every collective's input and result, and bounds its result
+  /// relative to its exact value: (1 + input error)(1 + own bound) - 1, the
+  /// input error counting what the moves that fed it added.
+  void addEndToEndBounds(MutableArrayRef<CollectiveBound> bounds) {
+    llvm::DenseMap<Operation *, CollectiveBound *> byOp;
+    for (CollectiveBound &info : bounds)
+      byOp[info.op] = &info;
+    llvm::DenseSet<Operation *> visiting;
+    std::function<std::optional<double>(Operation *)> endToEnd;
+    std::unique_ptr<ValueTracer> tracer;
+    endToEnd = [&](Operation *op) -> std::optional<double> {
+      CollectiveBound *info = byOp.lookup(op);
+      if (!info || !visiting.insert(op).second)
+        return std::nullopt;
+      if (!info->endToEndBound && info->bound) {
+        Provenance input =
+            tracer->traceBack(cast<CollectiveOpInterface>(op).getInput());
+        info->inputError = input.error;
+        if (input.error)
+          info->endToEndBound =
+              (1.0 + *input.error) * (1.0 + *info->bound) - 1.0;
+      }
+      visiting.erase(op);
+      return info->endToEndBound;
+    };
+    tracer = std::make_unique<ValueTracer>(getOperation(), endToEnd);
+    for (CollectiveBound &info : bounds) {
+      endToEnd(info.op);
+      auto op = cast<CollectiveOpInterface>(info.op);
+      info.moves = tracer->traceBack(op.getInput()).arguments;
+      tracer->traceForward(op.getResult(), info.moves);
+    }
+  }
+
+  /// A remark with the bounds (report=remarks), or an error when one
+  /// exceeds max-rel-error. Diagnostics go to the op's location without the
+  /// op itself, and name the op: generated backward ops share their forward
+  /// op's location.
+  void check(const CollectiveBound &info, bool &failedAny) {
     bool limited = maxRelError >= 0.0;
+    std::string what = (info.op->getName().getStringRef() + " in " +
+                        getFunctionName(info.op) + ": ")
+                           .str();
+    Location loc = info.op->getLoc();
     if (!info.bound) {
-      std::string message = "no relative error bound: (N - 1) * u >= 1 for "
+      std::string message = what +
+                            "no relative error bound: (N - 1) * u >= 1 for "
                             "the summation (" +
                             describe(info) + ")";
       if (limited) {
-        info.op->emitError(message)
+        emitError(loc, message)
             << "; max-rel-error=" << formatBound(maxRelError);
         failedAny = true;
-      } else {
-        info.op->emitRemark(message);
+      } else if (report == "remarks") {
+        emitRemark(loc, message);
       }
       return;
     }
     StringRef relativeTo = info.acc ? "sum_i |x_i| / divisor" : "|x|";
-    if (limited && *info.bound > maxRelError) {
-      info.op->emitError("relative error bound ")
-          << formatBound(*info.bound)
-          << " exceeds max-rel-error=" << formatBound(maxRelError) << " ("
-          << describe(info) << ")";
+    std::optional<double> worst = info.endToEndBound;
+    if (limited && std::max(*info.bound, worst.value_or(0.0)) > maxRelError) {
+      bool own = *info.bound > maxRelError;
+      emitError(loc, what) << (own ? "relative error bound "
+                                   : "end-to-end error bound ")
+                           << formatBound(own ? *info.bound : *worst)
+                           << " exceeds max-rel-error="
+                           << formatBound(maxRelError) << " (" << describe(info)
+                           << ")";
       failedAny = true;
       return;
     }
-    info.op->emitRemark("relative error bound ")
-        << formatBound(*info.bound) << " (|error| <= bound * " << relativeTo
-        << "): " << describe(info);
+    if (report != "remarks")
+      return;
+    InFlightDiagnostic remark = emitRemark(loc, what);
+    remark << "relative error bound " << formatBound(*info.bound)
+           << " (|error| <= bound * " << relativeTo << "): " << describe(info)
+           << "; end to end " << formatOptionalBound(info.endToEndBound);
+    if (info.inputError && *info.inputError != 0.0)
+      remark << " (input rounded by " << formatBound(*info.inputError) << ")";
+    if (!info.moves.empty())
+      remark << "; moves " << llvm::join(info.moves, ", ");
   }
 
   LogicalResult emitJson(ArrayRef<CollectiveBound> bounds) {

@@ -439,10 +439,27 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     least the saturation of a block's largest elements,
     `1 - max_finite / 2^(emax + 1)` (1/8 for f8E4M3FN and f8E5M2).
 
-    `max-rel-error=<x>` turns a bound above `x` into an error on the op
-    (and a failed pass); `json=<path>` (`-` for stdout) writes every bound
-    as a JSON array for tools. The pass works on the whole module so that
-    one JSON document lists every function's collectives.
+    Each collective also gets an end-to-end bound, relative to its exact
+    value (to the magnitudes of the exact terms of every sum on the way):
+    `(1 + e_in)(1 + bound) - 1`, where `e_in` collects the roundings of its
+    input since the op that computed it (that op's rounding to its dtype,
+    casts, fp8 quantizations, and the end-to-end bounds of the collectives
+    it passed through; 0 for an entry argument passed on unchanged). Its input is traced
+    through calls, reshapes, slices and concatenations to the entry
+    arguments it is read from (`arg0`), its result to the gradients
+    (`grad(arg0)`, through functions marked `prec.backward_of` or an
+    optimizer's gradient operand) and entry results it becomes.
+
+    `report=remarks` (default) emits the remarks; `report=table` prints a
+    table per function to stdout instead (the op, its location, what it
+    moves, dtypes, scaling, rounding, algorithm, group, bytes per rank and
+    both bounds), `report=json` the JSON array. `max-rel-error=<x>` turns a
+    bound (own or end to end) above `x` into an error on the op (and a
+    failed pass); `json=<path>` (`-` for stdout) writes every bound as a
+    JSON array for tools. The pass works on the whole module so that one
+    JSON document lists every function's collectives. The
+    `prec-precision-report` pipeline runs it where prec-lower-to-cpu would
+    see the collectives: after backward generation and bucketing.
 
     Example:
     ```mlir
@@ -456,7 +473,10 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     Option<"maxRelError", "max-rel-error", "double", "-1.0",
            "fail on a collective whose bound exceeds this (negative: no limit)">,
     Option<"jsonPath", "json", "std::string", "\"\"",
-           "write the bounds as a JSON array to this file ('-': stdout)">
+           "write the bounds as a JSON array to this file ('-': stdout)">,
+    Option<"report", "report", "std::string", "\"remarks\"",
+           "remarks (one per collective), table or json (printed to stdout, "
+           "no remarks)">
   ];
 }
 
