@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -50,6 +51,13 @@ const Blas &blas() {
       result.name = "builtin (PRECRT_BLAS_LIBRARY=none)";
       return result;
     }
+    // OpenBLAS picks its kernels by CPU at load time, and its AVX-512
+    // kernels sum in another order than its AVX2 ones: pinning the AVX2
+    // kernels wherever they run makes a gemm's bits the same on every such
+    // host (docs/Runtime.md, "The same numbers on every host"). The user's
+    // own OPENBLAS_CORETYPE wins.
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      setenv("OPENBLAS_CORETYPE", "Haswell", /*overwrite=*/0);
     DynamicLibrary library("OpenBLAS", "PRECRT_BLAS_LIBRARY",
                            "libopenblas.so.0");
     SgemmFn sgemm;
