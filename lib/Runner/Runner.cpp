@@ -904,6 +904,8 @@ llvm::Error Runner::dumpObject(StringRef path) {
                      "ranks compile when they run)");
   if (!options.keepObject)
     return makeError("the runner was created without keepObject");
+  // A file left from before must not pass for this one.
+  (void)llvm::sys::fs::remove(path);
   impl->engine->dumpToObjectFile(path);
   if (!llvm::sys::fs::exists(path))
     return makeError("cannot write the object file " + path);
