@@ -792,13 +792,14 @@ llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
   protectArguments();
-  // Names and defaults were read into the signature; LLVM has no use for
-  // them and would warn about each.
+  // Names, defaults, shardings and ranges were read into the signature;
+  // LLVM has no use for them and would warn about each (and a sharding's
+  // grid would outlive the grids lowering erases).
   module.walk([](func::FuncOp function) {
-    for (unsigned i = 0; i < function.getNumArguments(); ++i) {
-      function.removeArgAttr(i, kNameAttrName);
-      function.removeArgAttr(i, kDefaultAttrName);
-    }
+    for (unsigned i = 0; i < function.getNumArguments(); ++i)
+      for (StringRef name : {kNameAttrName, kDefaultAttrName, kShardAttrName,
+                             kRangeAttrName})
+        function.removeArgAttr(i, name);
     for (unsigned i = 0; i < function.getNumResults(); ++i)
       function.removeResultAttr(i, StringAttr::get(function.getContext(),
                                                    kNameAttrName));

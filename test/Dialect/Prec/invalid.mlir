@@ -1277,3 +1277,47 @@ func.func private @result_name_space() -> (f32 {prec.name = "a b"})
 
 // expected-error @+1 {{unknown prec attribute 'prec.default' on a result}}
 func.func private @result_default() -> (f32 {prec.default = 1.0 : f32})
+
+// -----
+
+shard.grid @g(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to be {grid = @GRID, grid_axes = [i64, ...], dim = i64, size = i64}, got {dim = 0 : i64, grid = @g}}}
+func.func private @shard_missing_entries(tensor<3x8xf32> {prec.shard = {grid = @g, dim = 0}})
+
+// -----
+
+shard.grid @g(shape = 4)
+// expected-error @+1 {{'prec.shard' of argument 0: a block of 10 over 4 ranks has 3 elements, but dimension 0 of 'tensor<2x8xf32>' has 2}}
+func.func private @shard_wrong_block(tensor<2x8xf32> {prec.shard = {grid = @g, grid_axes = [0], dim = 0, size = 10}})
+
+// -----
+
+shard.grid @g(shape = 4)
+// expected-error @+1 {{'prec.shard' of argument 0: grid axis 1 is not an axis of @g}}
+func.func private @shard_bad_axis(tensor<3x8xf32> {prec.shard = {grid = @g, grid_axes = [1], dim = 0, size = 10}})
+
+// -----
+
+// expected-error @+1 {{'prec.shard' of argument 0 names @nowhere, which is not a shard.grid}}
+func.func private @shard_no_grid(tensor<3x8xf32> {prec.shard = {grid = @nowhere, grid_axes = [0], dim = 0, size = 10}})
+
+// -----
+
+shard.grid @g(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 on a ranked tensor with 0 <= dim < rank and size >= 1}}
+func.func private @shard_dim_out_of_range(tensor<3x8xf32> {prec.shard = {grid = @g, grid_axes = [0], dim = 2, size = 10}})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi] with lo < hi on an integer tensor, got [5, 5]}}
+func.func private @range_empty(tensor<4xi64> {prec.range = [5, 5]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi] with lo < hi on an integer tensor, got [0, 16]}}
+func.func private @range_on_floats(tensor<4xf32> {prec.range = [0, 16]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.policy' of argument 0 to be a #prec.policy, got "bf16"}}
+func.func private @argument_policy_not_a_policy(tensor<4xf32> {prec.policy = "bf16"})

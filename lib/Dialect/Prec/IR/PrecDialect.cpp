@@ -5,6 +5,8 @@
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -161,6 +163,84 @@ static LogicalResult verifyDefault(Operation *op, unsigned index,
   return success();
 }
 
+/// Checks a `prec.shard` on argument `index` of `op` (EntryAttrs.h).
+static LogicalResult verifyShard(Operation *op, unsigned index,
+                                 Attribute value) {
+  auto fail = [&]() {
+    return op->emitError("expected '")
+           << kShardAttrName << "' of argument " << index
+           << " to be {grid = @GRID, grid_axes = [i64, ...], dim = i64, "
+              "size = i64}, got "
+           << value;
+  };
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  if (!dict || dict.size() != 4)
+    return fail();
+  auto grid = dict.getAs<FlatSymbolRefAttr>("grid");
+  auto axes = dict.getAs<ArrayAttr>("grid_axes");
+  auto dim = dict.getAs<IntegerAttr>("dim");
+  auto size = dict.getAs<IntegerAttr>("size");
+  if (!grid || !axes || !dim || !size ||
+      !llvm::all_of(axes, llvm::IsaPred<IntegerAttr>))
+    return fail();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  // A tensor, or the memref it becomes in lowering.
+  auto type = function ? dyn_cast<ShapedType>(function.getArgumentTypes()[index])
+                       : ShapedType();
+  if (!type || !type.hasRank() || dim.getInt() < 0 || dim.getInt() >= type.getRank() ||
+      size.getInt() < 1)
+    return op->emitError("expected '")
+           << kShardAttrName << "' of argument " << index
+           << " on a ranked tensor with 0 <= dim < rank and size >= 1, got "
+           << value << " on " << (function ? function.getArgumentTypes()[index]
+                                           : Type());
+  auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
+  if (!gridOp)
+    return op->emitError("'")
+           << kShardAttrName << "' of argument " << index << " names @"
+           << grid.getValue() << ", which is not a shard.grid";
+  int64_t groupSize = 1;
+  for (Attribute axis : axes) {
+    int64_t a = cast<IntegerAttr>(axis).getInt();
+    if (a < 0 || a >= static_cast<int64_t>(gridOp.getShape().size()))
+      return op->emitError("'")
+             << kShardAttrName << "' of argument " << index << ": grid axis "
+             << a << " is not an axis of @" << grid.getValue();
+    int64_t extent = gridOp.getShape()[a];
+    if (ShapedType::isDynamic(extent))
+      return success();
+    groupSize *= extent;
+  }
+  int64_t block = llvm::divideCeil(size.getInt(), groupSize);
+  int64_t extent = type.getDimSize(dim.getInt());
+  if (!ShapedType::isDynamic(extent) && extent != block)
+    return op->emitError("'")
+           << kShardAttrName << "' of argument " << index << ": a block of "
+           << size.getInt() << " over " << groupSize << " ranks has " << block
+           << " elements, but dimension " << dim.getInt() << " of " << type
+           << " has " << extent;
+  return success();
+}
+
+/// Checks a `prec.range` on argument `index` of `op` (EntryAttrs.h).
+static LogicalResult verifyRange(Operation *op, unsigned index,
+                                 Attribute value) {
+  auto range = dyn_cast<ArrayAttr>(value);
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto type = function ? dyn_cast<ShapedType>(function.getArgumentTypes()[index])
+                       : ShapedType();
+  if (!range || range.size() != 2 ||
+      !llvm::all_of(range, llvm::IsaPred<IntegerAttr>) || !type ||
+      !isa<IntegerType>(type.getElementType()) ||
+      cast<IntegerAttr>(range[0]).getInt() >=
+          cast<IntegerAttr>(range[1]).getInt())
+    return op->emitError("expected '")
+           << kRangeAttrName << "' of argument " << index
+           << " to be [lo, hi] with lo < hi on an integer tensor, got "
+           << value;
+  return success();
+}
+
 LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -176,6 +256,18 @@ LogicalResult PrecDialect::verifyRegionArgAttribute(Operation *op,
     return verifyValueName(op, "argument", argIndex, attribute.getValue());
   if (attribute.getName() == kDefaultAttrName)
     return verifyDefault(op, argIndex, attribute.getValue());
+  if (attribute.getName() == kShardAttrName)
+    return verifyShard(op, argIndex, attribute.getValue());
+  if (attribute.getName() == kRangeAttrName)
+    return verifyRange(op, argIndex, attribute.getValue());
+  // A parameter's own policy (prec-fully-shard).
+  if (attribute.getName() == kPolicyAttrName) {
+    if (!isa<PolicyAttr>(attribute.getValue()))
+      return op->emitError("expected '")
+             << kPolicyAttrName << "' of argument " << argIndex
+             << " to be a #prec.policy, got " << attribute.getValue();
+    return success();
+  }
   if (attribute.getName() != kGradDtypeAttrName)
     return op->emitError("unknown prec attribute '")
            << attribute.getName().getValue() << "' on an argument";

@@ -21,6 +21,15 @@ namespace prec {
 constexpr llvm::StringLiteral kNameAttrName = "prec.name";
 /// On a scalar argument: a number of the argument's type.
 constexpr llvm::StringLiteral kDefaultAttrName = "prec.default";
+/// On a tensor argument: `{grid = @g, grid_axes = [a, ...], dim = d, size =
+/// n}`, the argument is this rank's block of dimension `d` of a tensor whose
+/// dimension `d` has `n` elements, split over the group of `grid_axes` in
+/// blocks of ceil(n / G), the last ones padded with zeros (prec-fully-shard's
+/// parameters and optimizer state; checkpoints read and write it).
+constexpr llvm::StringLiteral kShardAttrName = "prec.shard";
+/// On an integer tensor argument: `[lo, hi]`, its values v are lo <= v < hi
+/// (token ids), for generated arguments.
+constexpr llvm::StringLiteral kRangeAttrName = "prec.range";
 
 } // namespace prec
 } // namespace mlir

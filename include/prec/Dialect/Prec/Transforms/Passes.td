@@ -275,6 +275,136 @@ def PrecGenerateBackward
   ];
 }
 
+def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
+  let summary = "FSDP2's fully_shard as a pass: a loss becomes a sharded training step";
+  let description = [{
+    From a module with a loss function `@loss(params..., batch...) ->
+    tensor<T>` (a PyTorch export, or written by hand), builds the public
+    entry
+
+    ```
+    @train_step(shards..., [exp_avg..., exp_avg_sq..., step], batch..., lr)
+        -> (next shards..., [next exp_avg..., next exp_avg_sq..., next step], loss)
+    ```
+
+    whose results feed its arguments at the same positions (`prec-run
+    --steps`):
+
+    - **Parameters** are the loss's ranked float tensor arguments not marked
+      `prec.no_grad` (or its first `num-params` arguments). Each is sharded
+      on dimension 0 over the shard axis of the grid, in blocks of
+      `ceil(rows / G)` rows; the last blocks are padded with zero rows when
+      the group does not divide the rows (as FSDP2 pads), never rejected.
+      Shards are kept in `master-dtype` (default: the parameter's own type).
+    - **Gathered at use** with `prec.all_gather` in the policy's `param`
+      dtype on the wire, converted to the parameter's type in the loss (the
+      policy applies to parameters only: activations keep the model's
+      dtypes); an fp8 `param` dtype gathers with dynamic scaling. Padding
+      rows are sliced off after the gather.
+    - **Gradients** are the generated backward's (`prec-generate-backward`
+      runs next): each gather's transpose reduce-scatters the gradient in
+      the policy's `reduce` dtype and averages it over the shard group; on
+      an HSDP grid the shard's gradient is then averaged over the replicate
+      axes by a `prec.all_reduce`. The loss is averaged over every rank.
+    - **The optimizer** is fused: `prec.sgd` or `prec.adamw` (its moments
+      in the master dtype, sharded as the parameter; `step` counts from 1
+      and is fed back incremented).
+    - `reshard-after-forward` (default true, FSDP2's default) gathers the
+      parameters inside a differentiable `@loss_sharded`, so that the
+      backward gathers them again; `false` gathers them once in the step and
+      keeps them through the backward (more memory, fewer gathers).
+
+    The policy of a parameter, field by field, is the first of: its
+    argument's `prec.policy` attribute, the first entry of `param-dtypes` /
+    `reduce-dtypes` whose selector matches it, `param-dtype` /
+    `reduce-dtype`, the loss's or the module's `prec.policy`, the
+    parameter's own type. A selector is a glob over parameter names
+    (`h.*.attn.*`) or a shape class `rank:N` (`rank:2=f8E4M3FN`: every
+    matrix gathered in fp8); a parameter's name is its `prec.name`, else
+    `arg<i>` by its position in the loss.
+
+    The step's arguments carry `prec.name` (the parameter's name;
+    `exp_avg.<name>`, `exp_avg_sq.<name>`, `step`, `lr`, and the batch's
+    names or `input<i>`) and, on shards and optimizer state, `prec.shard =
+    {grid, grid_axes, dim = 0, size = rows}`: which block of which full
+    tensor the argument is, for checkpoints. An integer batch argument gets
+    `prec.range = [0, token-range]` when `token-range` is given. The loss
+    becomes private; the module must not have an entry of the step's name.
+
+    Before (a loss exported by torch-mlir, parameters named):
+    ```mlir
+    func.func @loss(%w: tensor<10x8xf32> {prec.name = "fc.weight"},
+                    %x: tensor<4x8xf32> {prec.no_grad}) -> tensor<f32>
+    ```
+    After `prec-fully-shard{mesh=4 param-dtype=bf16 reduce-dtype=f32}`:
+    ```mlir
+    shard.grid @fsdp(shape = 4)
+    func.func private @loss_sharded(%w_shard: tensor<3x8xf32>, %x: ...) -> tensor<f32>
+        attributes {prec.differentiable} {
+      %g = prec.all_gather %w_shard on @fsdp grid_axes = [0] gather_axis = 0
+             forward_dtype = bf16 backward_dtype = f32
+             : tensor<3x8xf32> -> tensor<12x8xf32>
+      %w = tensor.extract_slice %g[0, 0] [10, 8] [1, 1] : ... to tensor<10x8xf32>
+      ... the loss's body ...
+    }
+    func.func @train_step(%w_shard: tensor<3x8xf32> {prec.name = "fc.weight",
+                            prec.shard = {dim = 0 : i64, grid = @fsdp,
+                                          grid_axes = [0], size = 10 : i64}},
+                          %x: ..., %lr: f32 {prec.default = ..., prec.name = "lr"})
+        -> (tensor<3x8xf32>, tensor<f32> {prec.name = "loss"})
+    ```
+  }];
+  let options = [
+    Option<"lossName", "loss", "std::string", "\"loss\"",
+           "the loss function">,
+    Option<"entryName", "entry", "std::string", "\"train_step\"",
+           "the name of the step function it creates">,
+    Option<"mesh", "mesh", "std::string", "\"\"",
+           "the grid's shape: `N` (FSDP) or `R x ... x N` written `RxN` "
+           "(HSDP: the last axis shards, the others replicate); default: "
+           "the module's only grid">,
+    Option<"gridName", "grid", "std::string", "\"fsdp\"",
+           "the name of the grid `mesh` creates">,
+    Option<"numParams", "num-params", "int64_t", "-1",
+           "the number of leading loss arguments that are parameters "
+           "(default: every float tensor argument not marked prec.no_grad)">,
+    Option<"paramDtype", "param-dtype", "std::string", "\"\"",
+           "the wire dtype parameters are gathered in (FSDP2's param_dtype)">,
+    Option<"reduceDtype", "reduce-dtype", "std::string", "\"\"",
+           "the wire dtype gradients are reduced in (FSDP2's reduce_dtype)">,
+    ListOption<"paramDtypes", "param-dtypes", "std::string",
+               "per-parameter param dtypes, SELECTOR=DTYPE">,
+    ListOption<"reduceDtypes", "reduce-dtypes", "std::string",
+               "per-parameter reduce dtypes, SELECTOR=DTYPE">,
+    Option<"masterDtype", "master-dtype", "std::string", "\"\"",
+           "the dtype of the shards and optimizer state (default: each "
+           "parameter's own)">,
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
+           "`sgd` or `adamw`">,
+    Option<"lr", "lr", "double", "1.0e-3",
+           "the learning rate's default (the step's `lr` argument)">,
+    Option<"weightDecay", "weight-decay", "double", "-1.0",
+           "weight decay (default: 0 for sgd, 0.01 for adamw, as PyTorch)">,
+    Option<"beta1", "beta1", "double", "0.9", "AdamW's beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "AdamW's beta2">,
+    Option<"eps", "eps", "double", "1.0e-8", "AdamW's eps">,
+    Option<"reshardAfterForward", "reshard-after-forward", "bool", "true",
+           "gather the parameters again in the backward (FSDP2's "
+           "reshard_after_forward)">,
+    Option<"tokenRange", "token-range", "int64_t", "0",
+           "when positive, integer batch arguments take values in "
+           "[0, token-range) (`prec.range`, for generated batches)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::prec::PrecDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def PrecGlobalsToArguments
     : Pass<"prec-globals-to-arguments", "mlir::ModuleOp"> {
   let summary = "mutable ml_program globals as arguments and results";

@@ -1,0 +1,37 @@
+// Options and inputs prec-fully-shard cannot build a step from: each error
+// says what it expected.
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=nope" 2>&1 | FileCheck %s --check-prefix=NOLOSS
+// NOLOSS: error: prec-fully-shard: expected a function @nope with a body (option loss=NAME)
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4x0" 2>&1 | FileCheck %s --check-prefix=MESH
+// MESH: error: prec-fully-shard: mesh='4x0': expected positive extents such as 4 or 2x4 (replicas x shards)
+// RUN: not prec-opt %s --prec-fully-shard 2>&1 | FileCheck %s --check-prefix=NOGRID
+// NOGRID: error: prec-fully-shard: expected mesh=N (FSDP) or mesh=RxN (HSDP), or exactly one shard.grid in the module; found 0 grids
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 param-dtypes=attn.*=bf16" 2>&1 | FileCheck %s --check-prefix=NOMATCH
+// NOMATCH: error: prec-fully-shard: param-dtypes='attn.*=bf16' names no parameter; they are fc.weight arg1
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 reduce-dtype=f33" 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: error: prec-fully-shard: reduce-dtype='f33' is not a float type
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 optimizer=lion" 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: error: prec-fully-shard: optimizer='lion': expected sgd or adamw
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 num-params=3" 2>&1 | FileCheck %s --check-prefix=RANK0
+// RANK0: error: 'func.func' op prec-fully-shard: parameter 2 must be a float tensor of static shape and rank >= 1 (it is sharded on dimension 0); found 'tensor<f32>'
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 grid=loss" 2>&1 | FileCheck %s --check-prefix=CLASH
+// CLASH: error: prec-fully-shard: the module already has a symbol @loss; name the grid with grid=NAME
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=two" 2>&1 | FileCheck %s --check-prefix=RESULTS
+// RESULTS: error: 'func.func' op prec-fully-shard: expected one result, the loss as a 0-d float tensor such as tensor<f32>; found '(tensor<4xf32>) -> (tensor<f32>, tensor<f32>)'
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=nothing" 2>&1 | FileCheck %s --check-prefix=NOPARAM
+// NOPARAM: error: 'func.func' op prec-fully-shard: no parameter: every float tensor argument is marked prec.no_grad (or num-params=0)
+
+func.func @loss(%w: tensor<10x8xf32> {prec.name = "fc.weight"}, %b: tensor<1xf32>,
+                %s: tensor<f32> {prec.no_grad}) -> tensor<f32> {
+  return %s : tensor<f32>
+}
+
+func.func @two(%w: tensor<4xf32>) -> (tensor<f32>, tensor<f32>) {
+  %s = prec.reduce %w dims = [0] reduction = <sum> : tensor<4xf32> -> tensor<f32>
+  return %s, %s : tensor<f32>, tensor<f32>
+}
+
+func.func @nothing(%x: tensor<4xf32> {prec.no_grad}) -> tensor<f32> {
+  %s = prec.reduce %x dims = [0] reduction = <sum> : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
