@@ -325,7 +325,7 @@ void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
 // Every pipeline registerPrecPipelines registers.
 static constexpr llvm::StringLiteral kPipelineNames[] = {
     "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-lower-to-cuda-emulation",
-    "prec-precision-report"};
+    "prec-precision-report", "prec-from-torch"};
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::prec::getPrecPipelineNames() {
   return kPipelineNames;
@@ -336,7 +336,30 @@ void mlir::prec::buildPrecPrecisionReportPipeline(
   buildPrecCollectivesPipeline(pm, options.foldCasts, options.format);
 }
 
+LogicalResult mlir::prec::buildPrecFromTorchPipeline(
+    OpPassManager &pm, StringRef fullyShardOptions,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::unique_ptr<Pass> fullyShard = createPrecFullyShard();
+  if (failed(fullyShard->initializeOptions(fullyShardOptions, errorHandler)))
+    return failure();
+  pm.addPass(createPrecGlobalsToArguments());
+  pm.addPass(std::move(fullyShard));
+  pm.addPass(createPrecGenerateBackward());
+  return success();
+}
+
 void mlir::prec::registerPrecPipelines() {
+  // Registered by hand: its options are prec-fully-shard's, passed through.
+  registerPassPipeline(
+      kPipelineNames[4],
+      "a loss exported by torch-mlir (linalg on tensors) to a sharded "
+      "training step: prec-globals-to-arguments, prec-fully-shard with the "
+      "options given (see its help), prec-generate-backward",
+      [](OpPassManager &pm, StringRef options,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        return buildPrecFromTorchPipeline(pm, options, errorHandler);
+      },
+      [](function_ref<void(const detail::PassOptions &)>) {});
   PassPipelineRegistration<PrecPrecisionReportOptions>(
       kPipelineNames[3],
       "print the dtypes, algorithm and error bounds of every collective as "

@@ -6,7 +6,10 @@ Usage: python export_models.py OUT_DIR [--dim D] [--heads H] [--vocab V]
 Writes OUT_DIR/{mlp,nanogpt,llama}.mlir: each a `@loss` function in linalg on
 tensors (`output_type="linalg-on-tensors"`), whose arguments are the model's
 parameters (in `named_parameters()` order, tied ones once) followed by its
-inputs (token ids, targets), and whose result is the scalar loss. The
+inputs (token ids, targets), and whose result is the scalar loss. Arguments
+are named as in PyTorch (`prec.name`: the parameter's name, the input's name
+in `forward`), and float inputs are marked `prec.no_grad`, so that
+prec-fully-shard (`prec-opt --prec-from-torch`) knows the parameters. The
 parameters are arguments because the module is wrapped in
 `torch.func.functional_call`; otherwise they would become `dense_resource`
 constants. Buffers (the causal mask, rotary tables) stay constants.
@@ -21,8 +24,10 @@ with the default (tiny, f64) sizes, so that finite differences can check
 every coordinate of every parameter.
 """
 import argparse
+import inspect
 import math
 import os
+import re
 
 import torch
 import torch.nn as nn
@@ -185,16 +190,33 @@ class ParametersAsArguments(nn.Module):
         return torch.func.functional_call(self.model, params, args[len(self.names):])
 
 
+def name_arguments(text, names, no_grad):
+    """`text` with `prec.name` (and `prec.no_grad` where `no_grad[i]`) on the
+    i-th argument of `@loss`: torch-mlir numbers them `%argI`."""
+    start = text.index("func.func @loss(")
+    end = text.index(") ->", start)
+
+    def attributes(match):
+        i = int(match.group(1))
+        extra = ", prec.no_grad" if no_grad[i] else ""
+        return '%s {prec.name = "%s"%s}' % (match.group(0), names[i], extra)
+
+    signature = re.sub(r"%arg(\d+): tensor<[^>]*>", attributes, text[start:end])
+    return text[:start] + signature + text[end:]
+
+
 def export(model, inputs, path):
     model.eval()
     wrapped = ParametersAsArguments(model)
     params = [p.detach() for p in model.parameters()]
     module = fx.export_and_import(wrapped, *params, *inputs,
                                   output_type="linalg-on-tensors", func_name="loss")
+    input_names = list(inspect.signature(model.forward).parameters)[:len(inputs)]
+    names = wrapped.names + input_names
+    no_grad = [False] * len(params) + [x.is_floating_point() for x in inputs]
     with open(path, "w") as out:
-        out.write("// Exported by utils/torch-export/export_models.py; arguments: %s, "
-                  "then the inputs.\n" % ", ".join(wrapped.names))
-        out.write(str(module))
+        out.write("// Exported by utils/torch-export/export_models.py.\n")
+        out.write(name_arguments(str(module), names, no_grad))
     print("%s: %d parameters" % (path, len(params)))
 
 

@@ -9,6 +9,7 @@
 #define PREC_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -188,8 +189,18 @@ struct PrecPrecisionReportOptions
 void buildPrecPrecisionReportPipeline(
     OpPassManager &pm, const PrecPrecisionReportOptions &options);
 
-/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`
-/// and `prec-lower-to-cuda-emulation` with the global pass pipeline registry.
+/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`,
+/// `prec-lower-to-cuda-emulation` and `prec-from-torch` with the global pass
+/// pipeline registry.
+/// `prec-from-torch`: a loss exported by torch-mlir (linalg on tensors) to a
+/// training step prec-run runs: prec-globals-to-arguments, prec-fully-shard
+/// with `fullyShardOptions` (its option string, e.g. "mesh=4
+/// optimizer=adamw"), prec-generate-backward. Fails when the options do not
+/// parse, reporting through `errorHandler`.
+LogicalResult buildPrecFromTorchPipeline(
+    OpPassManager &pm, llvm::StringRef fullyShardOptions,
+    llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler);
+
 void registerPrecPipelines();
 
 /// The names of the pipelines registerPrecPipelines registers, for tools

@@ -1,4 +1,4 @@
-// Exported by utils/torch-export/export_models.py; arguments: embed.weight, layers.0.attn_norm.weight, layers.0.wq.weight, layers.0.wk.weight, layers.0.wv.weight, layers.0.wo.weight, layers.0.ffn_norm.weight, layers.0.w1.weight, layers.0.w3.weight, layers.0.w2.weight, layers.1.attn_norm.weight, layers.1.wq.weight, layers.1.wk.weight, layers.1.wv.weight, layers.1.wo.weight, layers.1.ffn_norm.weight, layers.1.w1.weight, layers.1.w3.weight, layers.1.w2.weight, norm.weight, output.weight, then the inputs.
+// Exported by utils/torch-export/export_models.py.
 #map = affine_map<(d0, d1, d2) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
@@ -17,7 +17,7 @@
 #map15 = affine_map<(d0) -> ()>
 #map16 = affine_map<() -> ()>
 module {
-  func.func @loss(%arg0: tensor<16x8xf64>, %arg1: tensor<8xf64>, %arg2: tensor<8x8xf64>, %arg3: tensor<8x8xf64>, %arg4: tensor<8x8xf64>, %arg5: tensor<8x8xf64>, %arg6: tensor<8xf64>, %arg7: tensor<16x8xf64>, %arg8: tensor<16x8xf64>, %arg9: tensor<8x16xf64>, %arg10: tensor<8xf64>, %arg11: tensor<8x8xf64>, %arg12: tensor<8x8xf64>, %arg13: tensor<8x8xf64>, %arg14: tensor<8x8xf64>, %arg15: tensor<8xf64>, %arg16: tensor<16x8xf64>, %arg17: tensor<16x8xf64>, %arg18: tensor<8x16xf64>, %arg19: tensor<8xf64>, %arg20: tensor<16x8xf64>, %arg21: tensor<1x4xi64>, %arg22: tensor<1x4xi64>) -> tensor<f64> {
+  func.func @loss(%arg0: tensor<16x8xf64> {prec.name = "embed.weight"}, %arg1: tensor<8xf64> {prec.name = "layers.0.attn_norm.weight"}, %arg2: tensor<8x8xf64> {prec.name = "layers.0.wq.weight"}, %arg3: tensor<8x8xf64> {prec.name = "layers.0.wk.weight"}, %arg4: tensor<8x8xf64> {prec.name = "layers.0.wv.weight"}, %arg5: tensor<8x8xf64> {prec.name = "layers.0.wo.weight"}, %arg6: tensor<8xf64> {prec.name = "layers.0.ffn_norm.weight"}, %arg7: tensor<16x8xf64> {prec.name = "layers.0.w1.weight"}, %arg8: tensor<16x8xf64> {prec.name = "layers.0.w3.weight"}, %arg9: tensor<8x16xf64> {prec.name = "layers.0.w2.weight"}, %arg10: tensor<8xf64> {prec.name = "layers.1.attn_norm.weight"}, %arg11: tensor<8x8xf64> {prec.name = "layers.1.wq.weight"}, %arg12: tensor<8x8xf64> {prec.name = "layers.1.wk.weight"}, %arg13: tensor<8x8xf64> {prec.name = "layers.1.wv.weight"}, %arg14: tensor<8x8xf64> {prec.name = "layers.1.wo.weight"}, %arg15: tensor<8xf64> {prec.name = "layers.1.ffn_norm.weight"}, %arg16: tensor<16x8xf64> {prec.name = "layers.1.w1.weight"}, %arg17: tensor<16x8xf64> {prec.name = "layers.1.w3.weight"}, %arg18: tensor<8x16xf64> {prec.name = "layers.1.w2.weight"}, %arg19: tensor<8xf64> {prec.name = "norm.weight"}, %arg20: tensor<16x8xf64> {prec.name = "output.weight"}, %arg21: tensor<1x4xi64> {prec.name = "idx"}, %arg22: tensor<1x4xi64> {prec.name = "targets"}) -> tensor<f64> {
     %c-100_i64 = arith.constant -100 : i64
     %c2_i64 = arith.constant 2 : i64
     %c0_i64 = arith.constant 0 : i64

@@ -1,11 +1,11 @@
-// Exported by utils/torch-export/export_models.py; arguments: fc1.weight, fc1.bias, norm.weight, norm.bias, fc2.weight, fc2.bias, then the inputs.
+// Exported by utils/torch-export/export_models.py.
 #map = affine_map<(d0, d1) -> (d1)>
 #map1 = affine_map<(d0, d1) -> (d0, d1)>
 #map2 = affine_map<(d0, d1) -> (d0, 0)>
 #map3 = affine_map<(d0, d1) -> ()>
 #map4 = affine_map<() -> ()>
 module {
-  func.func @loss(%arg0: tensor<16x8xf64>, %arg1: tensor<16xf64>, %arg2: tensor<16xf64>, %arg3: tensor<16xf64>, %arg4: tensor<8x16xf64>, %arg5: tensor<8xf64>, %arg6: tensor<4x8xf64>, %arg7: tensor<4x8xf64>) -> tensor<f64> {
+  func.func @loss(%arg0: tensor<16x8xf64> {prec.name = "fc1.weight"}, %arg1: tensor<16xf64> {prec.name = "fc1.bias"}, %arg2: tensor<16xf64> {prec.name = "norm.weight"}, %arg3: tensor<16xf64> {prec.name = "norm.bias"}, %arg4: tensor<8x16xf64> {prec.name = "fc2.weight"}, %arg5: tensor<8xf64> {prec.name = "fc2.bias"}, %arg6: tensor<4x8xf64> {prec.name = "x", prec.no_grad}, %arg7: tensor<4x8xf64> {prec.name = "target", prec.no_grad}) -> tensor<f64> {
     %c2_i64 = arith.constant 2 : i64
     %cst = arith.constant 0.000000e+00 : f64
     %c3_i64 = arith.constant 3 : i64
