@@ -114,7 +114,8 @@ MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);
 /// Runs `numSteps` steps on every rank of this process. Before the first,
 /// rank `r`'s argument `i` is a copy of `arguments[r * numArguments + i]`
 /// (a scalar: a buffer of rank 0), or, when `arguments` is null, values
-/// uniform in [-1, 1) drawn from `seed` as prec-run draws them (an entry
+/// drawn from `seed` as prec-run draws them (floats uniform in [-1, 1),
+/// integers in their `prec.range`, else [0, 2) for i1, [0, 64)) (an entry
 /// with scalar arguments needs `arguments`). After each
 /// step, every result whose type is that of the argument at the same
 /// position feeds it (parameters, optimizer state); the other arguments are

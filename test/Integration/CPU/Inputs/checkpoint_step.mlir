@@ -1,4 +1,4 @@
-// Steps of the form prec-fully-shard gives (docs/Prec.md, "prec.shard"),
+// Steps of the form prec-fully-shard gives (docs/Prec.md, `prec.shard`),
 // written by hand for the checkpoint tests: a parameter of 10 rows sharded
 // over the 4 ranks of a group (3 rows each; the last rank's last two are
 // padding), its AdamW-style first moment, an unsharded bias and a step
