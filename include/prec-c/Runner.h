@@ -114,7 +114,8 @@ MLIR_CAPI_EXPORTED intptr_t precRunnerGetNumResults(PrecRunner runner);
 /// Runs `numSteps` steps on every rank of this process. Before the first,
 /// rank `r`'s argument `i` is a copy of `arguments[r * numArguments + i]`
 /// (a scalar: a buffer of rank 0), or, when `arguments` is null, values
-/// uniform in [-1, 1) drawn from `seed` as prec-run draws them (an entry
+/// drawn from `seed` as prec-run draws them (floats uniform in [-1, 1),
+/// integers in their `prec.range`, else [0, 2) for i1, [0, 64)) (an entry
 /// with scalar arguments needs `arguments`). After each
 /// step, every result whose type is that of the argument at the same
 /// position feeds it (parameters, optimizer state); the other arguments are
@@ -129,6 +130,25 @@ MLIR_CAPI_EXPORTED MlirLogicalResult
 precRunnerRun(PrecRunner runner, int32_t numSteps, const PrecBuffer *arguments,
               const PrecBuffer *results, uint64_t seed, char *error,
               intptr_t errorSize);
+
+/// Runs `numSteps` steps on every rank of this process on a checkpoint in
+/// safetensors (prec/Runner/Checkpoint.h). Before the first, each argument
+/// whose name (`prec.name`) is a tensor of the file at `loadPath` is filled
+/// from it (an argument with `prec.shard`: the rank's block, padding zero);
+/// the file must hold every parameter (a sharded argument not named
+/// `exp_avg.*` or `exp_avg_sq.*`) with the argument's dtype and whole shape.
+/// Optimizer state the file lacks starts at zero, scalars at their
+/// `prec.default`, other tensors drawn from `seed` as precRunnerRun draws
+/// them. An empty `loadPath` loads nothing. The file is checked against the
+/// entry before any rank starts. After the last step, when `savePath` is not
+/// empty, the state the steps fed back is written to it: each result that
+/// feeds an argument under the argument's name, sharded ones whole (from
+/// the ranks of the first replica), scalars as tensors of shape []; under
+/// mpirun every process calls this, and the process of rank 0 writes the
+/// file. Fails with a message as precRunnerCreate's.
+MLIR_CAPI_EXPORTED MlirLogicalResult precRunnerRunCheckpoint(
+    PrecRunner runner, int32_t numSteps, MlirStringRef loadPath,
+    MlirStringRef savePath, uint64_t seed, char *error, intptr_t errorSize);
 
 #ifdef __cplusplus
 }

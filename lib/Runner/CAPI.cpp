@@ -8,6 +8,7 @@
 
 #include "prec-c/Runner.h"
 
+#include "prec/Runner/Checkpoint.h"
 #include "prec/Runner/Runner.h"
 
 #include "mlir/CAPI/IR.h"
@@ -333,6 +334,44 @@ MlirLogicalResult precRunnerRun(PrecRunner runner, int32_t numSteps,
     return fail(llvm::toString(std::move(mismatch)), error, errorSize);
   CallerBuffers buffers(*unwrap(runner), arguments, results, seed);
   if (llvm::Error failure = unwrap(runner)->run(numSteps, buffers))
+    return fail(llvm::toString(std::move(failure)), error, errorSize);
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult precRunnerRunCheckpoint(PrecRunner runner, int32_t numSteps,
+                                          MlirStringRef loadPath,
+                                          MlirStringRef savePath, uint64_t seed,
+                                          char *error, intptr_t errorSize) {
+  if (!runner.ptr)
+    return fail("expected a runner, got a null one", error, errorSize);
+  if ((!loadPath.data && loadPath.length) ||
+      (!savePath.data && savePath.length))
+    return fail("expected a path, got a null pointer", error, errorSize);
+  const EntrySignature &signature = unwrap(runner)->getSignature();
+  std::unique_ptr<CheckpointLoader> loader;
+  if (loadPath.length) {
+    auto file = SafeTensorsFile::open(unwrap(loadPath));
+    if (!file)
+      return fail(llvm::toString(file.takeError()), error, errorSize);
+    auto created = CheckpointLoader::create(signature, std::move(*file));
+    if (!created)
+      return fail(llvm::toString(created.takeError()), error, errorSize);
+    loader = std::move(*created);
+  }
+  // Scalars the file does not fill need a default before any rank starts.
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    if (!spec.isBuffer && spec.defaultValue.empty() &&
+        !(loader && loader->fills(i)))
+      return fail("argument " + std::to_string(i) + " '" + spec.name + "' (" +
+                      spec.typeName +
+                      ") is a scalar with no prec.default, and no checkpoint "
+                      "tensor gives it",
+                  error, errorSize);
+  CheckpointObserver observer(*unwrap(runner), std::move(loader),
+                              unwrap(savePath).str(), seed);
+  if (llvm::Error failure = unwrap(runner)->run(numSteps, observer))
+    return fail(llvm::toString(std::move(failure)), error, errorSize);
+  if (llvm::Error failure = observer.finish())
     return fail(llvm::toString(std::move(failure)), error, errorSize);
   return mlirLogicalResultSuccess();
 }

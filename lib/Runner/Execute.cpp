@@ -326,6 +326,28 @@ llvm::Error RankRun::run() {
     precrtCompiledResetTraffic();
     if (llvm::Error error = releaseResults())
       return error;
+    // The step's own data (RunObserver::updateArgument).
+    if (step > 0)
+      for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
+        if (!spec.isBuffer || signature.feedsBack(i))
+          continue;
+        bool updated = false;
+        if (llvm::Error error =
+                observer.updateArgument(rank, step, i, hostArgs[i], updated))
+          return error;
+        if (!updated)
+          continue;
+        if (!initialValues[i].empty()) {
+          auto *data = static_cast<const uint8_t *>(hostArgs[i]);
+          initialValues[i].assign(data, data + spec.bytes());
+        }
+        if (onGpu)
+          if (precrt_status_t status = precrtGpuMemcpyAsync(
+                  callBuffers[i], hostArgs[i], spec.bytes(), stream))
+            return describeGpuFailure(status,
+                                      "copying argument " + llvm::Twine(i) +
+                                          " to the GPU");
+      }
     if (step > 0)
       for (auto [i, spec] : llvm::enumerate(signature.arguments)) {
         if (i >= restored.size() || !restored[i])
@@ -417,44 +439,65 @@ llvm::Error RankRun::run() {
   return llvm::Error::success();
 }
 
-/// Processes of mpirun print to one terminal through mpirun, which does not
-/// keep their order: each rank sends its report to rank 0, which prints them
-/// all, in rank order.
-llvm::Error RankRun::gatherReports() {
+/// Sends `mine` from every rank to rank 0, which gets them all in rank order
+/// in `all`.
+static llvm::Error gatherToRankZero(precrt_comm_t world, int32_t rank,
+                                    std::string mine,
+                                    std::vector<std::string> &all,
+                                    const llvm::Twine &what) {
   int32_t size = 1;
   precrtCommSize(world, &size);
-  std::string report = state.observer->takeRankReport(rank);
-  auto failed = [](precrt_status_t status, const llvm::Twine &what) {
-    return makeError("gathering the ranks' reports: " + what + ": " +
+  auto failed = [&](precrt_status_t status, const llvm::Twine &step) {
+    return makeError("gathering " + what + ": " + step + ": " +
                      precrtStatusName(status) + ": " +
                      precrtGetLastErrorMessage());
   };
   if (rank != 0) {
-    uint64_t length = report.size();
+    uint64_t length = mine.size();
     if (precrt_status_t status =
             precrtSend(world, &length, sizeof(length), PRECRT_DTYPE_BYTES, 0))
       return failed(status, "sending its length");
     if (length)
       if (precrt_status_t status =
-              precrtSend(world, report.data(), length, PRECRT_DTYPE_BYTES, 0))
+              precrtSend(world, mine.data(), length, PRECRT_DTYPE_BYTES, 0))
         return failed(status, "sending it");
     return llvm::Error::success();
   }
-  std::vector<std::string> reports(size);
-  reports[0] = std::move(report);
+  all.assign(size, std::string());
+  all[0] = std::move(mine);
   for (int32_t peer = 1; peer < size; ++peer) {
     uint64_t length = 0;
     if (precrt_status_t status = precrtRecv(world, &length, sizeof(length),
                                             PRECRT_DTYPE_BYTES, peer))
       return failed(status,
                     "receiving rank " + llvm::Twine(peer) + "'s length");
-    reports[peer].resize(length);
+    all[peer].resize(length);
     if (length)
-      if (precrt_status_t status = precrtRecv(world, reports[peer].data(),
-                                              length, PRECRT_DTYPE_BYTES, peer))
+      if (precrt_status_t status = precrtRecv(world, all[peer].data(), length,
+                                              PRECRT_DTYPE_BYTES, peer))
         return failed(status, "receiving rank " + llvm::Twine(peer) + "'s");
   }
-  state.observer->printRankReports(reports);
+  return llvm::Error::success();
+}
+
+/// Processes of mpirun print to one terminal through mpirun, which does not
+/// keep their order: each rank sends its report to rank 0, which prints them
+/// all, in rank order. Its data (RunObserver::takeRankData) goes the same
+/// way.
+llvm::Error RankRun::gatherReports() {
+  std::vector<std::string> all;
+  if (llvm::Error error =
+          gatherToRankZero(world, rank, state.observer->takeRankReport(rank),
+                           all, "the ranks' reports"))
+    return error;
+  if (rank == 0)
+    state.observer->printRankReports(all);
+  if (llvm::Error error =
+          gatherToRankZero(world, rank, state.observer->takeRankData(rank),
+                           all, "the ranks' data"))
+    return error;
+  if (rank == 0)
+    return state.observer->receiveRankData(all);
   return llvm::Error::success();
 }
 

@@ -79,6 +79,12 @@ llvm::Error RunObserver::argumentsInitialized(int32_t,
   return llvm::Error::success();
 }
 
+llvm::Error RunObserver::updateArgument(int32_t, int, unsigned, void *,
+                                        bool &updated) {
+  updated = false;
+  return llvm::Error::success();
+}
+
 llvm::Error RunObserver::stepFinished(int32_t, int, int, RankResults &) {
   return llvm::Error::success();
 }
@@ -91,6 +97,12 @@ llvm::Error RunObserver::runFinished(int32_t, RankResults &,
 std::string RunObserver::takeRankReport(int32_t) { return {}; }
 
 void RunObserver::printRankReports(llvm::ArrayRef<std::string>) {}
+
+std::string RunObserver::takeRankData(int32_t) { return {}; }
+
+llvm::Error RunObserver::receiveRankData(llvm::ArrayRef<std::string>) {
+  return llvm::Error::success();
+}
 
 void RunObserver::rankCompiled(int32_t, double) {}
 void RunObserver::rankFailed(int32_t, llvm::StringRef) {}
@@ -504,7 +516,8 @@ static llvm::Error checkOptions(const RunnerOptions &options) {
 static bool isLoweredResult(const ValueSpec &spec, Type type) {
   if (!spec.isBuffer)
     return isa<IntegerType, FloatType>(type) &&
-           type.getIntOrFloatBitWidth() == 8 * spec.elementBytes();
+           type.getIntOrFloatBitWidth() ==
+               (spec.element == ElementKind::I1 ? 1 : 8 * spec.elementBytes());
   auto descriptor = dyn_cast<LLVM::LLVMStructType>(type);
   if (!descriptor || descriptor.isOpaque())
     return false;
@@ -589,6 +602,39 @@ static llvm::Error checkLoweredSignature(LLVM::LLVMFuncOp function,
   return llvm::Error::success();
 }
 
+/// An argument's `prec.shard` and `prec.range` (verified by the dialect) into
+/// `spec`, with the shape of the grid the shard names.
+static llvm::Error readShardAndRange(ModuleOp module, DictionaryAttr attrs,
+                                     ValueSpec &spec) {
+  if (auto range = dyn_cast_if_present<ArrayAttr>(attrs.get(kRangeAttrName));
+      range && range.size() == 2)
+    if (auto lo = dyn_cast<IntegerAttr>(range[0]))
+      if (auto hi = dyn_cast<IntegerAttr>(range[1]))
+        spec.range = {lo.getInt(), hi.getInt()};
+  auto shard = dyn_cast_if_present<DictionaryAttr>(attrs.get(kShardAttrName));
+  if (!shard)
+    return llvm::Error::success();
+  ShardSpec result;
+  auto grid = shard.getAs<FlatSymbolRefAttr>("grid");
+  auto dim = shard.getAs<IntegerAttr>("dim");
+  auto size = shard.getAs<IntegerAttr>("size");
+  if (!grid || !dim || !size)
+    return makeError("argument '" + spec.name + "': a malformed prec.shard");
+  result.grid = grid.getValue().str();
+  result.dim = dim.getInt();
+  result.size = size.getInt();
+  if (auto axes = shard.getAs<ArrayAttr>("grid_axes"))
+    for (Attribute axis : axes)
+      if (auto integer = dyn_cast<IntegerAttr>(axis))
+        result.gridAxes.push_back(integer.getInt());
+  if (auto gridOp = module.lookupSymbol<shard::GridOp>(grid.getAttr()))
+    if (llvm::none_of(gridOp.getShape(), ShapedType::isDynamic))
+      result.gridShape.assign(gridOp.getShape().begin(),
+                              gridOp.getShape().end());
+  spec.shard = std::move(result);
+  return llvm::Error::success();
+}
+
 /// The entry function's signature before lowering, where tensor types still
 /// say shapes and element types.
 static llvm::Error readSignature(ModuleOp module, StringRef entryName,
@@ -659,6 +705,9 @@ static llvm::Error readSignature(ModuleOp module, StringRef entryName,
                                    !number.getType().isUnsignedInteger());
         }
       }
+      if (isArgument && attrs)
+        if (llvm::Error error = readShardAndRange(module, attrs, *spec))
+          return error;
       (isArgument ? signature.arguments : signature.results).push_back(*spec);
     }
   // Unnamed values go by their position; a result that feeds an argument
@@ -792,14 +841,15 @@ llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
   protectArguments();
-  // Names, defaults, shardings and ranges were read into the signature;
-  // LLVM has no use for them and would warn about each (and a sharding's
-  // grid would outlive the grids lowering erases).
+  // Names and defaults were read into the signature; LLVM has no use for
+  // them and would warn about each.
   module.walk([](func::FuncOp function) {
-    for (unsigned i = 0; i < function.getNumArguments(); ++i)
-      for (StringRef name : {kNameAttrName, kDefaultAttrName, kShardAttrName,
-                             kRangeAttrName})
-        function.removeArgAttr(i, name);
+    for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+      function.removeArgAttr(i, kNameAttrName);
+      function.removeArgAttr(i, kDefaultAttrName);
+      function.removeArgAttr(i, kShardAttrName);
+      function.removeArgAttr(i, kRangeAttrName);
+    }
     for (unsigned i = 0; i < function.getNumResults(); ++i)
       function.removeResultAttr(i, StringAttr::get(function.getContext(),
                                                    kNameAttrName));

@@ -55,6 +55,12 @@ FailureOr<ElementKind> getElementKind(Type type) {
     return ElementKind::I64;
   if (type.isInteger(32))
     return ElementKind::I32;
+  if (type.isInteger(16))
+    return ElementKind::I16;
+  if (type.isInteger(8))
+    return ElementKind::I8;
+  if (type.isInteger(1))
+    return ElementKind::I1;
   return failure();
 }
 
@@ -95,20 +101,136 @@ size_t ValueSpec::elementBytes() const {
     return 4;
   case ElementKind::F16:
   case ElementKind::BF16:
+  case ElementKind::I16:
     return 2;
   case ElementKind::F8E4M3FN:
   case ElementKind::F8E5M2:
   case ElementKind::F8E8M0FNU:
+  case ElementKind::I8:
+  case ElementKind::I1:
     return 1;
   }
   return 0;
 }
 
+bool prec::isIntegerKind(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::I64:
+  case ElementKind::I32:
+  case ElementKind::I16:
+  case ElementKind::I8:
+  case ElementKind::I1:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t prec::readInteger(const ValueSpec &spec, const void *data, int64_t i) {
+  auto bytes = static_cast<const uint8_t *>(data) + i * spec.elementBytes();
+  switch (spec.element) {
+  case ElementKind::I64: {
+    int64_t v;
+    std::memcpy(&v, bytes, 8);
+    return v;
+  }
+  case ElementKind::I32: {
+    int32_t v;
+    std::memcpy(&v, bytes, 4);
+    return v;
+  }
+  case ElementKind::I16: {
+    int16_t v;
+    std::memcpy(&v, bytes, 2);
+    return v;
+  }
+  case ElementKind::I8:
+    return static_cast<int8_t>(bytes[0]);
+  case ElementKind::I1:
+    return bytes[0] & 1;
+  default:
+    return static_cast<int64_t>(readElement(spec, data, i));
+  }
+}
+
+void prec::writeInteger(const ValueSpec &spec, void *data, int64_t i,
+                        int64_t value) {
+  auto bytes = static_cast<uint8_t *>(data) + i * spec.elementBytes();
+  switch (spec.element) {
+  case ElementKind::I64:
+    std::memcpy(bytes, &value, 8);
+    return;
+  case ElementKind::I32: {
+    auto v = static_cast<int32_t>(value);
+    std::memcpy(bytes, &v, 4);
+    return;
+  }
+  case ElementKind::I16: {
+    auto v = static_cast<int16_t>(value);
+    std::memcpy(bytes, &v, 2);
+    return;
+  }
+  case ElementKind::I8:
+    bytes[0] = static_cast<uint8_t>(value);
+    return;
+  case ElementKind::I1:
+    bytes[0] = value & 1;
+    return;
+  default:
+    writeElement(spec, data, i, static_cast<double>(value));
+  }
+}
+
+std::pair<int64_t, int64_t> prec::getGeneratedRange(const ValueSpec &spec) {
+  if (spec.range)
+    return *spec.range;
+  return {0, spec.element == ElementKind::I1 ? 2 : 64};
+}
+
+int64_t ShardSpec::getGroupSize() const {
+  int64_t size = 1;
+  for (auto [axis, extent] : llvm::enumerate(gridShape))
+    if (gridAxes.empty() || llvm::is_contained(gridAxes, int64_t(axis)))
+      size *= extent;
+  return size;
+}
+
+/// The coordinates of world rank `rank` on `shape`, last axis fastest.
+static SmallVector<int64_t> getCoordinates(ArrayRef<int64_t> shape,
+                                           int64_t rank) {
+  SmallVector<int64_t> coordinates(shape.size());
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    coordinates[d] = rank % shape[d];
+    rank /= shape[d];
+  }
+  return coordinates;
+}
+
+int64_t ShardSpec::getGroupIndex(int64_t rank) const {
+  SmallVector<int64_t> coordinates = getCoordinates(gridShape, rank);
+  if (gridAxes.empty())
+    return rank;
+  int64_t index = 0;
+  for (int64_t axis : gridAxes)
+    index = index * gridShape[axis] + coordinates[axis];
+  return index;
+}
+
+bool ShardSpec::isFirstReplica(int64_t rank) const {
+  if (gridAxes.empty())
+    return true;
+  SmallVector<int64_t> coordinates = getCoordinates(gridShape, rank);
+  for (auto [axis, coordinate] : llvm::enumerate(coordinates))
+    if (!llvm::is_contained(gridAxes, int64_t(axis)) && coordinate != 0)
+      return false;
+  return true;
+}
+
 FailureOr<ValueSpec> prec::getValueSpec(Type type, std::string &problem) {
   ValueSpec spec;
   llvm::raw_string_ostream(spec.typeName) << type;
-  problem = "expected a float, i32, i64 or index scalar, or a tensor/memref "
-            "of static shape";
+  problem = "expected a float, integer (i1, i8, i16, i32, i64) or index "
+            "scalar, or a tensor/memref of static shape";
   auto shaped = dyn_cast<ShapedType>(type);
   if (shaped) {
     if (!shaped.hasStaticShape())
@@ -175,6 +297,10 @@ double prec::readElement(const ValueSpec &spec, const void *data, int64_t i) {
     std::memcpy(&v, bytes, 4);
     return v;
   }
+  case ElementKind::I16:
+  case ElementKind::I8:
+  case ElementKind::I1:
+    return static_cast<double>(readInteger(spec, data, i));
   }
   return 0;
 }
@@ -222,6 +348,11 @@ void prec::writeElement(const ValueSpec &spec, void *data, int64_t i,
     std::memcpy(bytes, &v, 4);
     return;
   }
+  case ElementKind::I16:
+  case ElementKind::I8:
+  case ElementKind::I1:
+    writeInteger(spec, data, i, static_cast<int64_t>(value));
+    return;
   }
 }
 
@@ -230,6 +361,19 @@ void prec::generateArgument(const ValueSpec &spec, uint64_t seed,
                             void *data) {
   uint64_t stream =
       mix(seed ^ mix(index + 1) ^ (replicated ? 0 : mix(~uint64_t(rank))));
+  if (isIntegerKind(spec.element)) {
+    auto [lo, hi] = getGeneratedRange(spec);
+    // Uniform over the hi - lo values (the bias of a 64-bit modulo is far
+    // below what a test could see).
+    auto count = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    for (int64_t i = 0; i < spec.numElements(); ++i) {
+      uint64_t bits = mix(stream + static_cast<uint64_t>(i));
+      writeInteger(spec, data, i,
+                   static_cast<int64_t>(static_cast<uint64_t>(lo) +
+                                        (count ? bits % count : 0)));
+    }
+    return;
+  }
   for (int64_t i = 0; i < spec.numElements(); ++i) {
     uint64_t bits = mix(stream + static_cast<uint64_t>(i));
     // Uniform in [-1, 1) with 24 bits: exactly an f32 value.
@@ -241,7 +385,7 @@ void prec::generateArgument(const ValueSpec &spec, uint64_t seed,
 LogicalResult prec::parseScalar(const ValueSpec &spec, StringRef text,
                                 int64_t &storage, std::string &problem) {
   storage = 0;
-  if (spec.element == ElementKind::I64 || spec.element == ElementKind::I32) {
+  if (isIntegerKind(spec.element)) {
     int64_t value;
     StringRef digits = text;
     if (digits.starts_with("+") && digits.size() > 1 &&
@@ -260,13 +404,16 @@ LogicalResult prec::parseScalar(const ValueSpec &spec, StringRef text,
       storage = value;
       return success();
     }
-    if (value < std::numeric_limits<int32_t>::min() ||
-        value > std::numeric_limits<int32_t>::max()) {
-      problem = "expected an integer in the range of i32";
+    // i1 holds 0 and 1; iN the signed N-bit values.
+    unsigned bits = 8 * spec.elementBytes();
+    int64_t lowest = spec.element == ElementKind::I1 ? 0 : -(int64_t(1) << (bits - 1));
+    int64_t highest = spec.element == ElementKind::I1 ? 1 : (int64_t(1) << (bits - 1)) - 1;
+    if (value < lowest || value > highest) {
+      problem = "expected an integer in the range of " + spec.typeName + " (" +
+                std::to_string(lowest) + " to " + std::to_string(highest) + ")";
       return failure();
     }
-    auto narrow = static_cast<int32_t>(value);
-    std::memcpy(&storage, &narrow, sizeof(narrow));
+    writeInteger(spec, &storage, 0, value);
     return success();
   }
   double value;

@@ -9,16 +9,39 @@
 #ifndef PREC_TOOLS_PREC_RUN_ARGUMENTS_H
 #define PREC_TOOLS_PREC_RUN_ARGUMENTS_H
 
+#include "prec/Runner/Checkpoint.h"
 #include "prec/Runner/Runner.h"
 
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace prec_run {
+
+/// Where --data reads an argument's values at each step: a stream of
+/// little-endian tokens of `dtype`, a window a step and rank, or (with %s
+/// in `path`) one file per step.
+struct DataSource {
+  std::string path;
+  /// "u8", "u16", "u32", "i8", "i16", "i32", "i64", "f32", "f64", "bool",
+  /// "bf16", "f16": the argument's own type unless given.
+  std::string dtype;
+  size_t tokenBytes = 0;
+  bool perStep = false;
+  /// The streams, opened once per path (a path with %r: one per rank).
+  struct Streams {
+    std::mutex mutex;
+    std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> buffers;
+  };
+  std::shared_ptr<Streams> streams = std::make_shared<Streams>();
+};
 
 /// How each argument gets its value before the first step.
 struct ArgumentPlan {
@@ -30,7 +53,15 @@ struct ArgumentPlan {
   std::set<unsigned> zeros;
   /// --replicate: the same generated values on every rank.
   std::set<unsigned> replicated;
+  /// --load: the arguments a checkpoint fills (or zeroes).
+  std::unique_ptr<mlir::prec::CheckpointLoader> checkpoint;
+  /// --data: each step's own values of these arguments.
+  std::map<unsigned, DataSource> data;
   uint64_t seed = 1;
+  /// The ranks of the whole run (the windows of --data depend on them),
+  /// and those this process runs.
+  int64_t worldRanks = 1;
+  std::vector<int32_t> ranksHere;
 };
 
 /// "argument 4 'lr' (f32)".
@@ -52,11 +83,16 @@ resolveArguments(const mlir::prec::EntrySignature &signature,
 mlir::LogicalResult parseArgumentOptions(const mlir::prec::EntrySignature &,
                                          ArgumentPlan &plan);
 
-/// Fills argument `index` of `rank`: from a file, the scalar table, or the
-/// seeded generator.
+/// Fills argument `index` of `rank`: from a file, the scalar table, the
+/// checkpoint, step 0's --data, or the seeded generator.
 llvm::Error initializeArgument(const mlir::prec::EntrySignature &signature,
                                const ArgumentPlan &plan, unsigned index,
                                int32_t rank, void *data);
+
+/// Fills --data argument `index` of `rank` with step `step`'s values.
+llvm::Error readStepData(const mlir::prec::EntrySignature &signature,
+                         const ArgumentPlan &plan, unsigned index, int step,
+                         int32_t rank, void *data);
 
 /// Writes `bytes` bytes of `data` to `path`.
 llvm::Error writeRaw(const std::string &path, const void *data, size_t bytes);

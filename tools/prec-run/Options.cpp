@@ -82,6 +82,28 @@ cl::list<std::string>
                    cl::desc("NAME, GLOB or INDEX: give these arguments the "
                             "same random values on every rank"),
                    cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<std::string> loadPath(
+    "load",
+    cl::desc("FILE.safetensors: fill every argument whose name is a tensor "
+             "of the file (a sharded one with the rank's block); the file "
+             "must hold every parameter; optimizer state it lacks starts at "
+             "zero"),
+    cl::init(""), cl::cat(runCategory));
+cl::opt<std::string> savePath(
+    "save",
+    cl::desc("FILE.safetensors: after the last step, write the state the "
+             "step feeds back under the arguments' names, sharded tensors "
+             "reassembled whole"),
+    cl::init(""), cl::cat(runCategory));
+cl::list<std::string> dataArgs(
+    "data",
+    cl::desc("NAME[:DTYPE]=PATH: a tensor argument's own values at every "
+             "step from a token stream of little-endian elements of DTYPE "
+             "(default: the argument's; u8, u16, u32, i8, i16, i32, i64, "
+             "f32, f64): step s of rank r reads window (s * ranks + r) mod "
+             "W of the W whole windows of the argument's size; with %s in "
+             "PATH, one file per step (%r: the rank)"),
+    cl::cat(runCategory));
 cl::opt<bool>
     listArgs("list-args",
              cl::desc("list the entry function's arguments and results "

@@ -16,17 +16,8 @@ using namespace mlir::prec;
 namespace prec_run {
 
 std::string formatElement(const ValueSpec &spec, const void *data, int64_t i) {
-  auto bytes = static_cast<const uint8_t *>(data) + i * spec.elementBytes();
-  if (spec.element == ElementKind::I64) {
-    int64_t v;
-    std::memcpy(&v, bytes, 8);
-    return std::to_string(v);
-  }
-  if (spec.element == ElementKind::I32) {
-    int32_t v;
-    std::memcpy(&v, bytes, 4);
-    return std::to_string(v);
-  }
+  if (isIntegerKind(spec.element))
+    return std::to_string(readInteger(spec, data, i));
   return llvm::formatv("{0}", llvm::format("%.8g", readElement(spec, data, i)))
       .str();
 }

@@ -23,6 +23,7 @@
 #include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
+#include "prec/Runner/Checkpoint.h"
 #include "prec/Runner/Runner.h"
 #include "prec/Version.h"
 
@@ -237,11 +238,46 @@ class CommandLineObserver : public prec::RunObserver {
 public:
   CommandLineObserver(const prec::Runner &runner, const ArgumentPlan &plan)
       : signature(runner.getSignature()), plan(plan),
-        ranksAreThreads(runner.ranksAreThreads()) {}
+        ranksAreThreads(runner.ranksAreThreads()) {
+    if (!savePath.empty())
+      saver = std::make_unique<prec::CheckpointSaver>(signature);
+  }
 
   llvm::Error initializeArgument(int32_t rank, unsigned index,
                                  void *data) override {
     return prec_run::initializeArgument(signature, plan, index, rank, data);
+  }
+
+  llvm::Error updateArgument(int32_t rank, int step, unsigned index, void *data,
+                             bool &updated) override {
+    updated = plan.data.count(index);
+    if (!updated)
+      return llvm::Error::success();
+    return readStepData(signature, plan, index, step, rank, data);
+  }
+
+  /// --save under mpirun: each rank's part goes to rank 0.
+  std::string takeRankData(int32_t rank) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string part = std::move(checkpointParts[rank]);
+    checkpointParts.erase(rank);
+    return part;
+  }
+
+  llvm::Error receiveRankData(ArrayRef<std::string> parts) override {
+    if (!saver)
+      return llvm::Error::success();
+    for (auto [rank, part] : llvm::enumerate(parts))
+      if (llvm::Error error = saver->addRankPart(rank, part))
+        return error;
+    return llvm::Error::success();
+  }
+
+  /// --save, in the process of rank 0 after a successful run.
+  llvm::Error writeCheckpoint() {
+    if (!saver || !hasRank(0))
+      return llvm::Error::success();
+    return saver->write(savePath);
   }
 
   llvm::Error argumentsInitialized(int32_t rank,
@@ -284,6 +320,16 @@ public:
 
   llvm::Error runFinished(int32_t rank, prec::RankResults &results,
                           const prec::RankProfile &profile) override {
+    if (saver && ranksAreThreads) {
+      if (llvm::Error error = saver->addRank(rank, results))
+        return error;
+    } else if (saver) {
+      llvm::Expected<std::string> part = saver->takeRankPart(rank, results);
+      if (!part)
+        return part.takeError();
+      std::lock_guard<std::mutex> lock(mutex);
+      checkpointParts[rank] = std::move(*part);
+    }
     if (profileSteps)
       addLine(rank, describeProfile(rank, profile));
     if (trafficRequested())
@@ -401,6 +447,8 @@ private:
   std::mutex mutex;
   std::map<int32_t, RankOutcome> outcomes;
   std::set<int32_t> ranksHere;
+  std::unique_ptr<prec::CheckpointSaver> saver;
+  std::map<int32_t, std::string> checkpointParts;
 
 public:
   /// The entry function's remark of prec-report-traffic, less its prefix.
@@ -572,6 +620,14 @@ int main(int argc, char **argv) {
   }
   // What needs no compiling is checked before compiling.
   ArgumentPlan plan;
+  if (runner.ranksAreThreads()) {
+    plan.worldRanks = runner.getNumRanks();
+    for (int32_t rank = 0; rank < runner.getNumRanks(); ++rank)
+      plan.ranksHere.push_back(rank);
+  } else {
+    plan.worldRanks = prec::getMpiWorldSize().value_or(1);
+    plan.ranksHere.push_back(prec::getMpiWorldRank().value_or(0));
+  }
   if (!compileOnly) {
     if (failed(parseArgumentOptions(runner.getSignature(), plan)))
       return 1;
@@ -678,6 +734,10 @@ int main(int argc, char **argv) {
   }
   if (failedRank)
     return 1;
+  if (llvm::Error error = observer.writeCheckpoint()) {
+    reportError(std::move(error));
+    return 1;
+  }
   // The process of rank 0 describes what every rank wrote.
   if (!outputDir.empty() && observer.hasRank(0)) {
     int64_t ranks = runner.ranksAreThreads()

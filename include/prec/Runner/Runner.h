@@ -113,8 +113,8 @@ struct RunnerOptions {
 /// The entry function as the runner calls it.
 struct EntrySignature {
   std::string name;
-  llvm::SmallVector<ValueSpec> arguments;
-  llvm::SmallVector<ValueSpec> results;
+  llvm::SmallVector<ValueSpec, 0> arguments;
+  llvm::SmallVector<ValueSpec, 0> results;
 
   /// Whether the result at argument `index`'s position has its type: that
   /// result feeds the argument after each step. An argument no result feeds
@@ -158,6 +158,13 @@ public:
   /// Every argument of `rank` is initialized (host memory).
   virtual llvm::Error argumentsInitialized(int32_t rank,
                                            llvm::ArrayRef<const void *> args);
+  /// Before step `step` (from 1 on), for each tensor argument no result
+  /// feeds: may write the step's own values of argument `index` of `rank`
+  /// into `data` (its host buffer, as initializeArgument filled it for step
+  /// 0) and set `updated`, so that the step reads them (copied to the GPU on
+  /// nccl). By default the argument keeps its values.
+  virtual llvm::Error updateArgument(int32_t rank, int step, unsigned index,
+                                     void *data, bool &updated);
   /// Step `step` of `numSteps` ended on `rank`. Results that match the
   /// argument at the same position feed it after this.
   virtual llvm::Error stepFinished(int32_t rank, int step, int numSteps,
@@ -172,6 +179,12 @@ public:
   /// order of what its processes print).
   virtual std::string takeRankReport(int32_t rank);
   virtual void printRankReports(llvm::ArrayRef<std::string> reports);
+  /// The same for bytes rather than text (a rank's part of a checkpoint):
+  /// after takeRankReport, rank `rank`'s data goes to rank 0, whose
+  /// receiveRankData gets every rank's, in rank order; an error fails rank
+  /// 0.
+  virtual std::string takeRankData(int32_t rank);
+  virtual llvm::Error receiveRankData(llvm::ArrayRef<std::string> data);
   /// nccl: `rank` compiled the program for its GPU in `seconds`.
   virtual void rankCompiled(int32_t rank, double seconds);
   /// `rank` failed with `message`; called before run returns. A process of

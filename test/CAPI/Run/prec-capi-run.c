@@ -1,5 +1,7 @@
 /*===- prec-capi-run.c - lower and run a step through the C API -----------===*/
 /* RUN: prec-capi-run-test 2>&1 | FileCheck %s
+ * RUN: rm -rf %t && mkdir -p %t
+ * RUN: prec-capi-run-test checkpoint %t 2>&1 | FileCheck %s --check-prefix=CKPT
  *
  * A partitioned step in upstream shard form, converted by the generated
  * convert-shard-to-prec constructor under the function's policy (bf16 wire,
@@ -18,6 +20,13 @@
  * rank the lowered entry does not return, a negative timeout) is an error
  * value with its message, never a crash. `prec-capi-run-test nccl` runs the
  * nccl backend alone (nccl-backend.test).
+ *
+ * `prec-capi-run-test checkpoint DIR`: precRunnerRunCheckpoint loads a
+ * safetensors file written here into a step whose parameter of 10 rows is
+ * sharded over 4 ranks (3 rows each, 2 of padding), runs 2 steps and saves;
+ * the saved tensors must be exactly the reference (the step only doubles
+ * and adds small dyadic values: every operation is exact in f32), and a
+ * file with a wrong dtype or cut short is an error value.
  */
 
 #include "prec-c/Dialects.h"
@@ -88,6 +97,7 @@ static float input(int rank, int i) {
 static int runSgdSteps(MlirContext ctx);
 static int runAccumulatingSteps(MlirContext ctx);
 static int createOnNccl(MlirContext ctx);
+static int runCheckpoint(MlirContext ctx, const char *directory);
 
 /* The message of a failed call, or "succeeded". */
 static const char *failureMessage(MlirLogicalResult result,
@@ -104,6 +114,11 @@ int main(int argc, char **argv) {
   mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
   precRegisterAllPasses();
 
+  if (argc > 2 && strcmp(argv[1], "checkpoint") == 0) {
+    int failed = runCheckpoint(ctx, argv[2]);
+    mlirContextDestroy(ctx);
+    return failed;
+  }
   /* `prec-capi-run-test nccl`: the nccl backend alone (nccl-backend.test). */
   if (argc > 1 && strcmp(argv[1], "nccl") == 0) {
     int failed = createOnNccl(ctx);
@@ -535,4 +550,161 @@ static int createOnNccl(MlirContext ctx) {
   precRunnerDestroy(runner);
   mlirModuleDestroy(module);
   return 0;
+}
+
+/* exp_avg' = exp_avg + w, w' = 2 w, step' = step + 1; w of 10 rows sharded
+ * over 4 ranks. */
+static const char *kCheckpointStep =
+    "shard.grid @fsdp(shape = 4)\n"
+    "func.func @step(\n"
+    "    %w: tensor<3x2xf32> {prec.name = \"w\", prec.shard = {grid = @fsdp, "
+    "grid_axes = [0], dim = 0 : i64, size = 10 : i64}},\n"
+    "    %m: tensor<3x2xf32> {prec.name = \"exp_avg.w\", prec.shard = {grid = "
+    "@fsdp, grid_axes = [0], dim = 0 : i64, size = 10 : i64}},\n"
+    "    %step: f32 {prec.name = \"step\", prec.default = 0.0 : f32})\n"
+    "    -> (tensor<3x2xf32>, tensor<3x2xf32>, f32) {\n"
+    "  %m2 = arith.addf %m, %w : tensor<3x2xf32>\n"
+    "  %w2 = arith.addf %w, %w : tensor<3x2xf32>\n"
+    "  %one = arith.constant 1.0 : f32\n"
+    "  %s2 = arith.addf %step, %one : f32\n"
+    "  return %w2, %m2, %s2 : tensor<3x2xf32>, tensor<3x2xf32>, f32\n"
+    "}\n";
+
+/* Writes a safetensors file of one tensor "w" of `dtype` and shape [10, 2]
+ * holding `values` (f32) and a 0-d "step", cut short by `cut` bytes. */
+static int writeCheckpoint(const char *path, const char *dtype,
+                           const float *values, float step, int cut) {
+  char header[256];
+  int length = snprintf(header, sizeof header,
+                        "{\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+                        "\"data_offsets\":[80,84]},\"w\":{\"dtype\":\"%s\","
+                        "\"shape\":[10,2],\"data_offsets\":[0,80]}}",
+                        dtype);
+  while (length % 8)
+    header[length++] = ' ';
+  unsigned char size[8];
+  for (int i = 0; i < 8; ++i)
+    size[i] = (unsigned char)(((uint64_t)length >> (8 * i)) & 0xff);
+  unsigned char data[84];
+  memcpy(data, values, 80);
+  memcpy(data + 80, &step, 4);
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return 1;
+  fwrite(size, 1, 8, file);
+  fwrite(header, 1, length, file);
+  fwrite(data, 1, sizeof data - cut, file);
+  return fclose(file) != 0;
+}
+
+/* The tensor `name` of the safetensors file `path` into `out` (at most
+ * `capacity` bytes); its byte count, or -1. */
+static long readTensor(const char *path, const char *name, void *out,
+                       long capacity, char *shape, size_t shapeSize) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return -1;
+  unsigned char size[8];
+  if (fread(size, 1, 8, file) != 8) {
+    fclose(file);
+    return -1;
+  }
+  uint64_t length = 0;
+  for (int i = 0; i < 8; ++i)
+    length |= (uint64_t)size[i] << (8 * i);
+  char *header = calloc(length + 1, 1);
+  long begin = -1, end = -1;
+  if (fread(header, 1, length, file) == length) {
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\":", name);
+    const char *entry = strstr(header, key);
+    const char *offsets = entry ? strstr(entry, "\"data_offsets\":[") : NULL;
+    const char *dims = entry ? strstr(entry, "\"shape\":[") : NULL;
+    if (offsets)
+      sscanf(offsets, "\"data_offsets\":[%ld,%ld]", &begin, &end);
+    if (dims) {
+      size_t n = strcspn(dims + 9, "]");
+      snprintf(shape, shapeSize, "[%.*s]", (int)n, dims + 9);
+    }
+  }
+  long bytes = -1;
+  if (begin >= 0 && end - begin <= capacity &&
+      fseek(file, (long)(8 + length + begin), SEEK_SET) == 0 &&
+      fread(out, 1, end - begin, file) == (size_t)(end - begin))
+    bytes = end - begin;
+  free(header);
+  fclose(file);
+  return bytes;
+}
+
+static int runCheckpoint(MlirContext ctx, const char *directory) {
+  char error[512], load[512], save[512], bad[512];
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(kCheckpointStep));
+  if (mlirModuleIsNull(module)) {
+    printf("parse failed\n");
+    return 1;
+  }
+  PrecRunnerOptions options = precRunnerOptionsGetDefault();
+  PrecRunner runner = precRunnerCreate(module, &options, error, sizeof(error));
+  if (precRunnerIsNull(runner)) {
+    printf("runner failed: %s\n", error);
+    return 1;
+  }
+  float w[20];
+  for (int i = 0; i < 20; ++i)
+    w[i] = (float)((i % 7) - 3) * 0.375f + 0.125f * (float)(i / 7);
+  snprintf(load, sizeof load, "%s/init.safetensors", directory);
+  snprintf(save, sizeof save, "%s/saved.safetensors", directory);
+  if (writeCheckpoint(load, "F32", w, 5.0f, 0)) {
+    printf("cannot write %s\n", load);
+    return 1;
+  }
+  MlirLogicalResult run = precRunnerRunCheckpoint(
+      runner, 2, mlirStringRefCreateFromCString(load),
+      mlirStringRefCreateFromCString(save), 0, error, sizeof error);
+  printf("checkpoint run: %s\n", failureMessage(run, error));
+  // CKPT: checkpoint run: succeeded
+  /* After 2 steps: w = 4 w0, exp_avg = w0 + 2 w0 (it started at zero, the
+   * file has none), step = 5 + 2. */
+  float got[20], step = 0;
+  char shape[64] = "", stepShape[64] = "", momentShape[64] = "";
+  int failures = 0;
+  failures += readTensor(save, "w", got, sizeof got, shape, sizeof shape) != 80;
+  for (int i = 0; i < 20; ++i)
+    failures += got[i] != 4 * w[i];
+  failures += readTensor(save, "exp_avg.w", got, sizeof got, momentShape,
+                         sizeof momentShape) != 80;
+  for (int i = 0; i < 20; ++i)
+    failures += got[i] != 3 * w[i];
+  failures += readTensor(save, "step", &step, sizeof step, stepShape,
+                         sizeof stepShape) != 4;
+  failures += step != 7.0f;
+  printf("saved: w %s, exp_avg.w %s, step %s = %g; %d mismatches\n", shape,
+         momentShape, stepShape, step, failures);
+  // CKPT: saved: w [10,2], exp_avg.w [10,2], step [] = 7; 0 mismatches
+
+  snprintf(bad, sizeof bad, "%s/bf16.safetensors", directory);
+  writeCheckpoint(bad, "BF16", w, 5.0f, 0);
+  run = precRunnerRunCheckpoint(runner, 1, mlirStringRefCreateFromCString(bad),
+                                mlirStringRefCreate(NULL, 0), 0, error,
+                                sizeof error);
+  printf("wrong dtype: %s\n", failureMessage(run, error));
+  // CKPT: wrong dtype: {{.*}}bf16.safetensors: not a valid safetensors file: tensor 'w': its data_offsets [0, 80] hold 80 bytes, its dtype BF16 and shape [10, 2] need 40
+  snprintf(bad, sizeof bad, "%s/short.safetensors", directory);
+  writeCheckpoint(bad, "F32", w, 5.0f, 3);
+  run = precRunnerRunCheckpoint(runner, 1, mlirStringRefCreateFromCString(bad),
+                                mlirStringRefCreate(NULL, 0), 0, error,
+                                sizeof error);
+  printf("cut short: %s\n", failureMessage(run, error));
+  // CKPT: cut short: {{.*}}short.safetensors: not a valid safetensors file: tensor 'step': its data_offsets [80, 84] end beyond the 81 bytes of data in the file (truncated?)
+  run = precRunnerRunCheckpoint((PrecRunner){NULL}, 1,
+                                mlirStringRefCreate(NULL, 0),
+                                mlirStringRefCreate(NULL, 0), 0, error,
+                                sizeof error);
+  printf("null runner: %s\n", failureMessage(run, error));
+  // CKPT: null runner: expected a runner, got a null one
+  precRunnerDestroy(runner);
+  mlirModuleDestroy(module);
+  return failures;
 }

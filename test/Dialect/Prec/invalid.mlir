@@ -1280,42 +1280,102 @@ func.func private @result_default() -> (f32 {prec.default = 1.0 : f32})
 
 // -----
 
-shard.grid @g(shape = 4)
-// expected-error @+1 {{expected 'prec.shard' of argument 0 to be {grid = @GRID, grid_axes = [i64, ...], dim = i64, size = i64}, got {dim = 0 : i64, grid = @g}}}
-func.func private @shard_missing_entries(tensor<3x8xf32> {prec.shard = {grid = @g, dim = 0}})
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to be a dictionary {grid = @g, grid_axes = [...], dim = D : i64, size = S : i64}, got [0, 1]}}
+func.func private @shard_not_a_dict(tensor<3x4xf32> {prec.shard = [0, 1]})
 
 // -----
 
-shard.grid @g(shape = 4)
-// expected-error @+1 {{'prec.shard' of argument 0: a block of 10 over 4 ranks has 3 elements, but dimension 0 of 'tensor<2x8xf32>' has 2}}
-func.func private @shard_wrong_block(tensor<2x8xf32> {prec.shard = {grid = @g, grid_axes = [0], dim = 0, size = 10}})
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have only the keys grid, grid_axes, dim and size, got 'axis'}}
+func.func private @shard_unknown_key(tensor<3x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0], dim = 0 : i64, size = 10 : i64, axis = 0 : i64}})
 
 // -----
 
-shard.grid @g(shape = 4)
-// expected-error @+1 {{'prec.shard' of argument 0: grid axis 1 is not an axis of @g}}
-func.func private @shard_bad_axis(tensor<3x8xf32> {prec.shard = {grid = @g, grid_axes = [1], dim = 0, size = 10}})
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have a symbol 'grid', got "fsdp"}}
+func.func private @shard_grid_not_symbol(tensor<3x4xf32> {prec.shard = {grid = "fsdp", grid_axes = [0], dim = 0 : i64, size = 10 : i64}})
 
 // -----
 
-// expected-error @+1 {{'prec.shard' of argument 0 names @nowhere, which is not a shard.grid}}
-func.func private @shard_no_grid(tensor<3x8xf32> {prec.shard = {grid = @nowhere, grid_axes = [0], dim = 0, size = 10}})
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have 'grid_axes' of i64 integers, got [0 : i32]}}
+func.func private @shard_axes_i32(tensor<3x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0 : i32], dim = 0 : i64, size = 10 : i64}})
 
 // -----
 
-shard.grid @g(shape = 4)
-// expected-error @+1 {{expected 'prec.shard' of argument 0 on a ranked tensor with 0 <= dim < rank and size >= 1}}
-func.func private @shard_dim_out_of_range(tensor<3x8xf32> {prec.shard = {grid = @g, grid_axes = [0], dim = 2, size = 10}})
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have an i64 'dim', got <<NULL ATTRIBUTE>>}}
+func.func private @shard_no_dim(tensor<3x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0], size = 10 : i64}})
 
 // -----
 
-// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi] with lo < hi on an integer tensor, got [5, 5]}}
-func.func private @range_empty(tensor<4xi64> {prec.range = [5, 5]})
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have a non-negative i64 'size', got -1 : i64}}
+func.func private @shard_negative_size(tensor<3x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0], dim = 0 : i64, size = -1 : i64}})
 
 // -----
 
-// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi] with lo < hi on an integer tensor, got [0, 16]}}
-func.func private @range_on_floats(tensor<4xf32> {prec.range = [0, 16]})
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' only on ranked tensor or memref arguments, argument 0 has type 'f32'}}
+func.func private @shard_on_scalar(f32 {prec.shard = {grid = @fsdp, grid_axes = [0], dim = 0 : i64, size = 10 : i64}})
+
+// -----
+
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have 'dim' in [0, 2) for type 'tensor<3x4xf32>', got 2}}
+func.func private @shard_dim_out_of_range(tensor<3x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0], dim = 2 : i64, size = 10 : i64}})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to name a shard.grid, got @nowhere}}
+func.func private @shard_no_grid(tensor<3x4xf32> {prec.shard = {grid = @nowhere, grid_axes = [0], dim = 0 : i64, size = 10 : i64}})
+
+// -----
+
+shard.grid @hsdp(shape = 2x2)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have 'grid_axes' in [0, 2) of grid @hsdp, got 2}}
+func.func private @shard_axis_out_of_range(tensor<3x4xf32> {prec.shard = {grid = @hsdp, grid_axes = [2], dim = 0 : i64, size = 5 : i64}})
+
+// -----
+
+shard.grid @hsdp(shape = 2x2)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to have distinct 'grid_axes', got [1, 1]}}
+func.func private @shard_axis_twice(tensor<3x4xf32> {prec.shard = {grid = @hsdp, grid_axes = [1, 1], dim = 0 : i64, size = 5 : i64}})
+
+// -----
+
+shard.grid @fsdp(shape = 4)
+// expected-error @+1 {{expected 'prec.shard' of argument 0 to split size 10 over the 4 ranks of its group in blocks of ceil(10 / 4) = 3, the extent of dimension 0 of type 'tensor<2x4xf32>', got 2}}
+func.func private @shard_wrong_extent(tensor<2x4xf32> {prec.shard = {grid = @fsdp, grid_axes = [0], dim = 0 : i64, size = 10 : i64}})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi], two i64 integers, got [0, 50257, 3]}}
+func.func private @range_three(tensor<8xi32> {prec.range = [0, 50257, 3]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi], two i64 integers, got [0 : i32, 10 : i32]}}
+func.func private @range_i32(tensor<8xi32> {prec.range = [0 : i32, 10 : i32]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to be [lo, hi] with lo < hi, got [5, 5]}}
+func.func private @range_empty(tensor<8xi32> {prec.range = [5, 5]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' only on integer arguments, argument 0 has type 'tensor<8xf32>'}}
+func.func private @range_on_float(tensor<8xf32> {prec.range = [0, 10]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to lie within [-128, 128) of its element type 'i8', got [0, 256]}}
+func.func private @range_beyond_type(tensor<8xi8> {prec.range = [0, 256]})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.range' of argument 0 to lie within [0, 2) of its element type 'i1', got [0, 3]}}
+func.func private @range_beyond_i1(i1 {prec.range = [0, 3]})
 
 // -----
 

@@ -244,3 +244,12 @@ func.func private @named_entry(tensor<8xf32> {prec.name = "w.0"},
                                f32 {prec.name = "lr", prec.default = 0.02 : f32},
                                index {prec.default = 3 : index})
     -> (tensor<8xf32> {prec.name = "w_next"})
+
+// A parameter's block (10 rows on the 4 ranks of axis 1, 3 each; both
+// replicas of axis 0 hold it) and token ids below a vocabulary size.
+shard.grid @hsdp_entry(shape = 2x4)
+// CHECK-LABEL: func.func private @sharded_entry
+// CHECK-SAME: (tensor<3x4xf32> {prec.shard = {dim = 0 : i64, grid = @hsdp_entry, grid_axes = [1], size = 10 : i64}}, tensor<8xi32> {prec.range = [0, 50257]}, tensor<8xi1> {prec.range = [0, 2]})
+func.func private @sharded_entry(
+    tensor<3x4xf32> {prec.shard = {grid = @hsdp_entry, grid_axes = [1], dim = 0 : i64, size = 10 : i64}},
+    tensor<8xi32> {prec.range = [0, 50257]}, tensor<8xi1> {prec.range = [0, 2]})

@@ -74,7 +74,7 @@
 // THIRD: prec-run: error: no function @third to run (public functions: @first, @second)
 // THIRD-NOT: builtin.module
 // RUN: not prec-run %S/Inputs/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: error: cannot run @dynamic: argument 0 has type 'tensor<?xf32>'; expected a float, i32, i64 or index scalar, or a tensor/memref of static shape
+// DYNAMIC: error: cannot run @dynamic: argument 0 has type 'tensor<?xf32>'; expected a float, integer (i1, i8, i16, i32, i64) or index scalar, or a tensor/memref of static shape
 // RUN: not prec-run %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // INVALID: error: 'prec.all_gather' op expected result dimension 0 to be 32 (8 x group size 4), got 16
 // What the entry does not reach is not compiled.

@@ -14,7 +14,7 @@
 // FRACTION: prec-run: error: --scalar 1=2.7: argument 1 'i' (i32): expected an integer, got '2.7'
 // RUN: not prec-run %s --ranks 1 --scalar 0=1 --scalar 1=2147483648 --scalar 2=0 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RANGE
-// RANGE: prec-run: error: --scalar 1=2147483648: argument 1 'i' (i32): expected an integer in the range of i32, got '2147483648'
+// RANGE: prec-run: error: --scalar 1=2147483648: argument 1 'i' (i32): expected an integer in the range of i32 (-2147483648 to 2147483647), got '2147483648'
 // RUN: not prec-run %s --ranks 1 --scalar 0=1e39 --scalar 1=0 --scalar 2=0 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=F32
 // F32: prec-run: error: --scalar 0=1e39: argument 0 'f' (f32): expected a number in the range of f32, got '1e39'

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -163,81 +164,145 @@ static LogicalResult verifyDefault(Operation *op, unsigned index,
   return success();
 }
 
-/// Checks a `prec.shard` on argument `index` of `op` (EntryAttrs.h).
+/// The type of argument `index` of function `op`; null when `op` is no
+/// function.
+static Type getArgumentType(Operation *op, unsigned index) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || index >= function.getNumArguments())
+    return {};
+  return function.getArgumentTypes()[index];
+}
+
+/// Whether `type` is one a runner passes (builtin): lowered functions (LLVM
+/// pointers in place of memrefs) keep only the attribute's form checked.
+static bool isBuiltinArgumentType(Type type) {
+  return type && (isa<ShapedType>(type) || type.isIntOrIndexOrFloat());
+}
+
+/// Checks a `prec.shard` on argument `index` of `op`: {grid = @g, grid_axes
+/// = [...], dim = D : i64, size = S : i64} on a ranked tensor or memref,
+/// `dim` one of its dimensions, `grid` a shard.grid whose axes `grid_axes`
+/// lists (distinct), and, where the group size G and the extent are static,
+/// ceil(S / G) rows a rank.
 static LogicalResult verifyShard(Operation *op, unsigned index,
                                  Attribute value) {
-  auto fail = [&]() {
+  auto emit = [&]() {
     return op->emitError("expected '")
-           << kShardAttrName << "' of argument " << index
-           << " to be {grid = @GRID, grid_axes = [i64, ...], dim = i64, "
-              "size = i64}, got "
-           << value;
+           << kShardAttrName << "' of argument " << index;
   };
   auto dict = dyn_cast<DictionaryAttr>(value);
-  if (!dict || dict.size() != 4)
-    return fail();
+  if (!dict)
+    return emit() << " to be a dictionary {grid = @g, grid_axes = [...], dim "
+                     "= D : i64, size = S : i64}, got "
+                  << value;
+  for (NamedAttribute entry : dict)
+    if (!llvm::is_contained({"grid", "grid_axes", "dim", "size"},
+                            entry.getName().getValue()))
+      return emit() << " to have only the keys grid, grid_axes, dim and "
+                       "size, got '"
+                    << entry.getName().getValue() << "'";
   auto grid = dict.getAs<FlatSymbolRefAttr>("grid");
+  if (!grid)
+    return emit() << " to have a symbol 'grid', got " << dict.get("grid");
   auto axes = dict.getAs<ArrayAttr>("grid_axes");
+  if (!axes)
+    return emit() << " to have an array 'grid_axes', got "
+                  << dict.get("grid_axes");
+  SmallVector<int64_t> axisList;
+  for (Attribute axis : axes) {
+    auto integer = dyn_cast<IntegerAttr>(axis);
+    if (!integer || !integer.getType().isInteger(64))
+      return emit() << " to have 'grid_axes' of i64 integers, got " << axes;
+    axisList.push_back(integer.getInt());
+  }
   auto dim = dict.getAs<IntegerAttr>("dim");
   auto size = dict.getAs<IntegerAttr>("size");
-  if (!grid || !axes || !dim || !size ||
-      !llvm::all_of(axes, llvm::IsaPred<IntegerAttr>))
-    return fail();
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  // A tensor, or the memref it becomes in lowering.
-  auto type = function ? dyn_cast<ShapedType>(function.getArgumentTypes()[index])
-                       : ShapedType();
-  if (!type || !type.hasRank() || dim.getInt() < 0 || dim.getInt() >= type.getRank() ||
-      size.getInt() < 1)
+  if (!dim || !dim.getType().isInteger(64))
+    return emit() << " to have an i64 'dim', got " << dict.get("dim");
+  if (!size || !size.getType().isInteger(64) || size.getInt() < 0)
+    return emit() << " to have a non-negative i64 'size', got "
+                  << dict.get("size");
+  Type type = getArgumentType(op, index);
+  if (!isBuiltinArgumentType(type))
+    return success();
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
     return op->emitError("expected '")
-           << kShardAttrName << "' of argument " << index
-           << " on a ranked tensor with 0 <= dim < rank and size >= 1, got "
-           << value << " on " << (function ? function.getArgumentTypes()[index]
-                                           : Type());
-  auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
+           << kShardAttrName
+           << "' only on ranked tensor or memref arguments, argument "
+           << index << " has type " << type;
+  if (dim.getInt() < 0 || dim.getInt() >= shaped.getRank())
+    return emit() << " to have 'dim' in [0, " << shaped.getRank()
+                  << ") for type " << type << ", got " << dim.getInt();
+  auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      op, grid.getAttr());
   if (!gridOp)
-    return op->emitError("'")
-           << kShardAttrName << "' of argument " << index << " names @"
-           << grid.getValue() << ", which is not a shard.grid";
+    return emit() << " to name a shard.grid, got " << grid;
+  ArrayRef<int64_t> gridShape = gridOp.getShape();
   int64_t groupSize = 1;
-  for (Attribute axis : axes) {
-    int64_t a = cast<IntegerAttr>(axis).getInt();
-    if (a < 0 || a >= static_cast<int64_t>(gridOp.getShape().size()))
-      return op->emitError("'")
-             << kShardAttrName << "' of argument " << index << ": grid axis "
-             << a << " is not an axis of @" << grid.getValue();
-    int64_t extent = gridOp.getShape()[a];
-    if (ShapedType::isDynamic(extent))
-      return success();
-    groupSize *= extent;
+  for (auto [i, axis] : llvm::enumerate(axisList)) {
+    if (axis < 0 || axis >= static_cast<int64_t>(gridShape.size()))
+      return emit() << " to have 'grid_axes' in [0, " << gridShape.size()
+                    << ") of grid " << grid << ", got " << axis;
+    if (llvm::is_contained(ArrayRef<int64_t>(axisList).take_front(i), axis))
+      return emit() << " to have distinct 'grid_axes', got " << axes;
   }
-  int64_t block = llvm::divideCeil(size.getInt(), groupSize);
-  int64_t extent = type.getDimSize(dim.getInt());
-  if (!ShapedType::isDynamic(extent) && extent != block)
-    return op->emitError("'")
-           << kShardAttrName << "' of argument " << index << ": a block of "
-           << size.getInt() << " over " << groupSize << " ranks has " << block
-           << " elements, but dimension " << dim.getInt() << " of " << type
-           << " has " << extent;
+  for (auto [axis, extent] : llvm::enumerate(gridShape))
+    if (axisList.empty() || llvm::is_contained(axisList, int64_t(axis))) {
+      if (ShapedType::isDynamic(extent))
+        return success(); // sized at run time
+      groupSize *= extent;
+    }
+  int64_t extent = shaped.getDimSize(dim.getInt());
+  if (ShapedType::isDynamic(extent) || groupSize == 0)
+    return success();
+  int64_t rows = llvm::divideCeil(size.getInt(), groupSize);
+  if (rows != extent)
+    return emit() << " to split size " << size.getInt() << " over the "
+                  << groupSize << " ranks of its group in blocks of ceil("
+                  << size.getInt() << " / " << groupSize << ") = " << rows
+                  << ", the extent of dimension " << dim.getInt()
+                  << " of type " << type << ", got " << extent;
   return success();
 }
 
-/// Checks a `prec.range` on argument `index` of `op` (EntryAttrs.h).
+/// Checks a `prec.range` on argument `index` of `op`: [lo, hi], two i64
+/// with lo < hi, on an integer or index argument (or a shaped one of
+/// them) whose type holds every value in [lo, hi).
 static LogicalResult verifyRange(Operation *op, unsigned index,
                                  Attribute value) {
-  auto range = dyn_cast<ArrayAttr>(value);
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  auto type = function ? dyn_cast<ShapedType>(function.getArgumentTypes()[index])
-                       : ShapedType();
-  if (!range || range.size() != 2 ||
-      !llvm::all_of(range, llvm::IsaPred<IntegerAttr>) || !type ||
-      !isa<IntegerType>(type.getElementType()) ||
-      cast<IntegerAttr>(range[0]).getInt() >=
-          cast<IntegerAttr>(range[1]).getInt())
+  auto emit = [&]() {
     return op->emitError("expected '")
-           << kRangeAttrName << "' of argument " << index
-           << " to be [lo, hi] with lo < hi on an integer tensor, got "
-           << value;
+           << kRangeAttrName << "' of argument " << index;
+  };
+  auto array = dyn_cast<ArrayAttr>(value);
+  IntegerAttr lo, hi;
+  if (array && array.size() == 2) {
+    lo = dyn_cast<IntegerAttr>(array[0]);
+    hi = dyn_cast<IntegerAttr>(array[1]);
+  }
+  if (!lo || !hi || !lo.getType().isInteger(64) ||
+      !hi.getType().isInteger(64))
+    return emit() << " to be [lo, hi], two i64 integers, got " << value;
+  if (lo.getInt() >= hi.getInt())
+    return emit() << " to be [lo, hi] with lo < hi, got " << value;
+  Type type = getArgumentType(op, index);
+  if (!isBuiltinArgumentType(type))
+    return success();
+  Type element = getElementTypeOrSelf(type);
+  if (!element.isIntOrIndex())
+    return op->emitError("expected '")
+           << kRangeAttrName << "' only on integer arguments, argument "
+           << index << " has type " << type;
+  if (element.isIndex() || element.isInteger(64))
+    return success();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  // i1 holds 0 and 1; iN the signed N-bit values.
+  int64_t lowest = bits == 1 ? 0 : -(int64_t(1) << (bits - 1));
+  int64_t end = bits == 1 ? 2 : int64_t(1) << (bits - 1);
+  if (lo.getInt() < lowest || hi.getInt() > end)
+    return emit() << " to lie within [" << lowest << ", " << end
+                  << ") of its element type " << element << ", got " << value;
   return success();
 }
 

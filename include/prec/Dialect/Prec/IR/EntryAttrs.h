@@ -2,7 +2,8 @@
 //
 // Discardable attributes on the arguments and results of a function that a
 // runner calls: the name prec-run's options and the runner's manifest know
-// a value by, and a scalar argument's value when none is given. The prec
+// a value by, a scalar argument's value when none is given, how an argument
+// is a block of a sharded tensor, and the values an integer argument takes. The prec
 // dialect verifies them.
 //
 //===----------------------------------------------------------------------===//
@@ -21,14 +22,15 @@ namespace prec {
 constexpr llvm::StringLiteral kNameAttrName = "prec.name";
 /// On a scalar argument: a number of the argument's type.
 constexpr llvm::StringLiteral kDefaultAttrName = "prec.default";
-/// On a tensor argument: `{grid = @g, grid_axes = [a, ...], dim = d, size =
-/// n}`, the argument is this rank's block of dimension `d` of a tensor whose
-/// dimension `d` has `n` elements, split over the group of `grid_axes` in
-/// blocks of ceil(n / G), the last ones padded with zeros (prec-fully-shard's
-/// parameters and optimizer state; checkpoints read and write it).
+/// On a tensor argument: the argument is one rank's block of a larger
+/// tensor, `{grid = @g, grid_axes = [1], dim = 0 : i64, size = 10 : i64}`:
+/// dimension `dim` of the full tensor has `size` elements; the group member
+/// with index i (docs/Prec.md, "Groups") holds rows [i*c, (i+1)*c) with
+/// c = ceil(size / group size), the argument's extent, and rows at or beyond
+/// `size` are zero padding.
 constexpr llvm::StringLiteral kShardAttrName = "prec.shard";
-/// On an integer tensor argument: `[lo, hi]`, its values v are lo <= v < hi
-/// (token ids), for generated arguments.
+/// On an integer argument (scalar or tensor): `[lo, hi]`, two i64 with
+/// lo < hi: the values lie in [lo, hi) (token ids below a vocabulary size).
 constexpr llvm::StringLiteral kRangeAttrName = "prec.range";
 
 } // namespace prec
