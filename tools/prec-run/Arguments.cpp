@@ -572,6 +572,17 @@ llvm::Error initializeArgument(const EntrySignature &signature,
                               path + " for " + describeArgument(signature,
                                                                 index));
   }
+  // A tensor's `prec.default` (optimizer state: zeros) wins over the
+  // generator.
+  if (!spec.defaultValue.empty()) {
+    for (int64_t i = 0, e = spec.numElements(); i < e; ++i) {
+      if (isIntegerKind(spec.element))
+        writeInteger(spec, data, i, std::stoll(spec.defaultValue));
+      else
+        writeElement(spec, data, i, std::stod(spec.defaultValue));
+    }
+    return llvm::Error::success();
+  }
   generateArgument(spec, plan.seed, index, rank, plan.replicated.count(index),
                    data);
   return llvm::Error::success();

@@ -33,8 +33,8 @@
 // HSDP:       func.func private @loss_backward(tensor<10x8xf32>, tensor<1xf32>, tensor<4x8xf32>, tensor<f32>) -> (tensor<10x8xf32>, tensor<1xf32>)
 // HSDP-LABEL: func.func @train_step(
 // HSDP-SAME:    %[[WS:[^:]*]]: tensor<3x8xf32> {prec.name = "fc.weight", prec.shard = {dim = 0 : i64, grid = @fsdp, grid_axes = [1], size = 10 : i64}}
-// HSDP-SAME:    %[[M:[^:]*]]: tensor<3x8xf32> {prec.name = "exp_avg.fc.weight"
-// HSDP-SAME:    %[[V:[^:]*]]: tensor<3x8xf32> {prec.name = "exp_avg_sq.fc.weight"
+// HSDP-SAME:    %[[M:[^:]*]]: tensor<3x8xf32> {prec.default = 0.000000e+00 : f32, prec.name = "exp_avg.fc.weight"
+// HSDP-SAME:    %[[V:[^:]*]]: tensor<3x8xf32> {prec.default = 0.000000e+00 : f32, prec.name = "exp_avg_sq.fc.weight"
 // HSDP-SAME:    %[[STEP:[^:]*]]: f32 {prec.default = 1.000000e+00 : f32, prec.name = "step"}
 // HSDP-SAME:    -> (tensor<3x8xf32>, tensor<1xf32>, tensor<3x8xf32>, tensor<1xf32>, tensor<3x8xf32>, tensor<1xf32>, f32, tensor<f32> {prec.name = "loss"})
 // HSDP:         %[[G:.*]] = prec.all_gather %[[WS]] on @fsdp grid_axes = [1] gather_axis = 0 {{.*}}: tensor<3x8xf32> -> tensor<12x8xf32>

@@ -1250,8 +1250,13 @@ func.func private @name_twice(tensor<8xf32> {prec.name = "w"}, f32, tensor<8xf32
 
 // -----
 
-// expected-error @+1 {{expected 'prec.default' only on scalar arguments, argument 0 has type 'tensor<8xf32>'}}
-func.func private @default_on_tensor(tensor<8xf32> {prec.default = 1.0 : f32})
+// expected-error @+1 {{expected 'prec.default' only on arguments of numbers or tensors of them, argument 0 has type 'complex<f32>'}}
+func.func private @default_on_complex(tensor<8xcomplex<f32>> {prec.default = 1.0 : f32})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.default' of argument 0 to be a number of its type 'f32', got 1.000000e+00 : f64}}
+func.func private @default_on_tensor_wrong_type(tensor<8xf32> {prec.default = 1.0 : f64})
 
 // -----
 

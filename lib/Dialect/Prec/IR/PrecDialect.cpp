@@ -151,11 +151,14 @@ static LogicalResult verifyDefault(Operation *op, unsigned index,
     return op->emitError("expected '")
            << kDefaultAttrName
            << "' on the argument of a function";
+  // On a tensor (or the memref it becomes), the value of every element.
   Type type = function.getArgumentTypes()[index];
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
   if (!type.isIntOrIndexOrFloat())
     return op->emitError("expected '")
-           << kDefaultAttrName << "' only on scalar arguments, "
-           << "argument " << index << " has type " << type;
+           << kDefaultAttrName << "' only on arguments of numbers or "
+           << "tensors of them, argument " << index << " has type " << type;
   auto typed = dyn_cast<TypedAttr>(value);
   if (!typed || !isa<FloatAttr, IntegerAttr>(value) || typed.getType() != type)
     return op->emitError("expected '")

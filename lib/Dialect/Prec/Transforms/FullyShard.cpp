@@ -502,9 +502,13 @@ void FullyShardPass::runOnOperation() {
   for (const Parameter &param : params)
     addArg(param.shard, param.name, shardAttr(param));
   if (adamw) {
+    // Moments start at zero, as a fresh torch.optim.AdamW's.
     for (StringRef prefix : {"exp_avg.", "exp_avg_sq."})
-      for (const Parameter &param : params)
+      for (const Parameter &param : params) {
         addArg(param.shard, (prefix + param.name).str(), shardAttr(param));
+        argAttrs.back().set("prec.default",
+                            b.getFloatAttr(param.shard.getElementType(), 0.0));
+      }
     addArg(f32, "step", {});
     argAttrs.back().set("prec.default", b.getF32FloatAttr(1.0f));
   }
