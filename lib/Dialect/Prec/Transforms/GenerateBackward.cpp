@@ -344,6 +344,24 @@ FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
   return backward;
 }
 
+/// The ops a gradient rule built with the location of the forward op `op`
+/// get it named "gradient of <op name>": a diagnostic or report on them
+/// (the precision report's remarks on a transposed collective) points at
+/// the forward op, and says it is about its gradient.
+static void labelGradientOps(Operation *op, Block::iterator begin,
+                             Block::iterator end) {
+  Location forwardLoc = op->getLoc();
+  Location gradientLoc = NameLoc::get(
+      StringAttr::get(op->getContext(),
+                      Twine(kGradientLocPrefix) + op->getName().getStringRef()),
+      forwardLoc);
+  for (Operation &created : llvm::make_range(begin, end))
+    created.walk([&](Operation *nested) {
+      if (nested->getLoc() == forwardLoc)
+        nested->setLoc(gradientLoc);
+    });
+}
+
 LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
                                          ArrayRef<Operation *> recomputed) {
   for (Operation *op : llvm::reverse(recomputed)) {
@@ -378,8 +396,12 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
       return op->emitOpError("has no gradient rule (it does not implement ")
              << "BackwardOpInterface)";
     SmallVector<Value> operandGradients;
+    Block *block = builder.getInsertionBlock();
+    Operation *last = block->empty() ? nullptr : &block->back();
     if (failed(rule.buildGradients(builder, resultGradients, operandGradients)))
       return failure();
+    labelGradientOps(op, last ? std::next(last->getIterator()) : block->begin(),
+                     block->end());
     // Trailing operands nothing differentiates (a stochastic rounding seed)
     // get no gradient.
     while (operandGradients.size() < op->getNumOperands() &&

@@ -237,7 +237,10 @@ def PrecGenerateBackward
     only integers and indices are without a gradient. The backward function
     is marked `prec.backward_of = @f`, and a function so marked is left
     alone when the pass runs again: the pass can run on its own output, as
-    `prec-run` does when it lowers a module that has been through it.
+    `prec-run` does when it lowers a module that has been through it. The
+    ops a gradient rule builds are at the forward op's location, named:
+    `loc("gradient of prec.all_gather"(<the gather's location>))`, so that
+    diagnostics and reports on them say whose gradient they compute.
 
     Before:
     ```mlir
