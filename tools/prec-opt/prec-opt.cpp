@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
+#include "prec/Dialect/Prec/Transforms/Passes.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
 #include "prec/Version.h"
@@ -13,14 +15,107 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <algorithm>
+#include <cstdio>
+
+namespace {
+
+/// MlirOptMain's configuration from the command line, but the input is
+/// parsed without verification and `prec-declare-backward` runs before the
+/// first pass: a module may call `@f_backward` before
+/// `prec-generate-backward` creates it, which the verifier of `func.call`
+/// would reject at parse time. The pass verifies the module once the
+/// declarations are in, so invalid input is reported as before.
+class PrecOptMainConfig : public mlir::MlirOptMainConfig {
+public:
+  explicit PrecOptMainConfig(mlir::MlirOptMainConfig config)
+      : MlirOptMainConfig(std::move(config)) {
+    // An unverified parse that was asked for, and a round trip check (which
+    // runs before any pass), see the input as parsed.
+    if (!shouldVerifyOnParsing() || shouldVerifyRoundtrip())
+      return;
+    verifyOnParsing(false);
+    setPassPipelineSetupFn(
+        [populate = std::move(passPipelineCallback)](mlir::PassManager &pm) {
+          std::unique_ptr<mlir::Pass> declare =
+              mlir::prec::createPrecDeclareBackward();
+          mlir::Pass &declarePass = *declare;
+          pm.addPass(std::move(declare));
+          if (populate && failed(populate(pm)))
+            return mlir::failure();
+          // The functions the pipeline's prec-generate-backward is told to
+          // differentiate are known once the pipeline is.
+          llvm::SmallVector<std::string> functions =
+              mlir::prec::getFunctionsNamedToDifferentiate(pm);
+          if (functions.empty())
+            return mlir::success();
+          return declarePass.initializeOptions(
+              "functions=" + llvm::join(functions, ","),
+              [&](const llvm::Twine &message) {
+                return mlir::emitError(mlir::UnknownLoc::get(pm.getContext()))
+                       << message;
+              });
+        });
+  }
+};
+
+/// MlirOptMain(argc, argv, ...) with prec's configuration.
+mlir::LogicalResult precOptMain(int argc, char **argv,
+                                mlir::DialectRegistry &registry) {
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv,
+      "prec optimizer driver\n\n"
+      "  prec's own passes and pipelines alone: prec-opt --help-prec\n",
+      registry);
+  PrecOptMainConfig config(mlir::MlirOptMainConfig::createFromCLOptions());
+  if (config.shouldShowDialects()) {
+    llvm::outs() << "Available Dialects: ";
+    llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
+    llvm::outs() << "\n";
+    return mlir::success();
+  }
+  if (config.shouldListPasses()) {
+    mlir::printRegisteredPasses();
+    return mlir::success();
+  }
+  if (inputFilename == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  if (failed(
+          mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
+    return mlir::failure();
+  output->keep();
+  return mlir::success();
+}
+
+} // namespace
 
 /// `--help-prec`: prec's passes and named pipelines with their options,
 /// without the ~700 upstream ones that --help lists beside them.
@@ -33,6 +128,7 @@ static bool wantsPrecHelp(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { mlir::prec::printVersion(os, "prec-opt"); });
   if (wantsPrecHelp(argc, argv)) {
@@ -68,9 +164,5 @@ int main(int argc, char **argv) {
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::prec::registerPrecDialects(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv,
-      "prec optimizer driver\n\n"
-      "  prec's own passes and pipelines alone: prec-opt --help-prec\n",
-      registry));
+  return mlir::asMainReturnCode(precOptMain(argc, argv, registry));
 }

@@ -134,7 +134,11 @@ func.func @moves(%x: tensor<96xf32>, %seed: i64) {
 // JSON-NEXT:  "bytes_per_rank": 84,
 // JSON-NEXT:  "moves": [
 // JSON-NEXT:    "@scaled:arg0"
-// JSON-NEXT:  ]
+// JSON-NEXT:  ],
+// JSON-NEXT:  "locations": [
+// JSON-NEXT:    "{{.*}}error-bounds.mlir:{{[0-9]+}}:{{[0-9]+}}"
+// JSON-NEXT:  ],
+// JSON-NEXT:  "gradient_of": null
 // JSON-NEXT: }
 // JSON-NEXT: ]
 

@@ -2,6 +2,7 @@
 
 #include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -107,6 +108,59 @@ std::string printLocation(Location loc) {
   else
     loc.print(os);
   return text;
+}
+
+/// Every source location in `loc`, in source order: a bucketed collective
+/// has its members'.
+SmallVector<FileLineColLoc> getSourceLocations(Location loc) {
+  SmallVector<FileLineColLoc> found;
+  loc->walk([&](Location nested) {
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(nested))
+      if (!llvm::is_contained(found, fileLoc))
+        found.push_back(fileLoc);
+    return WalkResult::advance();
+  });
+  llvm::stable_sort(found, [](FileLineColLoc a, FileLineColLoc b) {
+    return std::make_tuple(a.getFilename().getValue(), a.getLine(),
+                           a.getColumn()) <
+           std::make_tuple(b.getFilename().getValue(), b.getLine(),
+                           b.getColumn());
+  });
+  return found;
+}
+
+/// "file:line:col", with ",line:col" for each further location in the same
+/// file (",file:line:col" in another); the files without their directories.
+std::string printLocations(Location loc) {
+  SmallVector<FileLineColLoc> locations = getSourceLocations(loc);
+  if (locations.empty())
+    return llvm::sys::path::filename(printLocation(loc)).str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (auto [index, fileLoc] : llvm::enumerate(locations)) {
+    if (index != 0)
+      os << ",";
+    if (index == 0 || fileLoc.getFilename() != locations.front().getFilename())
+      os << llvm::sys::path::filename(fileLoc.getFilename().getValue()) << ":";
+    os << fileLoc.getLine() << ":" << fileLoc.getColumn();
+  }
+  return text;
+}
+
+/// The forward op whose gradient prec-generate-backward built `loc`'s op
+/// for ("prec.all_gather"), or "" for another op.
+std::string getGradientOf(Location loc) {
+  std::string forward;
+  loc->walk([&](Location nested) {
+    auto named = dyn_cast<NameLoc>(nested);
+    if (named && named.getName().getValue().starts_with(kGradientLocPrefix)) {
+      forward =
+          named.getName().getValue().drop_front(kGradientLocPrefix.size());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return forward;
 }
 
 /// Whether `op`'s fp8 wire uses OCP MX power-of-two block scales.
@@ -587,7 +641,11 @@ void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
       function = name;
       rows.push_back(header);
     }
-    std::string location = printLocation(info.op->getLoc());
+    std::string location = printLocations(info.op->getLoc());
+    std::string gradientOf = getGradientOf(info.op->getLoc());
+    if (!gradientOf.empty())
+      location += " (gradient of " +
+                  StringRef(gradientOf).split('.').second.str() + ")";
     std::string moves = llvm::join(info.moves, ",");
     std::string algorithm =
         info.algorithm ? stringifyReductionAlgorithm(*info.algorithm).str()
@@ -595,12 +653,12 @@ void writeTable(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
     if (info.gather)
       algorithm += ", gathered in " + printType(info.gather);
     rows.push_back(
-        {info.op->getName().stripDialect().str(),
-         llvm::sys::path::filename(location).str(), moves.empty() ? "-" : moves,
-         describeGroup(info), std::to_string(info.groupSize),
-         printType(info.input), printType(info.forward),
-         info.acc ? printType(info.acc) : "-", printType(info.result),
-         describeScaling(info.op), describeRounding(info.op), algorithm,
+        {info.op->getName().stripDialect().str(), location,
+         moves.empty() ? "-" : moves, describeGroup(info),
+         std::to_string(info.groupSize), printType(info.input),
+         printType(info.forward), info.acc ? printType(info.acc) : "-",
+         printType(info.result), describeScaling(info.op),
+         describeRounding(info.op), algorithm,
          info.bytesPerRank ? std::to_string(*info.bytesPerRank) : "?",
          formatOptionalBound(info.bound), formatOptionalBound(info.inputError),
          formatOptionalBound(info.endToEndBound)});
@@ -644,6 +702,14 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
           for (const std::string &name : info.moves)
             json.value(name);
         });
+        json.attributeArray("locations", [&] {
+          for (FileLineColLoc fileLoc : getSourceLocations(info.op->getLoc()))
+            json.value(printLocation(fileLoc));
+        });
+        std::string gradientOf = getGradientOf(info.op->getLoc());
+        json.attribute("gradient_of", gradientOf.empty()
+                                          ? llvm::json::Value(nullptr)
+                                          : llvm::json::Value(gradientOf));
       });
     }
   });
@@ -729,9 +795,18 @@ private:
   /// op's location.
   void check(const CollectiveBound &info, bool &failedAny) {
     bool limited = maxRelError >= 0.0;
-    std::string what = (info.op->getName().getStringRef() + " in " +
-                        getFunctionName(info.op) + ": ")
-                           .str();
+    std::string what =
+        (info.op->getName().getStringRef() + " in " + getFunctionName(info.op))
+            .str();
+    // A generated op is at its forward op's location: say it is its
+    // gradient, and where all of a bucket's members are.
+    std::string gradientOf = getGradientOf(info.op->getLoc());
+    std::string locations = printLocations(info.op->getLoc());
+    if (!gradientOf.empty())
+      what += " (the gradient of the " + gradientOf + " at " + locations + ")";
+    else if (getSourceLocations(info.op->getLoc()).size() > 1)
+      what += " (the bucket of the ops at " + locations + ")";
+    what += ": ";
     Location loc = info.op->getLoc();
     if (!info.bound) {
       std::string message = what +

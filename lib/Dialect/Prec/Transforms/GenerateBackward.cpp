@@ -18,12 +18,16 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::prec {
+#define GEN_PASS_DEF_PRECDECLAREBACKWARD
 #define GEN_PASS_DEF_PRECGENERATEBACKWARD
 #include "prec/Dialect/Prec/Transforms/Passes.h.inc"
 } // namespace mlir::prec
@@ -340,6 +344,24 @@ FailureOr<func::FuncOp> BackwardBuilder::createFunction() {
   return backward;
 }
 
+/// The ops a gradient rule built with the location of the forward op `op`
+/// get it named "gradient of <op name>": a diagnostic or report on them
+/// (the precision report's remarks on a transposed collective) points at
+/// the forward op, and says it is about its gradient.
+static void labelGradientOps(Operation *op, Block::iterator begin,
+                             Block::iterator end) {
+  Location forwardLoc = op->getLoc();
+  Location gradientLoc = NameLoc::get(
+      StringAttr::get(op->getContext(),
+                      Twine(kGradientLocPrefix) + op->getName().getStringRef()),
+      forwardLoc);
+  for (Operation &created : llvm::make_range(begin, end))
+    created.walk([&](Operation *nested) {
+      if (nested->getLoc() == forwardLoc)
+        nested->setLoc(gradientLoc);
+    });
+}
+
 LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
                                          ArrayRef<Operation *> recomputed) {
   for (Operation *op : llvm::reverse(recomputed)) {
@@ -374,8 +396,12 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
       return op->emitOpError("has no gradient rule (it does not implement ")
              << "BackwardOpInterface)";
     SmallVector<Value> operandGradients;
+    Block *block = builder.getInsertionBlock();
+    Operation *last = block->empty() ? nullptr : &block->back();
     if (failed(rule.buildGradients(builder, resultGradients, operandGradients)))
       return failure();
+    labelGradientOps(op, last ? std::next(last->getIterator()) : block->begin(),
+                     block->end());
     // Trailing operands nothing differentiates (a stochastic rounding seed)
     // get no gradient.
     while (operandGradients.size() < op->getNumOperands() &&
@@ -492,7 +518,30 @@ LogicalResult BackwardBuilder::run() {
   return success();
 }
 
-LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
+/// Whether `forward`'s signature is one the backward function's type can be
+/// derived from before the verifier has seen it: argument attributes for
+/// every argument, and float gradient dtypes. Else the verifier reports it.
+static bool hasDerivableSignature(func::FuncOp forward) {
+  ArrayAttr argAttrs = forward.getArgAttrsAttr();
+  if (!argAttrs)
+    return true;
+  if (argAttrs.size() != forward.getNumArguments())
+    return false;
+  for (unsigned index = 0, e = forward.getNumArguments(); index != e; ++index) {
+    if (!isa_and_nonnull<DictionaryAttr>(argAttrs[index]))
+      return false;
+    Attribute gradDtype =
+        forward.getArgAttr(index, PrecDialect::kGradDtypeAttrName);
+    if (gradDtype && !(isa<TypeAttr>(gradDtype) &&
+                       isa<FloatType>(cast<TypeAttr>(gradDtype).getValue())))
+      return false;
+  }
+  return true;
+}
+
+LogicalResult
+mlir::prec::declareCalledBackwardFunctions(ModuleOp module,
+                                           ArrayRef<std::string> functions) {
   // The module is not verified yet: symbols are looked up one by one, since
   // a symbol table assumes unique names.
   llvm::SetVector<func::FuncOp> forwards;
@@ -504,8 +553,22 @@ LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
       return;
     auto forward = module.lookupSymbol<func::FuncOp>(forwardName);
     // Anything else is the verifier's to report.
-    if (!forward || forward.isExternal())
+    if (!forward || forward.isExternal() || !hasDerivableSignature(forward))
       return;
+    // The functions prec-generate-backward differentiates: the named ones,
+    // else the marked ones.
+    if (!functions.empty()) {
+      if (!llvm::is_contained(functions, forwardName)) {
+        call.emitError("'@")
+            << callee << "' is called but not declared; name " << forwardName
+            << " in prec-generate-backward's option functions="
+            << llvm::join(functions, ",") << " to generate it";
+        result = failure();
+      } else {
+        forwards.insert(forward);
+      }
+      return;
+    }
     if (!forward->hasAttr(PrecDialect::kDifferentiableAttrName)) {
       call.emitError("'@") << callee << "' is called but not declared; give @"
                            << forwardName << " the unit attribute '"
@@ -531,9 +594,33 @@ LogicalResult mlir::prec::declareCalledBackwardFunctions(ModuleOp module) {
 
 namespace {
 
+struct DeclareBackwardPass
+    : public prec::impl::PrecDeclareBackwardBase<DeclareBackwardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *op = getOperation();
+    auto module = dyn_cast<ModuleOp>(op);
+    bool declared = false;
+    if (module) {
+      size_t before = module.getBody()->getOperations().size();
+      if (failed(declareCalledBackwardFunctions(module, *functions)))
+        return signalPassFailure();
+      declared = module.getBody()->getOperations().size() != before;
+    }
+    // The input was parsed without verification.
+    if (failed(verify(op)))
+      return signalPassFailure();
+    if (!declared)
+      markAllAnalysesPreserved();
+  }
+};
+
 struct GenerateBackwardPass
     : public prec::impl::PrecGenerateBackwardBase<GenerateBackwardPass> {
   using Base::Base;
+
+  ArrayRef<std::string> getFunctions() { return *functions; }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -563,3 +650,17 @@ struct GenerateBackwardPass
 };
 
 } // namespace
+
+SmallVector<std::string>
+mlir::prec::getFunctionsNamedToDifferentiate(OpPassManager &pm) {
+  SmallVector<std::string> named;
+  for (Pass &pass : pm.getPasses()) {
+    if (pass.getTypeID() != TypeID::get<GenerateBackwardPass>())
+      continue;
+    for (const std::string &name :
+         static_cast<GenerateBackwardPass &>(pass).getFunctions())
+      if (!llvm::is_contained(named, name))
+        named.push_back(name);
+  }
+  return named;
+}

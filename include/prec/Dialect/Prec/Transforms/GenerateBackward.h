@@ -11,17 +11,35 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
 namespace mlir::prec {
 
-/// Declares `@f_backward` for every function `@f` marked
-/// `prec.differentiable` whose backward function the module refers to but
-/// does not declare, with the signature `prec-generate-backward` gives it,
+/// How the location of an op a gradient rule built begins: the ops built for
+/// the gradient of a forward op `prec.all_gather` at `loc` are at
+/// `loc("gradient of prec.all_gather"(loc))`.
+inline constexpr llvm::StringLiteral kGradientLocPrefix = "gradient of ";
+
+/// Declares `@f_backward` for every function `@f` that
+/// `prec-generate-backward` differentiates (named in `functions`, or when
+/// that is empty, marked `prec.differentiable`) whose backward function the
+/// module calls but does not declare, with the signature the pass gives it,
 /// so that the module calls it before it is generated. Fails with a
-/// diagnostic when the module refers to an undeclared `@f_backward` of a
-/// function `@f` that is not marked. Runs on a module that has been parsed
-/// but not yet verified, since the verifier rejects a call to an undeclared
-/// function.
-LogicalResult declareCalledBackwardFunctions(ModuleOp module);
+/// diagnostic that says what would generate it when the module calls an
+/// undeclared `@f_backward` of a function `@f` the pass does not
+/// differentiate. Runs on a module that has been parsed but not yet
+/// verified, since the verifier rejects a call to an undeclared function.
+LogicalResult
+declareCalledBackwardFunctions(ModuleOp module,
+                               ArrayRef<std::string> functions = {});
+
+/// The functions named by the `functions` option of the
+/// `prec-generate-backward` passes at the top level of `pm`.
+SmallVector<std::string> getFunctionsNamedToDifferentiate(OpPassManager &pm);
 
 } // namespace mlir::prec
 

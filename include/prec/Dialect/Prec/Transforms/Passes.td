@@ -161,6 +161,30 @@ def PrecDivideFactors : Pass<"prec-divide-factors", "mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::prec::PrecDialect"];
 }
 
+def PrecDeclareBackward : Pass<"prec-declare-backward"> {
+  let summary = "declare the backward functions a module calls before they "
+                "are generated, then verify it";
+  let description = [{
+    Runs on a module as parsed, before the verifier has seen it: a module
+    may call `@f_backward` before `prec-generate-backward` creates it, which
+    the verifier of `func.call` rejects. For every undeclared `@f_backward`
+    the module calls, declares `func.func private @f_backward` with the
+    signature `prec-generate-backward` gives it when that pass
+    differentiates `@f` (named in `functions`, else marked
+    `prec.differentiable`); otherwise the call is an error that says what
+    would generate it. Then verifies the operation it runs on.
+
+    `prec-opt` parses its input without verifying it and runs this pass
+    first, with the `functions` of the pipeline's `prec-generate-backward`;
+    `prec-run` does the same before it lowers a module.
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "the forward functions prec-generate-backward differentiates "
+               "(default: those carrying `prec.differentiable`)">
+  ];
+}
+
 def PrecGenerateBackward
     : Pass<"prec-generate-backward", "mlir::ModuleOp"> {
   let summary = "create the backward function of a forward function";
@@ -213,7 +237,10 @@ def PrecGenerateBackward
     only integers and indices are without a gradient. The backward function
     is marked `prec.backward_of = @f`, and a function so marked is left
     alone when the pass runs again: the pass can run on its own output, as
-    `prec-run` does when it lowers a module that has been through it.
+    `prec-run` does when it lowers a module that has been through it. The
+    ops a gradient rule builds are at the forward op's location, named:
+    `loc("gradient of prec.all_gather"(<the gather's location>))`, so that
+    diagnostics and reports on them say whose gradient they compute.
 
     Before:
     ```mlir
