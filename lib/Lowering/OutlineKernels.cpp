@@ -70,11 +70,59 @@ private:
   DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> byHash;
 };
 
+/// Adds LLVM function attributes (`passthrough`) to `function`.
+void addLLVMAttributes(func::FuncOp function, ArrayRef<StringRef> names) {
+  SmallVector<Attribute> attributes;
+  if (auto existing = function->getAttrOfType<ArrayAttr>("passthrough"))
+    llvm::append_range(attributes, existing);
+  for (StringRef name : names)
+    attributes.push_back(StringAttr::get(function.getContext(), name));
+  function->setAttr("passthrough",
+                    ArrayAttr::get(function.getContext(), attributes));
+}
+
+/// LLVM sees two kinds of code: kernels, loop nests that do the work, and
+/// host functions, one basic block of thousands of kernel and runtime calls
+/// per step. Kernels stay out of the host (`noinline`): inlined, LLVM's
+/// loop passes (IndVarSimplify) go quadratic in the step's size, and
+/// nothing is gained. The host is compiled as written (`optnone`): its
+/// instruction scheduling after register allocation is quadratic in the
+/// block's size, and it computes almost nothing (its floating point, a
+/// step counter, rounds as IEEE says either way).
+void markKernelsAndHost(ModuleOp module,
+                        const DenseSet<Operation *> &kernels) {
+  DenseSet<Operation *> host;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isExternal() || kernels.contains(function) ||
+          host.contains(function))
+        continue;
+      WalkResult callsWork = function.walk([&](func::CallOp call) {
+        Operation *callee = module.lookupSymbol(call.getCalleeAttr());
+        return kernels.contains(callee) || host.contains(callee)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (callsWork.wasInterrupted()) {
+        host.insert(function);
+        changed = true;
+      }
+    }
+  }
+  for (Operation *kernel : kernels)
+    addLLVMAttributes(cast<func::FuncOp>(kernel), {"noinline"});
+  for (Operation *function : host)
+    addLLVMAttributes(cast<func::FuncOp>(function), {"noinline", "optnone"});
+}
+
 /// Replaces `kernel` by a call of a private function `name` (or of an equal
-/// one outlined before) holding it. Its operands and the values its body
+/// one outlined before) holding it, and returns
+/// that function. Its operands and the values its body
 /// uses from above become arguments, except constants, which are cloned
 /// into the function so that LLVM can still fold them.
-void outlineKernel(linalg::LinalgOp kernel, StringRef name,
+func::FuncOp outlineKernel(linalg::LinalgOp kernel, StringRef name,
                    KernelFunctions &functions) {
   SetVector<Value> used(kernel->getOperands().begin(),
                         kernel->getOperands().end());
@@ -109,6 +157,7 @@ void outlineKernel(linalg::LinalgOp kernel, StringRef name,
   builder.setInsertionPoint(kernel);
   func::CallOp::create(builder, loc, function, arguments);
   kernel->erase();
+  return function;
 }
 
 struct PrecOutlineKernelsPass
@@ -116,6 +165,7 @@ struct PrecOutlineKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     KernelFunctions functions(module);
+    DenseSet<Operation *> outlined;
     for (auto function : llvm::to_vector(module.getOps<func::FuncOp>())) {
       SmallVector<linalg::LinalgOp> kernels;
       function.walk([&](linalg::LinalgOp kernel) {
@@ -126,8 +176,9 @@ struct PrecOutlineKernelsPass
       });
       std::string prefix = (function.getName() + "_kernel").str();
       for (linalg::LinalgOp kernel : kernels)
-        outlineKernel(kernel, prefix, functions);
+        outlined.insert(outlineKernel(kernel, prefix, functions));
     }
+    markKernelsAndHost(module, outlined);
   }
 };
 
