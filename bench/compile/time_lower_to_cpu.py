@@ -5,12 +5,15 @@ For each L (default 1024, 2048, 4096) the module from gen_fsdp_step.py is
 lowered REPEAT times, in rounds over all L; the run with the least CPU time
 counts. Each doubling of L should cost at most 2.1x the time (linear compile
 time with some slack).
-With --passes the runs are made under --mlir-timing and the passes that take
-the most time are listed for every L, which is how a superlinear pass is
-found.
+The pipeline runs as the runner runs it, without verifying the module after
+each pass (`--verify-each=false`; the runner verifies once, after the
+pipeline); --verify-each times prec-opt's default, which verifies after every
+pass. With --passes the runs are made under --mlir-timing and the passes that
+take the most time are listed for every L, which is how a superlinear pass is
+found (a pass's time then includes its verification, if any).
 
   time_lower_to_cpu.py [--prec-opt build/bin/prec-opt] [--layers 1024 2048 4096]
-                       [--repeat 5] [--passes] [--shared-input]
+                       [--repeat 5] [--passes] [--shared-input] [--verify-each]
 """
 
 import argparse
@@ -79,6 +82,10 @@ def main():
     parser.add_argument("--shared-input", action="store_true",
                         help="steps whose layers all read one tensor "
                         "(gen_fsdp_step.py --shared-input)")
+    parser.add_argument("--verify-each", action="store_true",
+                        help="verify the module after each pass, as prec-opt "
+                        "does by default (the runner verifies once, at the "
+                        "end)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as directory:
@@ -88,15 +95,16 @@ def main():
             with open(paths[layers], "w") as f:
                 f.write(gen_fsdp_step.module(layers, args.shared_input))
 
-        timing = (["--mlir-timing", "--mlir-timing-display=list"]
-                  if args.passes else [])
+        extra = [f"--verify-each={'true' if args.verify_each else 'false'}"]
+        if args.passes:
+            extra += ["--mlir-timing", "--mlir-timing-display=list"]
         # Rounds over all sizes rather than all repetitions of one size
         # after another: a change of the machine's load then slows every
         # size alike instead of one of them.
         runs = {layers: [] for layers in args.layers}
         for _ in range(args.repeat):
             for layers in args.layers:
-                runs[layers].append(lower(args.prec_opt, paths[layers], timing))
+                runs[layers].append(lower(args.prec_opt, paths[layers], extra))
         best = {layers: min(runs[layers], key=lambda run: run[1])
                 for layers in args.layers}
 
@@ -114,7 +122,10 @@ def main():
                   f"{wall_ratio} |")
             previous = layers
         print(f"\nTarget: each doubling of the layers at most {TARGET_RATIO}x "
-              "the time.")
+              "the time. The module was verified "
+              + ("after each pass (prec-opt's default)." if args.verify_each
+                 else "after no pass (the runner verifies it once, after the "
+                 "pipeline)."))
 
         if args.passes:
             per_size = {layers: pass_times(best[layers][2])

@@ -116,7 +116,9 @@ struct PrecCheckPeerWindowsPass
                  : WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // A check: the IR is as it was.
+    markAllAnalysesPreserved();
   }
 };
 

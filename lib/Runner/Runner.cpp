@@ -27,6 +27,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/SetVector.h"
@@ -854,7 +855,13 @@ llvm::Error Runner::lower() {
       function.removeResultAttr(i, StringAttr::get(function.getContext(),
                                                    kNameAttrName));
   });
+  // The pipeline's result is verified once, at the end: verifying the whole
+  // module after each of its passes took half the lowering's time (a step
+  // of thousands of layers is one function, which every function pass
+  // verifies whole). prec-opt, which verifies after each pass, names the
+  // pass that broke the IR.
   PassManager pm(module->getContext());
+  pm.enableVerifier(false);
   if (options.backend == RunnerBackend::NCCL) {
     PrecLowerToCUDAOptions gpuOptions;
     gpuOptions.chip = options.gpuChip;
@@ -880,7 +887,7 @@ llvm::Error Runner::lower() {
     cpuOptions.peerWindows = options.peerWindows;
     buildPrecLowerToCPUPipeline(pm, cpuOptions);
   }
-  if (failed(pm.run(module)))
+  if (failed(pm.run(module)) || failed(verify(module)))
     return llvm::make_error<DiagnosedError>();
   impl->lowered = true;
   return llvm::Error::success();

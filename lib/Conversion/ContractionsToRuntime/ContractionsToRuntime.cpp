@@ -289,10 +289,23 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
   auto toI64 = [&](Value value) -> Value {
     return arith::IndexCastOp::create(builder, loc, i64, value);
   };
-  Value zero = arith::ConstantIntOp::create(builder, loc, i64, 0);
+  // One constant per value and type: most arguments are constants, and
+  // many of them equal (1, a shared size).
+  DenseMap<std::pair<Type, int64_t>, Value> constants;
+  auto constant = [&](Type type, int64_t value) {
+    Value &result = constants[{type, value}];
+    if (!result)
+      result = arith::ConstantOp::create(builder, loc, type,
+                                         builder.getIntegerAttr(type, value));
+    return result;
+  };
+  Value zero = constant(i64, 0);
 
   // Per operand: the address of its first element and its stride along each
-  // loop (0 along a loop that does not index it).
+  // loop (0 along a loop that does not index it). What the buffer's type
+  // fixes is a constant; only the rest is read from its descriptor, which
+  // keeps a step of thousands of contractions from leaving tens of
+  // thousands of ops for the next pass to fold.
   SmallVector<Value> arguments(4);
   DenseMap<unsigned, Value> loopSizes;
   std::optional<unsigned> rowsCols[3][2] = {
@@ -300,43 +313,71 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
   OpOperand *operands[3] = {op.getDpsInputOperand(0), op.getDpsInputOperand(1),
                             op.getDpsInitOperand(0)};
   for (unsigned i = 0; i < 3; ++i) {
-    auto type = cast<MemRefType>(buffers[i].buffer.getType());
-    auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc,
-                                                             buffers[i].buffer);
-    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
-        builder, loc, buffers[i].buffer);
-    Value elementBytes = arith::ConstantIndexOp::create(
-        builder, loc, type.getElementTypeBitWidth() / 8);
-    Value address = arith::AddIOp::create(
-        builder, loc, pointer,
-        arith::MulIOp::create(builder, loc, metadata.getOffset(),
-                              elementBytes));
+    Value buffer = buffers[i].buffer;
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> staticStrides;
+    int64_t staticOffset;
+    if (failed(type.getStridesAndOffset(staticStrides, staticOffset))) {
+      staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+      staticOffset = ShapedType::kDynamic;
+    }
+    memref::ExtractStridedMetadataOp metadata;
+    auto getMetadata = [&] {
+      if (!metadata)
+        metadata =
+            memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
+      return metadata;
+    };
+    // `value` as an i64, from the descriptor where the type leaves it open.
+    auto i64Value = [&](int64_t value, function_ref<Value()> dynamic) {
+      return ShapedType::isDynamic(value) ? toI64(dynamic())
+                                          : constant(i64, value);
+    };
+
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    if (ShapedType::isDynamic(staticOffset)) {
+      address = arith::AddIOp::create(
+          builder, loc, address,
+          arith::MulIOp::create(builder, loc, getMetadata().getOffset(),
+                                constant(builder.getIndexType(), elementBytes)));
+    } else if (staticOffset != 0) {
+      address = arith::AddIOp::create(
+          builder, loc, address,
+          constant(builder.getIndexType(), staticOffset * elementBytes));
+    }
 
     DenseMap<unsigned, Value> strides;
     AffineMap map = op.getMatchingIndexingMap(operands[i]);
     for (auto [position, result] : llvm::enumerate(map.getResults())) {
       unsigned loop = cast<AffineDimExpr>(result).getPosition();
       int64_t dim = buffers[i].bufferDim[position];
-      strides[loop] = toI64(metadata.getStrides()[dim]);
-      loopSizes.try_emplace(loop, metadata.getSizes()[dim]);
+      strides[loop] = i64Value(staticStrides[dim], [&] {
+        return getMetadata().getStrides()[dim];
+      });
+      if (!loopSizes.count(loop))
+        loopSizes[loop] = i64Value(type.getDimSize(dim), [&] {
+          return getMetadata().getSizes()[dim];
+        });
     }
     auto strideAlong = [&](std::optional<unsigned> loop) {
       return loop && strides.count(*loop) ? strides[*loop] : zero;
     };
-    arguments.append({arith::ConstantIntOp::create(
-                          builder, loc, builder.getI32Type(),
-                          runtimeDtype(type.getElementType(), /*input=*/i < 2)),
+    arguments.append({constant(builder.getI32Type(),
+                               runtimeDtype(type.getElementType(),
+                                            /*input=*/i < 2)),
                       address, strideAlong(loops.batch),
                       strideAlong(rowsCols[i][0]),
                       strideAlong(rowsCols[i][1])});
   }
   arguments[0] =
       loops.batch
-          ? toI64(loopSizes[*loops.batch])
-          : arith::ConstantIntOp::create(builder, loc, i64, 1).getResult();
-  arguments[1] = toI64(loopSizes[loops.m]);
-  arguments[2] = toI64(loopSizes[loops.n]);
-  arguments[3] = toI64(loopSizes[loops.k]);
+          ? loopSizes[*loops.batch]
+          : constant(i64, 1);
+  arguments[1] = loopSizes[loops.m];
+  arguments[2] = loopSizes[loops.n];
+  arguments[3] = loopSizes[loops.k];
   auto call = func::CallOp::create(builder, loc, decl, arguments);
   for (OperandBuffer &buffer : buffers)
     for (Operation *free : llvm::reverse(buffer.deferredFrees))

@@ -329,7 +329,7 @@ struct AccumulateMicrobatchesPass
     auto count =
         func->getAttrOfType<IntegerAttr>(PrecDialect::kMicrobatchesAttrName);
     if (!count)
-      return;
+      return markAllAnalysesPreserved();
     int64_t microbatches = count.getInt();
 
     SmallVector<MicrobatchChain> chains;

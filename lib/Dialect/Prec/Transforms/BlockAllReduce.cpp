@@ -155,6 +155,8 @@ struct BlockAllReducePass
       if (inputType.getNumElements() > blockElements)
         toCut.push_back({op, blockElements});
     });
+    if (toCut.empty())
+      return markAllAnalysesPreserved();
     for (auto [op, blockElements] : toCut)
       cutIntoBlocks(op, blockElements);
   }

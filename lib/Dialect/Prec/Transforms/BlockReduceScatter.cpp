@@ -321,6 +321,7 @@ struct BlockReduceScatterPass
     // index is larger than block-bytes, the block is cut again along the
     // next dimension (a loop in the loop). Blocks within block-bytes are
     // left as they are.
+    bool cut = false;
     while (!worklist.empty()) {
       ReduceScatterOp op = worklist.pop_back_val();
       std::optional<BlockPlan> plan = planBlocks(op, blockBytes, tables);
@@ -329,7 +330,10 @@ struct BlockReduceScatterPass
       Operation *optimizer =
           withOptimizers ? getBlockableOptimizer(op) : nullptr;
       cutIntoBlocks(op, optimizer, *plan, worklist);
+      cut = true;
     }
+    if (!cut)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -26,6 +26,8 @@ struct DecomposeAggregateOpsPass
           op->getNumResults() > 0)
         aggregates.push_back(op);
     });
+    if (aggregates.empty())
+      return markAllAnalysesPreserved();
     IRRewriter rewriter(&getContext());
     for (linalg::AggregatedOpInterface op : aggregates) {
       rewriter.setInsertionPoint(op);

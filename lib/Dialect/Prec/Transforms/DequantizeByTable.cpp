@@ -85,6 +85,8 @@ struct DequantizeByTablePass
       if (isTabulable(op))
         dequantizations.push_back(op);
     });
+    if (dequantizations.empty())
+      return markAllAnalysesPreserved();
     for (DequantizeOp op : dequantizations)
       tabulate(op);
   }

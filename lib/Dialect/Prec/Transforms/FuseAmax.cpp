@@ -321,6 +321,8 @@ struct FuseAmaxPass : public prec::impl::PrecFuseAmaxBase<FuseAmaxPass> {
         return;
       }
     });
+    if (blockScaled.empty() && perTensor.empty())
+      return markAllAnalysesPreserved();
     for (auto [amax, scaleOp, quantize] : blockScaled)
       fuseBlockScaled(amax, scaleOp, quantize);
     for (auto [amax, quantize, later] : perTensor)

@@ -98,6 +98,8 @@ struct InlineKernelCalleesPass
       if (profitable)
         calls.push_back(call);
     });
+    if (calls.empty())
+      return markAllAnalysesPreserved();
 
     CalleeInliner interface(&getContext());
     InlinerConfig config;

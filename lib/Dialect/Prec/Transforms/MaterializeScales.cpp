@@ -554,6 +554,8 @@ struct MaterializeScalesPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    if (scaledOps.empty())
+      return markAllAnalysesPreserved();
 
     // Batch the dynamic gathers: same block and group, inputs available
     // where the batch's reduction goes.
