@@ -2,11 +2,14 @@
 model on N ranks against an independent float64 reference.
 
 Usage: check_fully_shard_step.py PREC_OPT PREC_RUN MODULE WORK_DIR --ranks N
-           --int-range V [--optimizer sgd|adamw] [--sample K] [--perturb-lr]
+           --int-range V [--mesh RxS] [--optimizer sgd|adamw] [--options OPTS]
+           [--sample K] [--perturb-lr]
 
 MODULE is a PyTorch export (utils/torch-export/export_models.py) as it is, in
 f64. The step comes from `prec-opt --prec-from-torch="mesh=N optimizer=..."`
-with nothing written by hand; it runs one step with prec-run on N ranks from
+(or `mesh=RxS`, HSDP: R replicas of S shards; OPTS appended, e.g.
+`reshard-after-forward=false`) with nothing written by hand; it runs one
+step with prec-run on N ranks from
 the full parameters (distinct multiples of 2^-20, check_finite_differences'
 inputs) cut into the blocks the step's `prec.shard` attributes describe, and
 rank r's batch: token ids (7 j + 3 + 5 r) mod V and targets (3 j + 1 + 11 r)
@@ -99,12 +102,16 @@ def main():
     parser.add_argument("work")
     parser.add_argument("--ranks", type=int, required=True)
     parser.add_argument("--int-range", type=int, required=True)
+    parser.add_argument("--mesh")
+    parser.add_argument("--options", default="")
     parser.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
     parser.add_argument("--sample", type=int, default=0)
     parser.add_argument("--perturb-lr", action="store_true")
     options = parser.parse_args()
     os.makedirs(options.work, exist_ok=True)
     n = options.ranks
+    mesh = options.mesh or str(n)
+    shards = int(mesh.split("x")[-1])  # the last axis shards; rank r holds block r % shards
 
     module = open(options.module).read()
     _, args = parse_signature(module)
@@ -115,7 +122,8 @@ def main():
     # The step, from the export as it is.
     step = os.path.join(options.work, "step.mlir")
     subprocess.run([options.prec_opt, options.module, "-o", step,
-                    "--prec-from-torch=mesh=%d optimizer=%s lr=%r" % (n, options.optimizer, LR)],
+                    "--prec-from-torch=mesh=%s optimizer=%s lr=%r %s"
+                    % (mesh, options.optimizer, LR, options.options)],
                    check=True)
 
     rng = random.Random(16)
@@ -133,14 +141,16 @@ def main():
         else:
             coordinates[k] = list(range(total))
 
-    # Shards: block r of dim 0 in ceil(rows / n) rows, zero padding.
+    # Shards: block r % shards of dim 0 in ceil(rows / shards) rows, zero
+    # padding.
     run_files = []
     for k in params:
         shape = args[k][0]
         rows, row = shape[0], count(shape) // shape[0]
-        block = -(-rows // n)
+        block = -(-rows // shards)
         for r in range(n):
-            data = values[k][r * block * row:(r + 1) * block * row]
+            g = r % shards
+            data = values[k][g * block * row:(g + 1) * block * row]
             data += [0.0] * (block * row - len(data))
             write(os.path.join(options.work, "p%d_%d.bin" % (k, r)), data, "d")
         run_files += ["--arg", "%s=%s" % (names[k], os.path.join(options.work, "p%d_%%r.bin" % k))]
@@ -164,7 +174,9 @@ def main():
 
     reference = finite_differences(options, module, args, params, batches, coordinates)
     lr = LR * (1 + 2.0**-10 if options.perturb_lr else 1)
-    check = Checker("fully-shard step on %d rank(s)%s" % (n, " (lr perturbed)" if options.perturb_lr else ""))
+    check = Checker("fully-shard step on %d rank(s)%s%s" % (
+        n, "" if mesh == str(n) else " (mesh %s)" % mesh,
+        " (lr perturbed)" if options.perturb_lr else ""))
     loss_index = len(params) * (3 if options.optimizer == "adamw" else 1) + (
         1 if options.optimizer == "adamw" else 0)
     want_loss = sum(loss for loss, _ in reference) / n
@@ -175,11 +187,11 @@ def main():
     for index, k in enumerate(params):
         shape = args[k][0]
         rows, row = shape[0], count(shape) // shape[0]
-        block = -(-rows // n)
+        block = -(-rows // shards)
         for r in range(n):
             got = read(rank_file(output, r, "result", index), "f64")
             for local in range(block * row):
-                j = r * block * row + local
+                j = (r % shards) * block * row + local
                 if j >= count(shape):
                     check.close("%s padding [%d] on rank %d" % (names[k], local, r), got[local], 0.0, 0.0)
                     continue
