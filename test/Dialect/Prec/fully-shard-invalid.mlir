@@ -17,7 +17,7 @@
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 grid=loss" 2>&1 | FileCheck %s --check-prefix=CLASH
 // CLASH: error: prec-fully-shard: the module already has a symbol @loss; name the grid with grid=NAME
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=two" 2>&1 | FileCheck %s --check-prefix=RESULTS
-// RESULTS: error: 'func.func' op prec-fully-shard: expected one result, the loss as a 0-d float tensor such as tensor<f32>; found '(tensor<4xf32>) -> (tensor<f32>, tensor<f32>)'
+// RESULTS: error: 'func.func' op prec-fully-shard: expected result 1 (state after the loss) to be an integer value fed back into argument 0 of the same type, as prec-globals-to-arguments makes a dropout seed; found '(tensor<4xf32>) -> (tensor<f32>, tensor<f32>)'
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=nothing" 2>&1 | FileCheck %s --check-prefix=NOPARAM
 // NOPARAM: error: 'func.func' op prec-fully-shard: no parameter: every float tensor argument is marked prec.no_grad (or num-params=0)
 

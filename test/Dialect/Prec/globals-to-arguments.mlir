@@ -3,10 +3,11 @@
 
 // PyTorch's dropout seed as torch-mlir exports it: loaded, advanced and
 // stored. It becomes the last argument, and the stored value the last
-// result; the global is erased.
+// result (named after the global, generated at its initial value); the
+// global is erased.
 // CHECK-NOT:   ml_program.global
 // CHECK-LABEL: func.func @dropout(
-// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>, %[[SEED:[^:]*]]: tensor<i64>) -> (tensor<f32>, tensor<i64>)
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4xf32>, %[[SEED:[^:]*]]: tensor<i64> {prec.default = 0 : i64, prec.name = "global_seed"}) -> (tensor<f32>, tensor<i64>)
 // CHECK:         %[[S:.*]] = tensor.extract %[[SEED]][]
 // CHECK:         %[[NEXT:.*]] = tensor.insert %{{.*}} into %[[SEED]][]
 // CHECK-NOT:     ml_program
@@ -41,7 +42,7 @@ func.func @dropout(%x: tensor<4xf32>) -> tensor<f32> attributes {prec.differenti
 // A load after a store reads the stored value; an immutable global stays.
 // CHECK:       ml_program.global private @table
 // CHECK-LABEL: func.func @twice(
-// CHECK-SAME:    %[[SEED:[^:]*]]: tensor<i64>) -> (tensor<i64>, tensor<i64>)
+// CHECK-SAME:    %[[SEED:[^:]*]]: tensor<i64> {prec.default = 0 : i64, prec.name = "state"}) -> (tensor<i64>, tensor<i64>)
 // CHECK:         %[[T:.*]] = ml_program.global_load_const @table
 // CHECK:         %[[A:.*]] = arith.addi %[[SEED]], %[[T]]
 // CHECK:         %[[B:.*]] = arith.addi %[[A]], %[[T]]

@@ -372,15 +372,33 @@ void FullyShardPass::runOnOperation() {
                        << lossName << " with a body (option loss=NAME)";
     return signalPassFailure();
   }
-  auto lossType = loss.getNumResults() == 1
+  auto lossType = loss.getNumResults() >= 1
                       ? dyn_cast<RankedTensorType>(loss.getResultTypes()[0])
                       : RankedTensorType();
   if (!lossType || lossType.getRank() != 0 ||
       !isa<FloatType>(lossType.getElementType())) {
-    loss.emitOpError("prec-fully-shard: expected one result, the loss as a ")
-        << "0-d float tensor such as tensor<f32>; found "
+    loss.emitOpError("prec-fully-shard: expected the loss as the first ")
+        << "result, a 0-d float tensor such as tensor<f32>; found "
         << loss.getFunctionType();
     return signalPassFailure();
+  }
+  // Results after the loss are state (a dropout seed, as
+  // prec-globals-to-arguments makes it): the k-th last of k feeds the k-th
+  // last argument.
+  unsigned numState = loss.getNumResults() - 1;
+  for (unsigned i = 0; i < numState; ++i) {
+    Type type = loss.getResultTypes()[1 + i];
+    unsigned arg = loss.getNumArguments() - numState + i;
+    if (loss.getNumArguments() < numState ||
+        loss.getArgumentTypes()[arg] != type ||
+        isa<FloatType>(getElementTypeOrSelf(type))) {
+      loss.emitOpError("prec-fully-shard: expected result ")
+          << 1 + i << " (state after the loss) to be an integer value fed "
+          << "back into argument " << arg << " of the same type, as "
+          << "prec-globals-to-arguments makes a dropout seed; found "
+          << loss.getFunctionType();
+      return signalPassFailure();
+    }
   }
   if (!loss.getBody().hasOneBlock()) {
     loss.emitOpError("prec-fully-shard: expected a body of one block");
@@ -450,12 +468,16 @@ void FullyShardPass::runOnOperation() {
   DenseSet<unsigned> paramIndices;
   for (const Parameter &param : params)
     paramIndices.insert(param.argIndex);
+  // State first, so that its results feed it at the same positions.
   SmallVector<unsigned> batch;
-  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
-    if (!paramIndices.contains(i)) {
+  unsigned firstState = loss.getNumArguments() - numState;
+  for (unsigned i = firstState, e = loss.getNumArguments(); i < e; ++i)
+    batch.push_back(i);
+  for (unsigned i = 0; i < firstState; ++i)
+    if (!paramIndices.contains(i))
       batch.push_back(i);
-      loss.setArgAttr(i, "prec.no_grad", UnitAttr::get(context));
-    }
+  for (unsigned i : batch)
+    loss.setArgAttr(i, "prec.no_grad", UnitAttr::get(context));
 
   // The forward and backward the step calls: gathers inside them, or here.
   OpBuilder b(context);
@@ -513,11 +535,14 @@ void FullyShardPass::runOnOperation() {
     argAttrs.back().set("prec.default", b.getF32FloatAttr(1.0f));
   }
   stepResults = stepArgs;
+  llvm::append_range(stepResults, loss.getResultTypes().drop_front());
   unsigned firstBatch = stepArgs.size();
   for (auto [position, i] : llvm::enumerate(batch)) {
     auto name = loss.getArgAttrOfType<StringAttr>(i, "prec.name");
     addArg(loss.getArgumentTypes()[i],
            name ? name.str() : "input" + std::to_string(position), {});
+    if (Attribute value = loss.getArgAttr(i, "prec.default"))
+      argAttrs.back().set("prec.default", value);
     auto intType = dyn_cast<RankedTensorType>(loss.getArgumentTypes()[i]);
     if (tokenRange > 0 && intType &&
         isa<IntegerType>(intType.getElementType()))
@@ -549,8 +574,8 @@ void FullyShardPass::runOnOperation() {
   for (auto [position, i] : llvm::enumerate(batch))
     forwardArgs[i] = body->getArgument(firstBatch + position);
 
-  Value localLoss =
-      func::CallOp::create(b, loc, forward, forwardArgs).getResult(0);
+  auto forwardCall = func::CallOp::create(b, loc, forward, forwardArgs);
+  Value localLoss = forwardCall.getResult(0);
   auto one = DenseElementsAttr::get(
       lossType, b.getFloatAttr(lossType.getElementType(), 1.0));
   SmallVector<Value> backwardOperands(forwardArgs);
@@ -599,6 +624,7 @@ void FullyShardPass::runOnOperation() {
     Value oneF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
     results.push_back(arith::AddFOp::create(b, loc, stepValue, oneF32));
   }
+  llvm::append_range(results, forwardCall.getResults().drop_front());
   // The loss of the whole batch: the mean over every rank.
   results.push_back(AllReduceOp::create(
       b, loc, lossType, localLoss, mesh->gridRef.getValue(), {},

@@ -104,6 +104,17 @@ LogicalResult convertFunction(func::FuncOp function, SymbolTable &symbols,
                  DictionaryAttr::get(function.getContext()));
     function.setAllArgAttrs(attrs);
   }
+  // Each new argument is named after its global and starts, where a runner
+  // generates it, at the global's initial value when that is one number.
+  unsigned first = entry.getNumArguments() - current.size();
+  for (auto [i, entryValue] : llvm::enumerate(current)) {
+    ml_program::GlobalOp global = entryValue.first;
+    function.setArgAttr(first + i, "prec.name", global.getSymNameAttr());
+    if (auto splat =
+            dyn_cast_if_present<SplatElementsAttr>(global.getValueAttr()))
+      function.setArgAttr(first + i, "prec.default",
+                          splat.getSplatValue<Attribute>());
+  }
   if (ArrayAttr resAttrs = function.getAllResultAttrs()) {
     SmallVector<Attribute> attrs(resAttrs.begin(), resAttrs.end());
     attrs.resize(resultTypes.size(),

@@ -357,6 +357,11 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     tensor the argument is, for checkpoints. An integer batch argument gets
     `prec.range = [0, token-range]` when `token-range` is given. The loss
     becomes private; the module must not have an entry of the step's name.
+    Results of the loss after the first (the loss, a 0-d float tensor) are
+    integer state fed back into its last arguments, as
+    `prec-globals-to-arguments` makes a dropout seed: the step takes them
+    right after the optimizer's state and returns them at the same
+    positions.
 
     Before (a loss exported by torch-mlir, parameters named):
     ```mlir
@@ -442,7 +447,9 @@ def PrecGlobalsToArguments
     value it stored last as a new last result, like a step's other state;
     its loads read the latest value. Such a function is then free of side
     effects and `prec-generate-backward` can recompute it (an integer seed
-    gets no gradient). Globals no op uses any more are erased.
+    gets no gradient). The argument is named after the global (`prec.name`)
+    and, when the global's initial value is one number, has it as its
+    `prec.default`, so that a runner starts it where PyTorch did. Globals no op uses any more are erased.
 
     A function that uses a global inside a nested region, or that the
     module calls, is an error: its callers would have to pass the state.
@@ -459,7 +466,9 @@ def PrecGlobalsToArguments
     ```
     After:
     ```mlir
-    func.func @loss(%x: tensor<4xf32>, %s: tensor<i64>) -> (tensor<f32>, tensor<i64>) {
+    func.func @loss(%x: tensor<4xf32>,
+                    %s: tensor<i64> {prec.default = 0 : i64, prec.name = "seed"})
+        -> (tensor<f32>, tensor<i64>) {
       %next = ... %s ...
       ...
       return %loss, %next : tensor<f32>, tensor<i64>
