@@ -5,8 +5,10 @@
 // arguments. Kernels in loops move too; kernels on tensors stay.
 
 #id = affine_map<(d0) -> (d0)>
+// Host functions, which call kernels, are compiled as written.
 // CHECK-LABEL: func.func @step
 // CHECK-SAME:    (%[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xbf16>, %[[S:.*]]: f32, %[[N:.*]]: index, %[[T:.*]]: tensor<4xf32>)
+// CHECK-SAME:    attributes {passthrough = ["noinline", "optnone"]}
 func.func @step(%a: memref<64xf32>, %b: memref<64xbf16>, %s: f32, %n: index,
                 %t: tensor<4xf32>) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
@@ -31,10 +33,10 @@ func.func @step(%a: memref<64xf32>, %b: memref<64xbf16>, %s: f32, %n: index,
   return %r : tensor<4xf32>
 }
 
-// CHECK:       func.func private @[[FILL]](%[[FS:.*]]: f32, %[[FA:.*]]: memref<64xf32>) {
+// CHECK:       func.func private @[[FILL]](%[[FS:.*]]: f32, %[[FA:.*]]: memref<64xf32>) attributes {passthrough = ["noinline"]} {
 // CHECK-NEXT:    linalg.fill ins(%[[FS]] : f32) outs(%[[FA]] : memref<64xf32>)
 // CHECK-NEXT:    return
-// CHECK:       func.func private @[[SCALE]](%[[GA:.*]]: memref<64xf32>, %[[GB:.*]]: memref<64xbf16>, %[[GS:.*]]: f32) {
+// CHECK:       func.func private @[[SCALE]](%[[GA:.*]]: memref<64xf32>, %[[GB:.*]]: memref<64xbf16>, %[[GS:.*]]: f32) attributes {passthrough = ["noinline"]} {
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[GA]] : memref<64xf32>) outs(%[[GB]] : memref<64xbf16>)
 // CHECK:           arith.mulf %{{.*}}, %[[GS]] : f32
 
@@ -79,11 +81,37 @@ func.func @layers(%a: memref<64xf32>, %b: memref<64xf32>, %c: memref<32xf32>) {
   }
   return
 }
-// CHECK:      func.func private @[[DIV4]](%{{.*}}: memref<64xf32>) {
+// CHECK:      func.func private @[[DIV4]](%{{.*}}: memref<64xf32>) attributes {passthrough = ["noinline"]} {
 // CHECK-NEXT:   %[[F:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT:   linalg.generic
 // CHECK:          arith.divf %{{.*}}, %[[F]] : f32
-// CHECK:      func.func private @[[DIV3]](%{{.*}}: memref<64xf32>) {
+// CHECK:      func.func private @[[DIV3]](%{{.*}}: memref<64xf32>) attributes {passthrough = ["noinline"]} {
 // CHECK-NEXT:   arith.constant 3.000000e+00 : f32
-// CHECK:      func.func private @[[DIV4_32]](%{{.*}}: memref<32xf32>) {
+// CHECK:      func.func private @[[DIV4_32]](%{{.*}}: memref<32xf32>) attributes {passthrough = ["noinline"]} {
 // CHECK-NOT:  func.func
+
+// -----
+
+// A function that calls a host function is host too; one that calls no
+// kernel (scalar code) stays open to LLVM's optimizer and inliner.
+// CHECK-LABEL: func.func private @scalar_helper
+// CHECK-NOT:     passthrough
+// CHECK-LABEL: func.func private @inner
+// CHECK-SAME:    attributes {passthrough = ["noinline", "optnone"]}
+// CHECK-LABEL: func.func @outer
+// CHECK-SAME:    attributes {passthrough = ["noinline", "optnone"]}
+// CHECK:       func.func private @inner_kernel
+// CHECK-SAME:    attributes {passthrough = ["noinline"]}
+func.func private @scalar_helper(%x: f32) -> f32 {
+  %y = arith.mulf %x, %x : f32
+  return %y : f32
+}
+func.func private @inner(%a: memref<8xf32>, %s: f32) {
+  linalg.fill ins(%s : f32) outs(%a : memref<8xf32>)
+  return
+}
+func.func @outer(%a: memref<8xf32>, %s: f32) -> f32 {
+  call @inner(%a, %s) : (memref<8xf32>, f32) -> ()
+  %y = call @scalar_helper(%s) : (f32) -> f32
+  return %y : f32
+}
