@@ -220,9 +220,9 @@ ADVICE = [
                            "over the parameter names listed (or rank:N)"),
     ("is neither a glob", "write selectors as globs over parameter names (h.*.attn.*) or rank:N"),
     ("no parameter", "the module has no trainable float parameter as an argument"),
-    ("differentiat", "prec cannot generate the backward of this op: express that part of "
-                     "forward with other ops (docs/PyTorch.md lists what is supported), or "
-                     "compute it under torch.no_grad on an input"),
+    ("has no gradient rule", "prec cannot differentiate that op (the line is forward's): "
+                             "compute that part of forward with differentiable ops "
+                             "(docs/PyTorch.md), or on an input outside the module"),
 ]
 
 
@@ -232,7 +232,8 @@ def run_prec_opt(prec_opt, source, target, pipeline):
     if result.returncode == 0:
         return
     message = result.stderr.strip()
-    errors = [line for line in message.splitlines() if ": error: " in line] or message.splitlines()[:1]
+    errors = [line.replace("<unknown>:0: ", "") for line in message.splitlines()
+              if ": error: " in line or line.startswith("error: ")] or message.splitlines()[:1]
     advice = [text for key, text in ADVICE if key in message]
     raise FrontendError(
         "prec-opt could not make the step:\n  %s\n%s(command: %s; the export is %s)"
@@ -370,7 +371,8 @@ def frontend(options):
             try:
                 output = exported(*inputs)
             except Exception as error:
-                raise FrontendError("the module fails on the example inputs: %s: %s"
+                raise FrontendError("the module fails on the example inputs: %s: %s; give "
+                                    "inputs of the shapes and dtypes its forward expects"
                                     % (type(error).__name__, str(error).splitlines()[0]))
         if not isinstance(output, torch.Tensor):
             raise FrontendError("--loss %s needs forward to return one tensor, got %s"
@@ -395,8 +397,9 @@ def frontend(options):
     if len(set(input_names)) != len(input_names):
         raise FrontendError("input names %s are not distinct" % ", ".join(input_names))
 
-    text = export_loss(exported, inputs, input_names, loss, num_extra)
     os.makedirs(options.out, exist_ok=True)
+    text = export_loss(exported, inputs, input_names, loss, num_extra, debug_info=True,
+                       log_path=os.path.join(options.out, "export.log"))
     loss_path = os.path.join(options.out, "loss.mlir")
     with open(loss_path, "w") as f:
         f.write("// Exported by python -m prec_torch from %s.\n" % options.model)

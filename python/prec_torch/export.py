@@ -8,7 +8,11 @@ gives them) because the module is called through
 name, then the input's) and float inputs `prec.no_grad`, which is what
 prec-fully-shard needs to know the parameters. Buffers stay constants.
 """
+import contextlib
+import os
 import re
+import sys
+import tempfile
 
 import torch
 import torch.nn as nn
@@ -53,6 +57,7 @@ def name_arguments(text, names, no_grad, func="loss"):
         extra = ", prec.no_grad" if no_grad[i] else ""
         return '%s {prec.name = "%s"%s}' % (match.group(0), names[i], extra)
 
+    # `%argI: tensor<...>`, then the attributes, then any `loc(...)`.
     signature = re.sub(r"%arg(\d+): tensor<[^>]*>", attributes, text[start:end])
     return text[:start] + signature + text[end:]
 
@@ -63,10 +68,55 @@ def _first_line(error):
     return "%s: %s" % (type(error).__name__, lines[0] if lines else text)
 
 
-def export_loss(model, inputs, input_names, loss=None, num_extra=0):
+@contextlib.contextmanager
+def _stderr_to(path):
+    """Sends what torch and MLIR print to the process's stderr (graph dumps,
+    warnings, diagnostics) to `path` instead (or discards it)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = open(path, "w") if path else tempfile.TemporaryFile("w")
+    os.dup2(target.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        target.close()
+
+
+def _export_failure(error, log_path):
+    """What the user changes when torch.export or torch-mlir fails."""
+    text = str(error)
+    if log_path and os.path.exists(log_path):
+        text += "\n" + open(log_path, errors="replace").read()
+    where = " (torch's messages: %s)" % log_path if log_path else ""
+    lowering = re.search(r'name = "torch\.(aten\.[\w.]+)"', text)
+    if lowering:
+        return ("torch-mlir cannot lower %s to linalg, so prec cannot compile this module; "
+                "compute that part of forward with other ops%s" % (lowering.group(1), where))
+    if "data-dependent" in text or "GuardOnDataDependent" in type(error).__name__:
+        return ("torch.export cannot trace the module: %s; forward must not branch on a "
+                "tensor's value (Python `if` on a tensor, .item(), .tolist()): use torch.where "
+                "or move the decision out of forward%s" % (_first_line(error), where))
+    return ("torch-mlir cannot export the module: %s; prec needs a forward that torch.export "
+            "can trace and torch-mlir lowers to linalg on tensors%s" % (_first_line(error), where))
+
+
+# torch-mlir's ops outside linalg (sort, cumsum, scatter, ...), which prec
+# does not compile: the op, and the PyTorch ops that become it.
+TM_TENSOR = {"sort": "torch.sort, torch.topk, torch.median", "scan": "torch.cumsum",
+             "scatter": "index_put, scatter", "attention": "scaled_dot_product_attention"}
+
+
+def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=False,
+                log_path=None):
     """The text of `@loss(params..., inputs...) -> tensor<>` in linalg on
     tensors, arguments named; `inputs` includes the `num_extra` targets that
-    `loss` takes after the module's output."""
+    `loss` takes after the module's output. With `debug_info`, ops keep the
+    Python source lines they come from (loc(...)), so that prec-opt's
+    diagnostics name the line of forward; torch's own messages go to
+    `log_path` (or are dropped)."""
     try:
         from torch_mlir import fx
     except ImportError as error:
@@ -92,15 +142,18 @@ def export_loss(model, inputs, input_names, loss=None, num_extra=0):
             "the loss must be a float scalar, got %s: with --loss module, forward "
             "must return the loss; otherwise choose --loss cross_entropy or mse" % what)
     try:
-        module = fx.export_and_import(wrapped, *params, *inputs,
-                                      output_type="linalg-on-tensors", func_name="loss")
+        with _stderr_to(log_path):
+            module = fx.export_and_import(wrapped, *params, *inputs,
+                                          output_type="linalg-on-tensors", func_name="loss")
     except Exception as error:
+        raise FrontendError(_export_failure(error, log_path))
+    text = module.operation.get_asm(enable_debug_info=True) if debug_info else str(module)
+    found = re.search(r"\btm_tensor\.(\w+)", text)
+    if found:
         raise FrontendError(
-            "torch-mlir cannot export the module: %s; prec needs a forward that "
-            "torch.export can trace without data-dependent control flow (no "
-            "Python `if` on tensor values, no .item()), made of ops torch-mlir "
-            "lowers to linalg; rewrite that part of forward with tensor ops "
-            "(torch.where instead of `if`)" % _first_line(error))
+            "torch-mlir exported an op outside linalg, tm_tensor.%s (from %s), which prec "
+            "cannot compile or differentiate; compute that part of forward with other ops"
+            % (found.group(1), TM_TENSOR.get(found.group(1), "a PyTorch op")))
     names = wrapped.names + list(input_names)
     no_grad = [False] * len(params) + [x.is_floating_point() for x in inputs]
-    return name_arguments(str(module), names, no_grad)
+    return name_arguments(text, names, no_grad)
