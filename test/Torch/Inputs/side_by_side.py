@@ -52,8 +52,6 @@ import subprocess
 import sys
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,8 +59,8 @@ REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "examples", "nanogpt"))
 
-from prec_torch import load_state_dict, read_safetensors  # noqa: E402
-from model import blocks, nanogpt  # noqa: E402
+from prec_torch import fsdp2, load_state_dict, read_safetensors  # noqa: E402
+from model import nanogpt  # noqa: E402
 
 CONFIG = dict(vocab=256, dim=32, heads=2, seq=16, layers=2, batch=2)
 LR = {"sgd": 0.1, "adamw": 1e-3}
@@ -70,57 +68,12 @@ BETAS, EPS, WD = (0.9, 0.999), 1e-8, 0.01
 
 
 def windows(tokens, step, rank, ranks):
-    """idx and targets of rank `rank` at step `step` (prec-run --data)."""
-    n = CONFIG["batch"] * CONFIG["seq"]
-    count = len(tokens) // n
-    k = (step * ranks + rank) % count
-    shifted = torch.cat((tokens[1:], tokens[:1]))
-    shape = (CONFIG["batch"], CONFIG["seq"])
-    return (tokens[k * n:(k + 1) * n].view(shape), shifted[k * n:(k + 1) * n].view(shape))
-
-
-def cross_entropy(logits, targets):
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    return fsdp2.window(tokens, step, rank, ranks, CONFIG["batch"], CONFIG["seq"])
 
 
 def optimizer(kind, params, lr):
-    if kind == "sgd":
-        return torch.optim.SGD(params, lr=lr)
-    return torch.optim.AdamW(params, lr=lr, betas=BETAS, eps=EPS, weight_decay=WD)
-
-
-def fsdp2_worker(rank, options, tokens, port):
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=options.ranks)
-    mesh = init_device_mesh("cpu", (options.ranks,))
-    model, _ = nanogpt(**CONFIG)
-    load_state_dict(model, os.path.join(options.work, "prec", "init.safetensors"))
-    policy = MixedPrecisionPolicy(
-        param_dtype=torch.bfloat16 if options.policy == "bf16" else None,
-        reduce_dtype=torch.float32)
-    for block in blocks(model):
-        fully_shard(block, mesh=mesh, mp_policy=policy)
-    fully_shard(model, mesh=mesh, mp_policy=policy)
-    opt = optimizer(options.optimizer, model.parameters(), LR[options.optimizer])
-    losses = []
-    for step in range(options.steps):
-        idx, targets = windows(tokens, step, rank, options.ranks)
-        loss = cross_entropy(model(idx), targets)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        total = loss.detach().double().clone()
-        dist.all_reduce(total)
-        losses.append(total.item() / options.ranks)
-    state = {name: p.full_tensor().detach() for name, p in model.named_parameters()}
-    if rank == 0:
-        torch.save({"losses": losses, "state": state}, os.path.join(options.work, "fsdp2.pt"))
-    dist.destroy_process_group()
+    return fsdp2.make_optimizer({"optimizer": kind, "lr": lr, "betas": BETAS, "eps": EPS,
+                                 "weight_decay": WD if kind == "adamw" else 0.0}, params)
 
 
 def reference(options, tokens, init):
@@ -203,14 +156,20 @@ def main():
     os.makedirs(options.work, exist_ok=True)
     subprocess.run([sys.executable, os.path.join(REPO, "utils", "byte-tokens.py"),
                     os.path.join(options.work, "tokens.u16")], check=True, capture_output=True)
-    raw = open(os.path.join(options.work, "tokens.u16"), "rb").read()
-    tokens = torch.frombuffer(bytearray(raw), dtype=torch.int16).to(torch.long) & 0xFFFF
+    tokens = fsdp2.read_tokens(os.path.join(options.work, "tokens.u16"))
 
     prec_losses, prec_state = run_prec(options)
     init = os.path.join(options.work, "prec", "init.safetensors")
-    port = 29500 + os.getpid() % 2000
-    mp.spawn(fsdp2_worker, args=(options, tokens, port), nprocs=options.ranks, join=True)
-    fsdp = torch.load(os.path.join(options.work, "fsdp2.pt"))
+    model_file = os.path.join(REPO, "examples", "nanogpt", "model.py")
+    config = dict(model=model_file + ":nanogpt", wrap=model_file + ":blocks",
+                  factory_kwargs=CONFIG, init=init, batch=CONFIG["batch"], seq=CONFIG["seq"],
+                  steps=options.steps, ranks=options.ranks,
+                  param_dtype=torch.bfloat16 if options.policy == "bf16" else None,
+                  reduce_dtype=torch.float32, optimizer=options.optimizer,
+                  lr=LR[options.optimizer], betas=BETAS, eps=EPS,
+                  weight_decay=WD if options.optimizer == "adamw" else 0.0)
+    losses, state = fsdp2.train(config, tokens, os.path.join(options.work, "fsdp2.pt"))
+    fsdp = {"losses": losses, "state": state}
     ref_losses, grad_max, ref_state = reference(options, tokens, init)
 
     loss_bounds, weight_bounds = f32_bounds(options, ref_losses, grad_max, ref_state)
