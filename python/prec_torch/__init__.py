@@ -6,9 +6,21 @@ FSDP2's words, a mesh and an optimizer become a sharded training step
 functions here are its parts.
 """
 from .errors import FrontendError
-from .export import (ParametersAsArguments, export_loss, name_arguments,
-                     parameter_names)
-from .state import load_state_dict, read_safetensors, write_safetensors
+
+# The parts that need torch load when first used, so that the command line
+# can say that torch is missing instead of failing on import.
+_LAZY = {
+    "ParametersAsArguments": "export", "export_loss": "export", "name_arguments": "export",
+    "parameter_names": "export", "load_state_dict": "state", "read_safetensors": "state",
+    "write_safetensors": "state",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module("." + _LAZY[name], __name__), name)
+    raise AttributeError("module 'prec_torch' has no attribute %r" % name)
 
 __all__ = [
     "FrontendError", "ParametersAsArguments", "export_loss", "name_arguments",
