@@ -2,6 +2,8 @@
 #   make demo    install what is missing, build, run the example FSDP step
 #   make check   install what is missing, build, run every test suite
 #   make check-gpu   the tests that need a GPU (none run without one)
+#   make check-torch the PyTorch frontend's tests, side by side with FSDP2
+#                    (creates build/venv-torch: about 5.7 GB)
 #   make check-sanitize  the whole suite under ASan and UBSan
 #   make check-sanitize-runtime  the runtime's suites under ASan and UBSan
 # Both are idempotent: a second run only rebuilds what changed.
@@ -16,8 +18,8 @@ PREC_RUN := $(BUILD_DIR)/bin/prec-run
 # The demo: eight FSDP steps of examples/fsdp_step.mlir on 4 ranks.
 DEMO_ARGS ?= --steps 8 --scalar lr=0.02
 
-.PHONY: all deps configure build demo check check-gpu check-sanitize \
-        check-sanitize-runtime clean
+.PHONY: all deps configure build demo check check-gpu check-torch \
+        check-sanitize check-sanitize-runtime clean
 
 all: build
 
@@ -42,6 +44,15 @@ demo: build
 
 check: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target check-prec
+
+# The PyTorch frontend's tests (test/Torch, REQUIRES: torch) in a virtual
+# environment under the build directory, created on the first run and
+# reused (docs/Testing.md); `make check` runs them too once it exists.
+TORCH_VENV ?= $(BUILD_DIR)/venv-torch
+LIT ?= /usr/lib/llvm-22/bin/lit
+check-torch: build
+	scripts/setup-torch-venv.sh $(TORCH_VENV)
+	PREC_TORCH_PYTHON=$(abspath $(TORCH_VENV))/bin/python $(LIT) -sv $(BUILD_DIR)/test/Torch
 
 # Every test that needs a GPU, in one call; says so and succeeds without one.
 check-gpu: build

@@ -116,3 +116,22 @@ if mpirun:
 # that a result never depends on the host's instruction set
 # (docs/Runtime.md, "The same numbers on every host").
 config.substitutions.append(("%numerics_cpus", "host x86-64"))
+
+# The PyTorch frontend's tests (test/Torch, REQUIRES: torch) run in the
+# virtual environment `make check-torch` creates (scripts/setup-torch-venv.sh:
+# torch, torch-mlir, safetensors, ml_dtypes), or in PREC_TORCH_PYTHON's.
+torch_python = os.environ.get("PREC_TORCH_PYTHON") or os.path.join(
+    config.prec_obj_root, "venv-torch", "bin", "python")
+if os.path.exists(torch_python):
+    try:
+        probe = subprocess.run(
+            [torch_python, "-c", "import torch, torch_mlir, safetensors, ml_dtypes"],
+            capture_output=True, timeout=300)
+        if probe.returncode == 0:
+            config.available_features.add("torch")
+    except subprocess.TimeoutExpired:
+        lit_config.warning("%s did not import torch; no torch feature" % torch_python)
+config.substitutions.append(("%torch_python", torch_python))
+config.substitutions.append(
+    ("%prec_torch", "env PYTHONPATH=%s %s -m prec_torch" % (
+        os.path.join(config.prec_src_root, "python"), torch_python)))

@@ -832,7 +832,8 @@ llvm::Error Runner::checkRanks(int64_t ranks, StringRef how) const {
     if (size != ranks)
       return makeError(llvm::formatv(
           "grid @{0} has shape {1} ({2} ranks), but the run has {3} rank{5} "
-          "({4})",
+          "({4}): run {2} ranks, or make the program for {3} (a step from "
+          "prec-fully-shard: mesh={3}; from python -m prec_torch: --mesh {3})",
           grid.getSymName(), shape, size, ranks, how, ranks == 1 ? "" : "s"));
   }
   return llvm::Error::success();

@@ -12,7 +12,9 @@ in `forward`), and float inputs are marked `prec.no_grad`, so that
 prec-fully-shard (`prec-opt --prec-from-torch`) knows the parameters. The
 parameters are arguments because the module is wrapped in
 `torch.func.functional_call`; otherwise they would become `dense_resource`
-constants. Buffers (the causal mask, rotary tables) stay constants.
+constants. Buffers (the causal mask, rotary tables) stay constants. The
+export itself is prec_torch's (python/prec_torch/export.py), which the
+PyTorch frontend (docs/PyTorch.md) uses too.
 
 Needs PyPI `torch` and `torch-mlir` (cp311 wheel) in one environment, and
 `ml_dtypes` for bf16 buffers; prec's own tests do not. The checked-in
@@ -27,12 +29,14 @@ import argparse
 import inspect
 import math
 import os
-import re
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch_mlir import fx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from prec_torch import export_loss, parameter_names  # noqa: E402
 
 
 class MLP(nn.Module):
@@ -177,47 +181,13 @@ class Llama(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
 
 
-class ParametersAsArguments(nn.Module):
-    """`model` with its parameters as the leading arguments."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-        self.names = [name for name, _ in model.named_parameters()]
-
-    def forward(self, *args):
-        params = dict(zip(self.names, args[: len(self.names)]))
-        return torch.func.functional_call(self.model, params, args[len(self.names):])
-
-
-def name_arguments(text, names, no_grad):
-    """`text` with `prec.name` (and `prec.no_grad` where `no_grad[i]`) on the
-    i-th argument of `@loss`: torch-mlir numbers them `%argI`."""
-    start = text.index("func.func @loss(")
-    end = text.index(") ->", start)
-
-    def attributes(match):
-        i = int(match.group(1))
-        extra = ", prec.no_grad" if no_grad[i] else ""
-        return '%s {prec.name = "%s"%s}' % (match.group(0), names[i], extra)
-
-    signature = re.sub(r"%arg(\d+): tensor<[^>]*>", attributes, text[start:end])
-    return text[:start] + signature + text[end:]
-
-
 def export(model, inputs, path):
-    model.eval()
-    wrapped = ParametersAsArguments(model)
-    params = [p.detach() for p in model.parameters()]
-    module = fx.export_and_import(wrapped, *params, *inputs,
-                                  output_type="linalg-on-tensors", func_name="loss")
     input_names = list(inspect.signature(model.forward).parameters)[:len(inputs)]
-    names = wrapped.names + input_names
-    no_grad = [False] * len(params) + [x.is_floating_point() for x in inputs]
+    text = export_loss(model, inputs, input_names)
     with open(path, "w") as out:
         out.write("// Exported by utils/torch-export/export_models.py.\n")
-        out.write(name_arguments(str(module), names, no_grad))
-    print("%s: %d parameters" % (path, len(params)))
+        out.write(text)
+    print("%s: %d parameters" % (path, len(parameter_names(model))))
 
 
 def main():

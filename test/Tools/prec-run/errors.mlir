@@ -30,7 +30,7 @@
 
 // The ranks must be those of the grid, checked before compiling.
 // RUN: not prec-run %s --scalar 1=1 --ranks 3 2>&1 | FileCheck %s --check-prefix=RANKS
-// RANKS: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 3 ranks (--ranks 3)
+// RANKS: prec-run: error: grid @dp has shape 4 (4 ranks), but the run has 3 ranks (--ranks 3): run 4 ranks, or make the program for 3 (a step from prec-fully-shard: mesh=3; from python -m prec_torch: --mesh 3)
 // RANKS-NOT: compiled
 // RUN: not prec-run %s --scalar 1=1 --ranks -1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: prec-run: error: --ranks must be positive (or 0 for the size of the module's grid), got -1
