@@ -176,10 +176,10 @@ if [ -n "$down_host" ]; then
       until grep -qE "$when_regex" "$when_file" 2>/dev/null; do sleep 0.1; done
     fi
     sleep "$down_after" && ip -n "$switch" link set "h$down_host" down &&
-      echo "emulated-cluster: host $down_host's link is down" >&2 &&
+      echo "emulated-cluster: host $down_host's link is down at $(date +%s.%N)" >&2 &&
       [ -n "$down_for" ] && sleep "$down_for" &&
       ip -n "$switch" link set "h$down_host" up &&
-      echo "emulated-cluster: host $down_host's link is up" >&2
+      echo "emulated-cluster: host $down_host's link is up at $(date +%s.%N)" >&2
   ) &
   downer=$!
 fi
