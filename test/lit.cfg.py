@@ -112,6 +112,20 @@ if mpirun:
             os.environ["ASAN_OPTIONS"], mpirun)
     config.substitutions.append(("%mpirun", mpirun + " -np"))
 
+    # %emulated_cluster: scripts/emulated-cluster.sh, which runs a command
+    # with mpirun set up to launch across hosts emulated by network
+    # namespaces (docs/Runtime.md, "An emulated cluster"). It needs root and
+    # `ip netns`; where it cannot create a namespace, the tests that use it
+    # (REQUIRES: emulated-cluster) are unsupported, and lit says why.
+    cluster = os.path.join(config.prec_src_root, "scripts", "emulated-cluster.sh")
+    config.substitutions.append(("%emulated_cluster", cluster))
+    probe = subprocess.run([cluster, "--check"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        config.available_features.add("emulated-cluster")
+    else:
+        lit_config.note("no emulated-cluster feature, the tests of several "
+                        "hosts are unsupported: " + probe.stderr.strip())
+
 # The CPUs numerics tests compile for: the host's, and baseline x86-64, so
 # that a result never depends on the host's instruction set
 # (docs/Runtime.md, "The same numbers on every host").
