@@ -6,6 +6,7 @@ the token stream, targets one token later), and the initial weights of
 prec_torch's init.safetensors.
 """
 import os
+import socket
 
 import torch
 import torch.distributed as dist
@@ -78,7 +79,10 @@ def train(config, tokens, result):
     (`file.py:function`), factory_kwargs, init (safetensors), batch, seq,
     steps, ranks, param_dtype, reduce_dtype, optimizer, lr, betas, eps,
     weight_decay; `result` is the file rank 0 writes them to."""
-    port = 29500 + os.getpid() % 2000
+    # A port no one listens on now: tests run several trainings at once.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     mp.spawn(_worker, args=(config, tokens, port, result), nprocs=config["ranks"], join=True)
     saved = torch.load(result)
     return saved["losses"], saved["state"]
