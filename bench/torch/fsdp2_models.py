@@ -26,7 +26,8 @@ growth over the process's RSS before the model (FSDP2: after importing torch
 and joining the process group; prec-run: `peak buffers in use` of
 --profile, what the generated code allocated). Export to first step: the
 export's wall time plus prec-run's, from its start to its first progress
-line (lowering, JIT, loading, one step).
+line (lowering, JIT, loading, one step; `step 1/N` is printed when that step
+takes a second or more, else the table shows `-`).
 
   VENV/bin/python bench/torch/fsdp2_models.py [--models nanogpt,llama]
       [--widths 512,1024] [--layers 4] [--seq 32] [--batch 2] [--ranks 4]
@@ -44,6 +45,7 @@ import resource
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -121,7 +123,6 @@ def run_prec(command, warmup, steps):
     and its peak RSS."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    import threading
     stdout = []
     reader = threading.Thread(target=lambda: stdout.append(process.stdout.read()))
     reader.start()
