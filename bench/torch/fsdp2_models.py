@@ -18,16 +18,17 @@ For each model (examples/nanogpt, examples/llama) and width, one run:
 
 Step time: the mean of the STEPS steps after WARMUP. prec-run's from its
 progress lines (`step K/N after T s`, at most one a second: the first line at
-or after WARMUP to the last); FSDP2's between barriers on every rank, rank
-0's figure. Peak memory per rank: peak RSS (getrusage's ru_maxrss). prec-run
+or after WARMUP to the last; where steps take under a second, from a second
+run of WARMUP steps: the difference of the two runs' `N step(s) in S s`);
+FSDP2's between barriers on every rank, rank 0's figure. Peak memory per rank: peak RSS (getrusage's ru_maxrss). prec-run
 is one process for all ranks and its compiler: its peak RSS divided by RANKS;
 each FSDP2 rank is a process: the largest of their peaks. Both also as the
 growth over the process's RSS before the model (FSDP2: after importing torch
 and joining the process group; prec-run: `peak buffers in use` of
 --profile, what the generated code allocated). Export to first step: the
 export's wall time plus prec-run's, from its start to its first progress
-line (lowering, JIT, loading, one step; `step 1/N` is printed when that step
-takes a second or more, else the table shows `-`).
+line (lowering, JIT, loading, one step), or where there is none, to the end
+of the run of the warm-up step.
 
   VENV/bin/python bench/torch/fsdp2_models.py [--models nanogpt,llama]
       [--widths 512,1024] [--layers 4] [--seq 32] [--batch 2] [--ranks 4]
@@ -118,9 +119,9 @@ def run_fsdp2(config, out):
                 growth_kib=max(r["peak_kib"] - r["before_kib"] for r in ranks))
 
 
-def run_prec(command, warmup, steps):
-    """prec-run's stderr lines with the seconds since its start, its stdout
-    and its peak RSS."""
+def launch(command):
+    """prec-run's stderr lines with the seconds since its start, its stdout,
+    its resource usage and its wall time."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stdout = []
@@ -129,20 +130,39 @@ def run_prec(command, warmup, steps):
     lines = [(time.perf_counter() - started, line) for line in process.stderr]
     reader.join()
     _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
+    if os.waitstatus_to_exitcode(status):
         sys.exit("%s failed:\n%s" % (shlex.join(command), "".join(l for _, l in lines)[-4000:]))
+    return lines, stdout[0], usage, time.perf_counter() - started
+
+
+def run_seconds(lines):
+    """prec-run's own time for its steps (`N step(s) in S s`)."""
+    return float(re.search(r"step\(s\) in ([0-9.]+) s", "".join(l for _, l in lines)).group(1))
+
+
+def run_prec(command, warmup, steps):
+    lines, profile, usage, _ = launch(command)
     progress = [(int(m.group(1)), float(m.group(2)), wall) for wall, line in lines
                 for m in [re.search(r"step (\d+)/\d+ after ([0-9.]+) s", line)] if m]
     first = next((p for p in progress if p[0] >= warmup), None)
-    last = progress[-1]
-    if first is None or first[0] == last[0]:
-        sys.exit("prec-run reported no step after the warm-up; give more --steps")
+    last = progress[-1] if progress else None
+    first_step_wall = progress[0][2] if progress and progress[0][0] == 1 else None
+    if first is not None and first[0] < last[0]:
+        step = (last[1] - first[1]) / (last[0] - first[0])
+    else:
+        # Steps under a second print too few progress lines: the difference
+        # of this run and one of the warm-up steps alone, both prec-run's own
+        # time for its steps (compilation excluded).
+        short = list(command)
+        short[short.index("--steps") + 1] = str(warmup)
+        short.remove("--profile")
+        short_lines, _, _, short_wall = launch(short)
+        step = (run_seconds(lines) - run_seconds(short_lines)) / steps
+        if warmup == 1:
+            first_step_wall = short_wall
     compiled = float(re.search(r"compiled @\S+ in ([0-9.]+) s", "".join(l for _, l in lines)).group(1))
-    profile = stdout[0]
     peaks = [int(b) for b in re.findall(r"peak buffers in use\s+(\d+) bytes", profile)]
-    return dict(step=(last[1] - first[1]) / (last[0] - first[0]), compiled=compiled,
-                first_step_wall=progress[0][2] if progress[0][0] == 1 else None,
+    return dict(step=step, compiled=compiled, first_step_wall=first_step_wall,
                 peak_kib=usage.ru_maxrss, buffers=max(peaks),
                 profile=profile[profile.index("rank 0: profile"):].split("\nrank 1")[0]
                 if "rank 0: profile" in profile else "")
@@ -197,7 +217,7 @@ def main():
                   % (name, width, options.layers, options.batch, options.seq, options.ranks))
             print("export: %.1f s wall (python -m prec_torch)" % export)
             print("prec-run:", shlex.join(command), flush=True)
-            prec = run_prec(command, options.warmup, total)
+            prec = run_prec(command, options.warmup, options.steps)
             print(prec["profile"])
             config = dict(model=model + ":" + name, wrap=model + ":blocks",
                           factory_kwargs=kwargs, init=os.path.join(out, "init.safetensors"),
