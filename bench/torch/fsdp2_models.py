@@ -20,15 +20,15 @@ Step time: the mean of the STEPS steps after WARMUP. prec-run's from its
 progress lines (`step K/N after T s`, at most one a second: the first line at
 or after WARMUP to the last; where steps take under a second, from a second
 run of WARMUP steps: the difference of the two runs' `N step(s) in S s`);
-FSDP2's between barriers on every rank, rank 0's figure. Peak memory per rank: peak RSS (getrusage's ru_maxrss). prec-run
-is one process for all ranks and its compiler: its peak RSS divided by RANKS;
-each FSDP2 rank is a process: the largest of their peaks. Both also as the
-growth over the process's RSS before the model (FSDP2: after importing torch
-and joining the process group; prec-run: `peak buffers in use` of
---profile, what the generated code allocated). Export to first step: the
-export's wall time plus prec-run's, from its start to its first progress
-line (lowering, JIT, loading, one step), or where there is none, to the end
-of the run of the warm-up step.
+FSDP2's between barriers on every rank, rank 0's figure. Peak memory per rank:
+peak RSS (getrusage's ru_maxrss). prec-run is one process for all ranks and
+its compiler: its peak RSS divided by RANKS; each FSDP2 rank is a process: the
+largest of their peaks. Both also as the growth over the process's RSS before
+the model (FSDP2: after importing torch and joining the process group;
+prec-run: `peak buffers in use` of --profile, what the generated code
+allocated). Export to first step: the export's wall time plus prec-run's, from
+its start to its first progress line (lowering, JIT, loading, one step), or
+where there is none, to the end of the run of the warm-up step.
 
   VENV/bin/python bench/torch/fsdp2_models.py [--models nanogpt,llama]
       [--widths 512,1024] [--layers 4] [--seq 32] [--batch 2] [--ranks 4]
@@ -160,7 +160,8 @@ def run_prec(command, warmup, steps):
         step = (run_seconds(lines) - run_seconds(short_lines)) / steps
         if warmup == 1:
             first_step_wall = short_wall
-    compiled = float(re.search(r"compiled @\S+ in ([0-9.]+) s", "".join(l for _, l in lines)).group(1))
+    compiled = float(re.search(r"compiled @\S+ in ([0-9.]+) s",
+                               "".join(l for _, l in lines)).group(1))
     peaks = [int(b) for b in re.findall(r"peak buffers in use\s+(\d+) bytes", profile)]
     return dict(step=step, compiled=compiled, first_step_wall=first_step_wall,
                 peak_kib=usage.ru_maxrss, buffers=max(peaks),
