@@ -10,6 +10,7 @@
 
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -171,7 +172,7 @@ LogicalResult FullyShardPass::resolvePolicies(
   }
   // The function's or module's policy, below the options.
   for (Operation *scope : {loss.getOperation(), module.getOperation()}) {
-    auto policy = scope->getAttrOfType<PolicyAttr>("prec.policy");
+    auto policy = scope->getAttrOfType<PolicyAttr>(PrecDialect::kPolicyAttrName);
     if (!policy)
       continue;
     if (!defaultParam)
@@ -232,16 +233,17 @@ LogicalResult FullyShardPass::resolvePolicies(
     return failure();
   auto firstMatch = [](ArrayRef<Override> overrides,
                        const Parameter &param) -> FloatType {
-    for (const Override &override : overrides)
-      if (succeeded(matches(override.selector, param)) &&
-          *matches(override.selector, param))
+    for (const Override &override : overrides) {
+      FailureOr<bool> match = matches(override.selector, param);
+      if (succeeded(match) && *match)
         return override.dtype;
+    }
     return {};
   };
 
   for (Parameter &param : params) {
     auto own = loss.getArgAttrOfType<PolicyAttr>(param.argIndex,
-                                                 "prec.policy");
+                                                 PrecDialect::kPolicyAttrName);
     auto pick = [&](FloatType fromAttr, FloatType fromOverride,
                     FloatType fromDefault) {
       if (fromAttr)
@@ -299,7 +301,6 @@ Value FullyShardPass::reduceScatter(OpBuilder &b, Location loc,
   paddedShape[0] *= mesh.shardSize;
   if (paddedShape[0] != gradType.getDimSize(0)) {
     // Zero rows for the padding, so that every shard has its full block.
-    auto paddedType = gradType.clone(paddedShape);
     Value zero = arith::ConstantOp::create(
         b, loc, b.getZeroAttr(gradType.getElementType()));
     Value empty = tensor::EmptyOp::create(b, loc, paddedShape,
@@ -313,7 +314,6 @@ Value FullyShardPass::reduceScatter(OpBuilder &b, Location loc,
       sizes.push_back(b.getIndexAttr(extent));
     grad = tensor::InsertSliceOp::create(b, loc, grad, zeros, offsets, sizes,
                                          strides);
-    (void)paddedType;
   }
   ScalingAttr scaling;
   if (isFp8(param.reduceDtype))
@@ -339,7 +339,7 @@ func::FuncOp FullyShardPass::buildShardedLoss(func::FuncOp loss,
       b, loc, (loss.getSymName() + "_sharded").str(),
       b.getFunctionType(argTypes, loss.getResultTypes()));
   sharded.setPrivate();
-  sharded->setAttr("prec.differentiable", b.getUnitAttr());
+  sharded->setAttr(PrecDialect::kDifferentiableAttrName, b.getUnitAttr());
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
     if (DictionaryAttr attrs = loss.getArgAttrDict(i))
       sharded.setArgAttrs(i, attrs);
@@ -351,7 +351,7 @@ func::FuncOp FullyShardPass::buildShardedLoss(func::FuncOp loss,
        llvm::zip(loss.getArguments(), body->getArguments()))
     mapping.map(from, to);
   for (const Parameter &param : params) {
-    sharded.removeArgAttr(param.argIndex, "prec.policy");
+    sharded.removeArgAttr(param.argIndex, PrecDialect::kPolicyAttrName);
     mapping.map(loss.getArgument(param.argIndex),
                 gather(b, loc, param, body->getArgument(param.argIndex),
                        mesh));
@@ -436,7 +436,7 @@ void FullyShardPass::runOnOperation() {
     bool isFloat = type && isa<FloatType>(type.getElementType());
     bool isParam = numParams >= 0
                        ? static_cast<int64_t>(i) < numParams
-                       : isFloat && !loss.getArgAttr(i, "prec.no_grad");
+                       : isFloat && !loss.getArgAttr(i, PrecDialect::kNoGradAttrName);
     if (!isParam)
       continue;
     if (!isFloat || !type.hasStaticShape() || type.getRank() == 0) {
@@ -447,7 +447,7 @@ void FullyShardPass::runOnOperation() {
     }
     Parameter param;
     param.argIndex = i;
-    auto name = loss.getArgAttrOfType<StringAttr>(i, "prec.name");
+    auto name = loss.getArgAttrOfType<StringAttr>(i, kNameAttrName);
     param.name = name ? name.str() : "arg" + std::to_string(i);
     param.type = type;
     SmallVector<int64_t> shardShape(type.getShape());
@@ -477,7 +477,7 @@ void FullyShardPass::runOnOperation() {
     if (!paramIndices.contains(i))
       batch.push_back(i);
   for (unsigned i : batch)
-    loss.setArgAttr(i, "prec.no_grad", UnitAttr::get(context));
+    loss.setArgAttr(i, PrecDialect::kNoGradAttrName, UnitAttr::get(context));
 
   // The forward and backward the step calls: gathers inside them, or here.
   OpBuilder b(context);
@@ -485,7 +485,7 @@ void FullyShardPass::runOnOperation() {
   if (reshardAfterForward)
     forward = buildShardedLoss(loss, params, *mesh);
   else
-    loss->setAttr("prec.differentiable", UnitAttr::get(context));
+    loss->setAttr(PrecDialect::kDifferentiableAttrName, UnitAttr::get(context));
   loss.setPrivate();
   SmallVector<Type> gradTypes;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
@@ -516,9 +516,9 @@ void FullyShardPass::runOnOperation() {
   auto addArg = [&](Type type, StringRef name, DictionaryAttr shard) {
     stepArgs.push_back(type);
     NamedAttrList attrs;
-    attrs.set("prec.name", b.getStringAttr(name));
+    attrs.set(kNameAttrName, b.getStringAttr(name));
     if (shard)
-      attrs.set("prec.shard", shard);
+      attrs.set(kShardAttrName, shard);
     argAttrs.push_back(attrs);
   };
   for (const Parameter &param : params)
@@ -528,30 +528,30 @@ void FullyShardPass::runOnOperation() {
     for (StringRef prefix : {"exp_avg.", "exp_avg_sq."})
       for (const Parameter &param : params) {
         addArg(param.shard, (prefix + param.name).str(), shardAttr(param));
-        argAttrs.back().set("prec.default",
+        argAttrs.back().set(kDefaultAttrName,
                             b.getFloatAttr(param.shard.getElementType(), 0.0));
       }
     addArg(f32, "step", {});
-    argAttrs.back().set("prec.default", b.getF32FloatAttr(1.0f));
+    argAttrs.back().set(kDefaultAttrName, b.getF32FloatAttr(1.0f));
   }
   stepResults = stepArgs;
   llvm::append_range(stepResults, loss.getResultTypes().drop_front());
   unsigned firstBatch = stepArgs.size();
   for (auto [position, i] : llvm::enumerate(batch)) {
-    auto name = loss.getArgAttrOfType<StringAttr>(i, "prec.name");
+    auto name = loss.getArgAttrOfType<StringAttr>(i, kNameAttrName);
     addArg(loss.getArgumentTypes()[i],
            name ? name.str() : "input" + std::to_string(position), {});
-    if (Attribute value = loss.getArgAttr(i, "prec.default"))
-      argAttrs.back().set("prec.default", value);
+    if (Attribute value = loss.getArgAttr(i, kDefaultAttrName))
+      argAttrs.back().set(kDefaultAttrName, value);
     auto intType = dyn_cast<RankedTensorType>(loss.getArgumentTypes()[i]);
     if (tokenRange > 0 && intType &&
         isa<IntegerType>(intType.getElementType()))
-      argAttrs.back().set("prec.range",
+      argAttrs.back().set(kRangeAttrName,
                           b.getArrayAttr({b.getI64IntegerAttr(0),
                                           b.getI64IntegerAttr(tokenRange)}));
   }
   addArg(f32, "lr", {});
-  argAttrs.back().set("prec.default", b.getF32FloatAttr(lr));
+  argAttrs.back().set(kDefaultAttrName, b.getF32FloatAttr(lr));
   stepResults.push_back(lossType);
 
   b.setInsertionPointToEnd(module.getBody());
@@ -560,7 +560,7 @@ void FullyShardPass::runOnOperation() {
                                    b.getFunctionType(stepArgs, stepResults));
   for (auto [i, attrs] : llvm::enumerate(argAttrs))
     step.setArgAttrs(i, attrs.getDictionary(context));
-  step.setResultAttr(stepResults.size() - 1, "prec.name",
+  step.setResultAttr(stepResults.size() - 1, kNameAttrName,
                      b.getStringAttr("loss"));
   Block *body = step.addEntryBlock();
   b.setInsertionPointToStart(body);

@@ -8,6 +8,8 @@
 
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
+#include "prec/Dialect/Prec/IR/EntryAttrs.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/SymbolTable.h"
@@ -109,10 +111,10 @@ LogicalResult convertFunction(func::FuncOp function, SymbolTable &symbols,
   unsigned first = entry.getNumArguments() - current.size();
   for (auto [i, entryValue] : llvm::enumerate(current)) {
     ml_program::GlobalOp global = entryValue.first;
-    function.setArgAttr(first + i, "prec.name", global.getSymNameAttr());
+    function.setArgAttr(first + i, kNameAttrName, global.getSymNameAttr());
     if (auto splat =
             dyn_cast_if_present<SplatElementsAttr>(global.getValueAttr()))
-      function.setArgAttr(first + i, "prec.default",
+      function.setArgAttr(first + i, kDefaultAttrName,
                           splat.getSplatValue<Attribute>());
   }
   if (ArrayAttr resAttrs = function.getAllResultAttrs()) {
