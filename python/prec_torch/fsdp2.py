@@ -7,6 +7,7 @@ prec_torch's init.safetensors.
 """
 import os
 import socket
+import sys
 
 import torch
 import torch.distributed as dist
@@ -71,6 +72,12 @@ def _worker(rank, config, tokens, port, result):
     if rank == 0:
         torch.save({"losses": losses, "state": state}, result)
     dist.destroy_process_group()
+    # Gloo's threads can abort the interpreter's teardown (SIGABRT, seen
+    # when several trainings share the cores); everything is written, so the
+    # process leaves without it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def train(config, tokens, result):
