@@ -310,8 +310,8 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     entry
 
     ```
-    @train_step(shards..., [exp_avg..., exp_avg_sq..., step], batch..., lr)
-        -> (next shards..., [next exp_avg..., next exp_avg_sq..., next step], loss)
+    @train_step(shards..., [exp_avg..., exp_avg_sq..., step], [state...], batch..., lr)
+        -> (next shards..., [next exp_avg..., next exp_avg_sq..., next step], [next state...], loss)
     ```
 
     whose results feed its arguments at the same positions (`prec-run
