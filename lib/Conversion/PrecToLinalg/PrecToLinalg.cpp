@@ -227,14 +227,23 @@ struct AdamWOpLowering : OpConversionPattern<AdamWOp> {
     double eps = op.getEps().convertToDouble();
     double weightDecay = op.getWeightDecay().convertToDouble();
 
-    // Per-step scalars, computed once outside the kernel.
+    // Per-step scalars, computed once outside the kernel. The bias
+    // corrections 1 - beta^step in f64, as torch.optim.AdamW computes them
+    // (in Python floats), then rounded once: in f32, 1 - 0.999^step cancels
+    // all but a few bits of beta's rounding.
     Value lr = convertFloat(rewriter, loc, adaptor.getLr(), master);
-    Value step = convertFloat(rewriter, loc, adaptor.getStep(), master);
     Value one = floatConstant(rewriter, loc, master, 1.0);
+    Type f64 = rewriter.getF64Type();
+    Value step64 = convertFloat(rewriter, loc, adaptor.getStep(),
+                                cast<FloatType>(f64));
     auto biasCorrection = [&](double beta) -> Value {
       Value power = math::PowFOp::create(
-          rewriter, loc, floatConstant(rewriter, loc, master, beta), step);
-      return arith::SubFOp::create(rewriter, loc, one, power);
+          rewriter, loc, floatConstant(rewriter, loc, cast<FloatType>(f64), beta),
+          step64);
+      Value correction = arith::SubFOp::create(
+          rewriter, loc, floatConstant(rewriter, loc, cast<FloatType>(f64), 1.0),
+          power);
+      return convertFloat(rewriter, loc, correction, master);
     };
     Value correction1 = biasCorrection(beta1);
     Value correction2 = biasCorrection(beta2);

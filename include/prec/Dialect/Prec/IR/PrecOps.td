@@ -607,9 +607,12 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
     shard = cast(p', shard dtype)                 // optional result
     ```
 
-    `lr` and `step` (counted from 1) are f32 scalar operands. Master and
-    state share one type, which must represent every gradient value. The
-    shard is rounded as `prec.sgd`'s (`rounding`, `seed`).
+    `lr` and `step` (counted from 1) are f32 scalar operands. The bias
+    corrections `1 - beta^step` are computed in f64 and rounded once to the
+    master type, as `torch.optim.AdamW` computes them in Python floats (in
+    f32, `1 - 0.999^step` would keep only a few bits). Master and state
+    share one type, which must represent every gradient value. The shard is
+    rounded as `prec.sgd`'s (`rounding`, `seed`).
 
     ```mlir
     %p, %m, %v, %p16 = prec.adamw %param, %grad, %m0, %v0, %lr, %step
