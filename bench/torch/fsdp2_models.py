@@ -62,19 +62,14 @@ def rss_kib():
 def fsdp2_rank(rank, config, port, out):
     import torch
     import torch.distributed as dist
-    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     from prec_torch import fsdp2
     from prec_torch.cli import load_factory
     from prec_torch.state import load_state_dict
 
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
     ranks = config["ranks"]
-    dist.init_process_group("gloo", rank=rank, world_size=ranks)
-    mesh = init_device_mesh("cpu", (ranks,))
+    mesh = fsdp2.init_ranks(rank, ranks, port)
     tokens = fsdp2.read_tokens(config["tokens"])
     before = rss_kib()
     model, _ = load_factory(config["model"])(**config["factory_kwargs"])
@@ -110,7 +105,8 @@ def fsdp2_rank(rank, config, port, out):
 
 def run_fsdp2(config, out):
     import torch.multiprocessing as mp
-    port = 29500 + os.getpid() % 2000
+    from prec_torch import fsdp2
+    port = fsdp2.free_port()
     mp.spawn(fsdp2_rank, args=(config, port, out), nprocs=config["ranks"], join=True)
     ranks = [json.load(open(os.path.join(out, "fsdp2_rank%d.json" % r)))
              for r in range(config["ranks"])]

@@ -38,18 +38,13 @@ def make_optimizer(config, params):
 
 
 def _worker(rank, config, tokens, port, result):
-    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     from .cli import load_factory
     from .state import load_state_dict
 
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    torch.set_num_threads(1)
     ranks = config["ranks"]
-    dist.init_process_group("gloo", rank=rank, world_size=ranks)
-    mesh = init_device_mesh("cpu", (ranks,))
+    mesh = init_ranks(rank, ranks, port)
     model, _ = load_factory(config["model"])(**config["factory_kwargs"])
     load_state_dict(model, config["init"])
     policy = MixedPrecisionPolicy(param_dtype=config.get("param_dtype"),
@@ -80,16 +75,32 @@ def _worker(rank, config, tokens, port, result):
     os._exit(0)
 
 
+def free_port():
+    """A port no one listens on now: several trainings may run at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def init_ranks(rank, ranks, port):
+    """Joins the gloo group of `ranks` processes on this machine, one
+    thread each; returns its 1-D device mesh."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    return init_device_mesh("cpu", (ranks,))
+
+
 def train(config, tokens, result):
     """Trains on config["ranks"] processes; returns (the mean loss of each
     step, the full parameters after the last). config: model and wrap
     (`file.py:function`), factory_kwargs, init (safetensors), batch, seq,
     steps, ranks, param_dtype, reduce_dtype, optimizer, lr, betas, eps,
     weight_decay; `result` is the file rank 0 writes them to."""
-    # A port no one listens on now: tests run several trainings at once.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     mp.spawn(_worker, args=(config, tokens, port, result), nprocs=config["ranks"], join=True)
     saved = torch.load(result)
     return saved["losses"], saved["state"]
