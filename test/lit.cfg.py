@@ -15,6 +15,9 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# A variable a CHECK line captures does not outlive its CHECK-LABEL block
+# (captures named with a leading `$` stay global).
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%prec_lib", os.path.join(config.prec_obj_root, "lib")))
