@@ -744,10 +744,10 @@ Runner::create(ModuleOp module, const RunnerOptions &options) {
     return target.takeError();
   std::unique_ptr<Runner> runner(new Runner(module, options));
   // A policy's output dtype changes the entry's result types: the signature
-  // is read after it is applied (the pipeline applies it again, which
-  // changes nothing).
+  // is read after the pipelines' signature stage, and compile lowers with
+  // the stages after it.
   PassManager policy(module->getContext());
-  policy.addPass(createPrecApplyPolicy());
+  populatePrecSignatureStage(policy);
   if (failed(policy.run(module)))
     return llvm::make_error<DiagnosedError>();
   if (llvm::Error error =
@@ -872,11 +872,12 @@ llvm::Error Runner::lower() {
     gpuOptions.reportTraffic = options.reportTraffic;
     gpuOptions.precisionReport = options.precisionReport;
     if (options.gpuEmulation)
-      buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
+      buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, gpuOptions);
     else
-      buildPrecLowerToCUDAPipeline(pm, gpuOptions);
+      buildPrecLowerToCUDAAfterSignaturePipeline(pm, gpuOptions);
   } else {
     PrecLowerToCPUOptions cpuOptions;
+    cpuOptions.foldCasts = options.fuseKernels;
     cpuOptions.fuseKernels = options.fuseKernels;
     cpuOptions.profile = options.profile;
     cpuOptions.gemmContractions = options.gemmContractions;
@@ -886,7 +887,7 @@ llvm::Error Runner::lower() {
     cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
     cpuOptions.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
     cpuOptions.peerWindows = options.peerWindows;
-    buildPrecLowerToCPUPipeline(pm, cpuOptions);
+    buildPrecLowerToCPUAfterSignaturePipeline(pm, cpuOptions);
   }
   if (failed(pm.run(module)) || failed(verify(module)))
     return llvm::make_error<DiagnosedError>();
