@@ -215,29 +215,39 @@ getCollectivesStage(const PipelineOptions &options) {
   return stage;
 }
 
-void mlir::prec::buildPrecLowerToCPUAfterSignaturePipeline(
-    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  PrecKernelsStageOptions kernels;
-  kernels.target = PrecTarget::CPU;
-  kernels.fuseKernels = options.fuseKernels;
-  kernels.reportTraffic = options.reportTraffic;
-  kernels.allReduceBlockBytes = options.allReduceBlockBytes;
-  kernels.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
-  kernels.peerWindows = options.peerWindows;
-  populateToBuffers(pm, getCollectivesStage(options), kernels);
+PrecLoweringOptions
+mlir::prec::getLoweringOptions(const PrecLowerToCPUOptions &options) {
+  PrecLoweringOptions lowering;
+  lowering.collectives = getCollectivesStage(options);
+  lowering.kernels.fuseKernels = options.fuseKernels;
+  lowering.kernels.reportTraffic = options.reportTraffic;
+  lowering.kernels.allReduceBlockBytes = options.allReduceBlockBytes;
+  lowering.kernels.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
+  lowering.kernels.peerWindows = options.peerWindows;
+  lowering.hostCodegen.gemmContractions = options.gemmContractions;
+  lowering.hostCodegen.profile = options.profile;
+  lowering.hostCodegen.vectorBits = options.vectorBits;
+  lowering.hostCodegen.expandBF16 = options.expandBF16;
+  return lowering;
+}
 
-  PrecHostCodegenStageOptions codegen;
-  codegen.gemmContractions = options.gemmContractions;
-  codegen.profile = options.profile;
-  codegen.vectorBits = options.vectorBits;
-  codegen.expandBF16 = options.expandBF16;
-  populatePrecHostCodegenStage(pm, codegen);
+void mlir::prec::buildPrecLowerToCPUAfterSignaturePipeline(
+    OpPassManager &pm, const PrecLoweringOptions &options) {
+  PrecKernelsStageOptions kernels = options.kernels;
+  kernels.target = PrecTarget::CPU;
+  populateToBuffers(pm, options.collectives, kernels);
+  populatePrecHostCodegenStage(pm, options.hostCodegen);
+}
+
+void mlir::prec::buildPrecLowerToCPUPipeline(
+    OpPassManager &pm, const PrecLoweringOptions &options) {
+  populatePrecSignatureStage(pm);
+  buildPrecLowerToCPUAfterSignaturePipeline(pm, options);
 }
 
 void mlir::prec::buildPrecLowerToCPUPipeline(
     OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  populatePrecSignatureStage(pm);
-  buildPrecLowerToCPUAfterSignaturePipeline(pm, options);
+  buildPrecLowerToCPUPipeline(pm, getLoweringOptions(options));
 }
 
 /// prec on tensors, its signature stage run, to outlined kernels (gpu.func)
@@ -414,7 +424,9 @@ void mlir::prec::registerPrecPipelines() {
       kPipelineNames[0],
       "lower prec on tensors to the LLVM dialect for the host, calling the "
       "precrt runtime for communication",
-      buildPrecLowerToCPUPipeline);
+      [](OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+        buildPrecLowerToCPUPipeline(pm, options);
+      });
   // Registered by hand to check `format`: upstream's gpu-module-to-binary
   // reports an unknown one but does not fail.
   registerPassPipeline(

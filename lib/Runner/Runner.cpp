@@ -864,30 +864,20 @@ llvm::Error Runner::lower() {
   PassManager pm(module->getContext());
   pm.enableVerifier(false);
   if (options.backend == RunnerBackend::NCCL) {
+    const PrecLoweringOptions &lowering = options.lowering;
     PrecLowerToCUDAOptions gpuOptions;
     gpuOptions.chip = options.gpuChip;
     gpuOptions.format = options.gpuFormat;
-    gpuOptions.foldCasts = options.fuseKernels;
-    gpuOptions.fuseKernels = options.fuseKernels;
-    gpuOptions.reportTraffic = options.reportTraffic;
-    gpuOptions.precisionReport = options.precisionReport;
+    gpuOptions.foldCasts = lowering.collectives.foldCasts;
+    gpuOptions.precisionReport = lowering.collectives.precisionReport;
+    gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
+    gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
     if (options.gpuEmulation)
       buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, gpuOptions);
     else
       buildPrecLowerToCUDAAfterSignaturePipeline(pm, gpuOptions);
   } else {
-    PrecLowerToCPUOptions cpuOptions;
-    cpuOptions.foldCasts = options.fuseKernels;
-    cpuOptions.fuseKernels = options.fuseKernels;
-    cpuOptions.profile = options.profile;
-    cpuOptions.gemmContractions = options.gemmContractions;
-    cpuOptions.reportTraffic = options.reportTraffic;
-    cpuOptions.precisionReport = options.precisionReport;
-    cpuOptions.vectorBits = options.vectorBits;
-    cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
-    cpuOptions.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
-    cpuOptions.peerWindows = options.peerWindows;
-    buildPrecLowerToCPUAfterSignaturePipeline(pm, cpuOptions);
+    buildPrecLowerToCPUAfterSignaturePipeline(pm, options.lowering);
   }
   if (failed(pm.run(module)) || failed(verify(module)))
     return llvm::make_error<DiagnosedError>();

@@ -280,22 +280,25 @@ prec::RunnerOptions getRunnerOptions() {
   options.gpuChip = gpuChip;
   options.gpuFormat = gpuFormat;
   options.gpuEmulation = gpuEmulation;
-  options.fuseKernels = fuseKernels;
-  options.profile = profileSteps;
-  options.gemmContractions = gemmContractions;
-  options.reportTraffic = trafficRequested();
+  prec::PrecLoweringOptions &lowering = options.lowering;
+  // --fuse-kernels: casts folded into collectives and kernels fused.
+  lowering.collectives.foldCasts = fuseKernels;
   // A bare --precision-report gives the empty value cl::ValueOptional
   // passes; checkOptions tells it from an absent one. Under mpirun every
   // process lowers the same module: the first prints the report.
-  options.precisionReport =
+  lowering.collectives.precisionReport =
       precisionReport.getNumOccurrences() == 0 || !isFirstProcess()
           ? ""
           : (precisionReport.empty() ? std::string("table")
                                      : precisionReport.getValue());
-  options.vectorBits = vectorBits;
-  options.allReduceBlockBytes = allReduceBlockBytes;
-  options.reduceScatterBlockBytes = reduceScatterBlockBytes;
-  options.peerWindows = peerWindows;
+  lowering.kernels.fuseKernels = fuseKernels;
+  lowering.kernels.reportTraffic = trafficRequested();
+  lowering.kernels.allReduceBlockBytes = allReduceBlockBytes;
+  lowering.kernels.reduceScatterBlockBytes = reduceScatterBlockBytes;
+  lowering.kernels.peerWindows = peerWindows;
+  lowering.hostCodegen.gemmContractions = gemmContractions;
+  lowering.hostCodegen.profile = profileSteps;
+  lowering.hostCodegen.vectorBits = vectorBits;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
   options.targetCPU = targetCPU;

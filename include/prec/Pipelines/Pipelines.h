@@ -66,12 +66,14 @@ struct PrecKernelsStageOptions {
   bool reportTraffic = false;
   /// CPU: cut each direct all_reduce into a wider result, and each direct
   /// reduce_scatter, into a loop over blocks of at most this many input
-  /// bytes (prec-block-all-reduce, prec-block-reduce-scatter); 0: whole.
-  int64_t allReduceBlockBytes = 0;
-  int64_t reduceScatterBlockBytes = 0;
+  /// bytes, whose wire buffers stay in cache (prec-block-all-reduce,
+  /// prec-block-reduce-scatter; the same values); 0: whole.
+  int64_t allReduceBlockBytes = 1048576;
+  int64_t reduceScatterBlockBytes = 1048576;
   /// CPU: kernels write and read the group's buffers of all_gathers and
-  /// all_to_alls in place (convert-prec-to-runtime{peer-windows}).
-  bool peerWindows = false;
+  /// all_to_alls in place (convert-prec-to-runtime{peer-windows}; the same
+  /// values).
+  bool peerWindows = true;
 };
 
 /// Stage 3, kernels and transports on tensors: collectives decomposed into
@@ -111,6 +113,16 @@ struct PrecHostCodegenStageOptions {
 void populatePrecHostCodegenStage(OpPassManager &pm,
                                   const PrecHostCodegenStageOptions &options);
 
+/// The options of every stage, as the runner and tools that lower for
+/// either target hold them; their defaults are the pipelines'. The CPU
+/// pipeline takes all of them; the CUDA pipelines take the collectives',
+/// and of the kernels' only fuseKernels and reportTraffic.
+struct PrecLoweringOptions {
+  PrecCollectivesStageOptions collectives;
+  PrecKernelsStageOptions kernels;
+  PrecHostCodegenStageOptions hostCodegen;
+};
+
 //===----------------------------------------------------------------------===//
 // The registered pipelines.
 //===----------------------------------------------------------------------===//
@@ -122,12 +134,12 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("lower bf16 conversions with integer arithmetic "
                      "(portable, bit-exact round-to-nearest-even) and give "
                      "f16 truncations the runtime's canonical NaN"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecHostCodegenStageOptions().expandBF16)};
   PassOptions::Option<bool> foldCasts{
       *this, "fold-casts",
       llvm::cl::desc("fold casts into collectives (prec-fold-casts); the "
                      "values are the same either way"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecCollectivesStageOptions().foldCasts)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",
       llvm::cl::desc("inline calls whose kernels feed the caller's "
@@ -136,24 +148,24 @@ struct PrecLowerToCPUOptions
                      "compute amaxes in the read of the kernel that "
                      "quantizes the same input (prec-fuse-amax); the values "
                      "are the same either way"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecKernelsStageOptions().fuseKernels)};
   PassOptions::Option<bool> gemmContractions{
       *this, "gemm-contractions",
       llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
                      "(OpenBLAS's sgemm where installed) rather than "
                      "upstream's loops (convert-contractions-to-runtime)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecHostCodegenStageOptions().gemmContractions)};
   PassOptions::Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("time every kernel by kind for precrtCompiledGetProfile "
                      "(prec-profile-kernels; prec-run --profile)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(PrecHostCodegenStageOptions().profile)};
   PassOptions::Option<bool> reportTraffic{
       *this, "report-traffic",
       llvm::cl::desc("remark the bytes each rank sends and receives per "
                      "collective and reads and writes per kernel "
                      "(prec-report-traffic; prec-run --traffic)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(PrecKernelsStageOptions().reportTraffic)};
   PassOptions::Option<std::string> precisionReport{
       *this, "precision-report",
       llvm::cl::desc("print the precision of every collective after "
@@ -165,7 +177,7 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("bits of the vector registers that loops converting "
                      "between element widths are vectorized for "
                      "(prec-hint-vector-width); 0 leaves the width to LLVM"),
-      llvm::cl::init(256)};
+      llvm::cl::init(PrecHostCodegenStageOptions().vectorBits)};
   PassOptions::Option<int64_t> allReduceBlockBytes{
       *this, "all-reduce-block-bytes",
       llvm::cl::desc("cut each direct all_reduce into a result wider than its "
@@ -174,7 +186,7 @@ struct PrecLowerToCPUOptions
                      "buffers stay in cache, where it has more elements than "
                      "one block (prec-block-all-reduce; the same values); 0 "
                      "leaves all_reduces whole"),
-      llvm::cl::init(1048576)};
+      llvm::cl::init(PrecKernelsStageOptions().allReduceBlockBytes)};
   PassOptions::Option<int64_t> reduceScatterBlockBytes{
       *this, "reduce-scatter-block-bytes",
       llvm::cl::desc("cut each direct reduce_scatter into a loop over blocks "
@@ -184,14 +196,14 @@ struct PrecLowerToCPUOptions
                      "is cut into the same blocks and fused into their sums "
                      "(prec-block-reduce-scatter; the same values); 0 leaves "
                      "reduce_scatters whole"),
-      llvm::cl::init(1048576)};
+      llvm::cl::init(PrecKernelsStageOptions().reduceScatterBlockBytes)};
   PassOptions::Option<bool> peerWindows{
       *this, "peer-windows",
       llvm::cl::desc("let the kernels around an all_gather or all_to_all "
                      "write and read the group's buffers in place, in memory "
                      "the ranks share where they share a machine "
                      "(convert-prec-to-runtime{peer-windows}; the same values)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:
@@ -199,11 +211,17 @@ struct PrecLowerToCPUOptions
 void buildPrecLowerToCPUPipeline(OpPassManager &pm,
                                  const PrecLowerToCPUOptions &options);
 
+void buildPrecLowerToCPUPipeline(OpPassManager &pm,
+                                 const PrecLoweringOptions &options);
+
 /// buildPrecLowerToCPUPipeline without its first stage: for a module whose
 /// signature stage has run (the runner reads the entry's signature between
 /// the two).
 void buildPrecLowerToCPUAfterSignaturePipeline(
-    OpPassManager &pm, const PrecLowerToCPUOptions &options);
+    OpPassManager &pm, const PrecLoweringOptions &options);
+
+/// The stages' options that prec-lower-to-cpu's options stand for.
+PrecLoweringOptions getLoweringOptions(const PrecLowerToCPUOptions &options);
 
 struct PrecLowerToCUDAOptions
     : public PassPipelineOptions<PrecLowerToCUDAOptions> {
