@@ -220,12 +220,14 @@ struct Compiler {
 
 void lowerToCPU(ModuleOp module, bool fuseKernels = true) {
   PassManager pm(module.getContext());
-  prec::PrecLowerToCPUOptions options;
-  options.fuseKernels = fuseKernels;
-  options.vectorBits = vectorBits;
-  options.allReduceBlockBytes = allReduceBlockBytes;
-  options.reduceScatterBlockBytes = reduceScatterBlockBytes;
-  options.peerWindows = peerWindows;
+  prec::PrecLoweringOptions options;
+  // The unfused path: neither casts folded nor kernels fused.
+  options.collectives.foldCasts = fuseKernels;
+  options.kernels.fuseKernels = fuseKernels;
+  options.kernels.allReduceBlockBytes = allReduceBlockBytes;
+  options.kernels.reduceScatterBlockBytes = reduceScatterBlockBytes;
+  options.kernels.peerWindows = peerWindows;
+  options.hostCodegen.vectorBits = vectorBits;
   prec::buildPrecLowerToCPUPipeline(pm, options);
   if (failed(pm.run(module)))
     fatal("prec-lower-to-cpu failed");

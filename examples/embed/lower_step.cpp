@@ -60,7 +60,8 @@ int main(int argc, char **argv) {
       entryPoints.push_back(function.getName().str());
 
   mlir::PassManager pm(&context);
-  mlir::prec::buildPrecLowerToCPUPipeline(pm, {});
+  // The stages with their defaults; each has its own options struct.
+  mlir::prec::buildPrecLowerToCPUPipeline(pm, mlir::prec::PrecLoweringOptions());
   if (mlir::failed(pm.run(*module)))
     return 1; // the passes have reported why
 

@@ -24,34 +24,13 @@
 using namespace mlir;
 using namespace mlir::prec;
 
-/// prec on tensors to kernels and runtime calls on buffers: the part of the
-/// lowering that CPUs and GPUs share. `loopsCarryFreshBuffers` lets a loop
-/// yield a fresh buffer (a collective's result) to its next iteration, which
-/// upstream's deallocation then frees; prec-gpu-host-to-runtime does not yet
-/// place such buffers on the device, so the GPU pipeline leaves it off.
-/// `foldCasts` merges casts into collectives, `fuseKernels` fuses
-/// elementwise kernels into their consumers; neither changes a value, and
-/// both pipelines run both by default. `fuseAmax` computes amaxes in the
-/// read of the kernel that quantizes the same input: a loop with a
-/// reduction, which the GPU pipeline's kernel mapping (parallel kernels
-/// only) does not take, so only the CPU pipeline runs it; the same holds of
-/// `dequantizeByTable` (a lookup per element, which the GPU's vectorized
-/// elementwise kernels do not take). `reportTraffic` remarks the bytes of
-/// every transport and kernel as they will run. `allReduceBlockBytes` and
-/// `reduceScatterBlockBytes` cut large direct all_reduces and
-/// reduce_scatters into loops over blocks whose wire buffers stay in a
-/// CPU's cache (0: none; the GPU pipeline cuts none); an optimizer reading a
-/// cut reduce_scatter rides in its blocks where kernels fuse. `peerWindows`
-/// lets kernels write and read transports' buffers in host memory the group
-/// shares (the GPU's buffers live on the device).
-/// The collectives as they will run: policies applied, backward functions
-/// generated, dtypes and divisors explicit, fp8 scales materialized,
-/// collectives bucketed. `precisionReport` (table or json; empty: none)
-/// prints their precision there (prec-error-bounds).
-static void buildPrecCollectivesPipeline(OpPassManager &pm, bool foldCasts,
-                                         StringRef precisionReport) {
-  // Whole-module precision semantics: policies, generated backward functions.
+void mlir::prec::populatePrecSignatureStage(OpPassManager &pm) {
   pm.addPass(createPrecApplyPolicy());
+}
+
+void mlir::prec::populatePrecCollectivesStage(
+    OpPassManager &pm, const PrecCollectivesStageOptions &options) {
+  // Whole-module precision semantics: generated backward functions.
   pm.addPass(createPrecGlobalsToArguments());
   pm.addPass(createPrecGenerateBackward());
 
@@ -63,48 +42,47 @@ static void buildPrecCollectivesPipeline(OpPassManager &pm, bool foldCasts,
   funcs.addPass(createPrecInferPrecision());
   // Casts next to collectives become the collectives' own dtypes, the
   // generated backward functions' included.
-  if (foldCasts)
+  if (options.foldCasts)
     funcs.addPass(createPrecFoldCasts());
   funcs.addPass(createPrecDivideFactors());
   // fp8 wires: explicit scales, so that the quantized gathers left behind
   // are bucketed like any other.
   funcs.addPass(createPrecMaterializeScales());
   funcs.addPass(createPrecBucketCollectives());
-  if (!precisionReport.empty()) {
+  if (!options.precisionReport.empty()) {
     PrecErrorBoundsOptions bounds;
-    bounds.report = precisionReport.str();
+    bounds.report = options.precisionReport;
     pm.addPass(createPrecErrorBounds(bounds));
   }
 }
 
-static void buildPrecToBuffersPipeline(
-    OpPassManager &pm, bool loopsCarryFreshBuffers, bool foldCasts,
-    bool fuseKernels, bool fuseAmax, bool dequantizeByTable, bool reportTraffic,
-    int64_t allReduceBlockBytes, int64_t reduceScatterBlockBytes,
-    bool peerWindows, StringRef precisionReport) {
-  buildPrecCollectivesPipeline(pm, foldCasts, precisionReport);
-
-  // Kernels and transports.
+void mlir::prec::populatePrecKernelsStage(
+    OpPassManager &pm, const PrecKernelsStageOptions &options) {
+  bool onCPU = options.target == PrecTarget::CPU;
   OpPassManager &funcs = pm.nest<func::FuncOp>();
-  if (allReduceBlockBytes != 0) {
+  // Large direct all_reduces and reduce_scatters as loops over blocks whose
+  // wire buffers stay in a CPU's cache; an optimizer reading a cut
+  // reduce_scatter rides in its blocks where kernels fuse.
+  if (onCPU && options.allReduceBlockBytes != 0) {
     PrecBlockAllReduceOptions block;
-    block.blockBytes = allReduceBlockBytes;
+    block.blockBytes = options.allReduceBlockBytes;
     funcs.addPass(createPrecBlockAllReduce(block));
   }
-  if (reduceScatterBlockBytes != 0) {
+  if (onCPU && options.reduceScatterBlockBytes != 0) {
     PrecBlockReduceScatterOptions block;
-    block.blockBytes = reduceScatterBlockBytes;
-    block.withOptimizers = fuseKernels;
+    block.blockBytes = options.reduceScatterBlockBytes;
+    block.withOptimizers = options.fuseKernels;
     funcs.addPass(createPrecBlockReduceScatter(block));
   }
   funcs.addPass(createPrecDecomposeCollectives());
   // An amax and the quantization of the same input in one read, where the
-  // quantization does not wait for the amax.
-  if (fuseAmax)
+  // quantization does not wait for the amax: a loop with a reduction, which
+  // the GPU's kernel mapping (parallel kernels only) does not take.
+  if (onCPU && options.fuseKernels)
     funcs.addPass(createPrecFuseAmax());
   // Per-tensor fp8 dequantization by a table of the 256 bit patterns: a
   // lookup per element, which the GPU's vectorized kernels do not take.
-  if (dequantizeByTable)
+  if (onCPU)
     funcs.addPass(createPrecDequantizeByTable());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
@@ -118,11 +96,11 @@ static void buildPrecToBuffersPipeline(
   // the GPU a fused kernel is one launch; what it reads (arguments, received
   // buffers, scalars, constant globals) is placed on the device like any
   // kernel's operands.
-  if (fuseKernels) {
+  if (options.fuseKernels) {
     pm.addPass(createPrecInlineKernelCallees());
     pm.nest<func::FuncOp>().addPass(createPrecFuseKernels());
   }
-  if (reportTraffic) {
+  if (options.reportTraffic) {
     // The report reads the functions each one calls: a module pass first
     // keeps it out of the function pipeline of the passes before, which may
     // still be changing those functions on other threads (and drops the
@@ -130,9 +108,15 @@ static void buildPrecToBuffersPipeline(
     pm.addPass(createSymbolDCEPass());
     pm.nest<func::FuncOp>().addPass(createPrecReportTraffic());
   }
+  // Peer windows: kernels write and read transports' buffers in host memory
+  // the group shares (the GPU's buffers live on the device).
   ConvertPrecToRuntimeOptions runtime;
-  runtime.peerWindows = peerWindows;
+  runtime.peerWindows = onCPU && options.peerWindows;
   pm.addPass(createConvertPrecToRuntime(runtime));
+}
+
+void mlir::prec::populatePrecBufferizeStage(
+    OpPassManager &pm, const PrecBufferizeStageOptions &options) {
   // No CSE before bufferization: it would merge the `tensor.empty` and
   // `linalg.fill` destinations of all layers into one value with thousands of
   // uses, which one-shot bufferization's conflict analysis handles in cubic
@@ -140,12 +124,16 @@ static void buildPrecToBuffersPipeline(
   // buffers.
   pm.addPass(createCanonicalizerPass());
 
-  // Tensors to buffers. The entry points' signatures first: upstream would
-  // relate each of their results to each argument, for callers they lack.
+  // The entry points' signatures first: upstream would relate each of their
+  // results to each argument, for callers they lack.
   pm.addPass(createPrecBufferizeEntryBoundaries());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.allowReturnAllocsFromLoops = loopsCarryFreshBuffers;
+  // A loop may yield a fresh buffer (a collective's result) to its next
+  // iteration, which upstream's deallocation then frees;
+  // prec-gpu-host-to-runtime does not yet place such buffers on the device.
+  bufferization.allowReturnAllocsFromLoops =
+      options.target == PrecTarget::CPU;
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
@@ -156,20 +144,12 @@ static void buildPrecToBuffersPipeline(
   // memref copies.
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Every read of a peer window still precedes the next collective.
-  if (peerWindows)
+  if (options.peerWindows)
     pm.addPass(createPrecCheckPeerWindows());
 }
 
-void mlir::prec::buildPrecLowerToCPUPipeline(
-    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
-  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/true,
-                             options.fuseKernels, options.fuseKernels,
-                             /*fuseAmax=*/options.fuseKernels,
-                             /*dequantizeByTable=*/true, options.reportTraffic,
-                             options.allReduceBlockBytes,
-                             options.reduceScatterBlockBytes,
-                             options.peerWindows, options.precisionReport);
-
+void mlir::prec::populatePrecHostCodegenStage(
+    OpPassManager &pm, const PrecHostCodegenStageOptions &options) {
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
   if (options.gemmContractions)
@@ -211,19 +191,77 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
-/// prec on tensors to outlined kernels (gpu.func) and host code that
-/// launches them and runs collectives on the rank's stream: everything prec
-/// writes for the GPU, shared by the CUDA pipeline and its emulation.
+/// Stages 2 to 4: prec on tensors to kernels and runtime calls on buffers,
+/// the part of the lowering that CPUs and GPUs share.
+static void populateToBuffers(OpPassManager &pm,
+                              const PrecCollectivesStageOptions &collectives,
+                              const PrecKernelsStageOptions &kernels) {
+  populatePrecCollectivesStage(pm, collectives);
+  populatePrecKernelsStage(pm, kernels);
+  PrecBufferizeStageOptions buffers;
+  buffers.target = kernels.target;
+  buffers.peerWindows =
+      kernels.target == PrecTarget::CPU && kernels.peerWindows;
+  populatePrecBufferizeStage(pm, buffers);
+}
+
+/// The collectives stage's options of a registered pipeline's.
+template <typename PipelineOptions>
+static PrecCollectivesStageOptions
+getCollectivesStage(const PipelineOptions &options) {
+  PrecCollectivesStageOptions stage;
+  stage.foldCasts = options.foldCasts;
+  stage.precisionReport = options.precisionReport;
+  return stage;
+}
+
+PrecLoweringOptions
+mlir::prec::getLoweringOptions(const PrecLowerToCPUOptions &options) {
+  PrecLoweringOptions lowering;
+  lowering.collectives = getCollectivesStage(options);
+  lowering.kernels.fuseKernels = options.fuseKernels;
+  lowering.kernels.reportTraffic = options.reportTraffic;
+  lowering.kernels.allReduceBlockBytes = options.allReduceBlockBytes;
+  lowering.kernels.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
+  lowering.kernels.peerWindows = options.peerWindows;
+  lowering.hostCodegen.gemmContractions = options.gemmContractions;
+  lowering.hostCodegen.profile = options.profile;
+  lowering.hostCodegen.vectorBits = options.vectorBits;
+  lowering.hostCodegen.expandBF16 = options.expandBF16;
+  return lowering;
+}
+
+void mlir::prec::buildPrecLowerToCPUAfterSignaturePipeline(
+    OpPassManager &pm, const PrecLoweringOptions &options) {
+  PrecKernelsStageOptions kernels = options.kernels;
+  kernels.target = PrecTarget::CPU;
+  populateToBuffers(pm, options.collectives, kernels);
+  populatePrecHostCodegenStage(pm, options.hostCodegen);
+}
+
+void mlir::prec::buildPrecLowerToCPUPipeline(
+    OpPassManager &pm, const PrecLoweringOptions &options) {
+  populatePrecSignatureStage(pm);
+  buildPrecLowerToCPUAfterSignaturePipeline(pm, options);
+}
+
+void mlir::prec::buildPrecLowerToCPUPipeline(
+    OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+  buildPrecLowerToCPUPipeline(pm, getLoweringOptions(options));
+}
+
+/// prec on tensors, its signature stage run, to outlined kernels (gpu.func)
+/// and host code that launches them and runs collectives on the rank's
+/// stream: everything prec writes for the GPU, shared by the CUDA pipeline
+/// and its emulation.
 static void
 buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                               const PrecLowerToCUDAOptions &options) {
-  buildPrecToBuffersPipeline(pm, /*loopsCarryFreshBuffers=*/false,
-                             options.foldCasts, options.fuseKernels,
-                             /*fuseAmax=*/false,
-                             /*dequantizeByTable=*/false, options.reportTraffic,
-                             /*allReduceBlockBytes=*/0,
-                             /*reduceScatterBlockBytes=*/0,
-                             /*peerWindows=*/false, options.precisionReport);
+  PrecKernelsStageOptions kernels;
+  kernels.target = PrecTarget::CUDA;
+  kernels.fuseKernels = options.fuseKernels;
+  kernels.reportTraffic = options.reportTraffic;
+  populateToBuffers(pm, getCollectivesStage(options), kernels);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping
@@ -248,6 +286,12 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
 }
 
 void mlir::prec::buildPrecLowerToCUDAPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+  populatePrecSignatureStage(pm);
+  buildPrecLowerToCUDAAfterSignaturePipeline(pm, options);
+}
+
+void mlir::prec::buildPrecLowerToCUDAAfterSignaturePipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
   buildPrecToGPUKernelsPipeline(pm, options);
 
@@ -291,6 +335,12 @@ void mlir::prec::buildPrecLowerToCUDAPipeline(
 
 void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
+  populatePrecSignatureStage(pm);
+  buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, options);
+}
+
+void mlir::prec::buildPrecLowerToCUDAEmulationAfterSignaturePipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
   buildPrecToGPUKernelsPipeline(pm, options);
 
   // The kernels become host functions that the same launches call through
@@ -333,7 +383,11 @@ llvm::ArrayRef<llvm::StringLiteral> mlir::prec::getPrecPipelineNames() {
 
 void mlir::prec::buildPrecPrecisionReportPipeline(
     OpPassManager &pm, const PrecPrecisionReportOptions &options) {
-  buildPrecCollectivesPipeline(pm, options.foldCasts, options.format);
+  PrecCollectivesStageOptions collectives;
+  collectives.foldCasts = options.foldCasts;
+  collectives.precisionReport = options.format;
+  populatePrecSignatureStage(pm);
+  populatePrecCollectivesStage(pm, collectives);
 }
 
 LogicalResult mlir::prec::buildPrecFromTorchPipeline(
@@ -370,7 +424,9 @@ void mlir::prec::registerPrecPipelines() {
       kPipelineNames[0],
       "lower prec on tensors to the LLVM dialect for the host, calling the "
       "precrt runtime for communication",
-      buildPrecLowerToCPUPipeline);
+      [](OpPassManager &pm, const PrecLowerToCPUOptions &options) {
+        buildPrecLowerToCPUPipeline(pm, options);
+      });
   // Registered by hand to check `format`: upstream's gpu-module-to-binary
   // reports an unknown one but does not fail.
   registerPassPipeline(

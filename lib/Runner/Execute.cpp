@@ -409,7 +409,7 @@ llvm::Error RankRun::run() {
       }
   }
 
-  if (options.profile) {
+  if (options.lowering.hostCodegen.profile) {
     precrtCompiledGetProfile(&profile.counters);
     // The most bytes the rank's generated code had allocated at once (CPU
     // buffers through the caching allocator, results included).

@@ -744,10 +744,10 @@ Runner::create(ModuleOp module, const RunnerOptions &options) {
     return target.takeError();
   std::unique_ptr<Runner> runner(new Runner(module, options));
   // A policy's output dtype changes the entry's result types: the signature
-  // is read after it is applied (the pipeline applies it again, which
-  // changes nothing).
+  // is read after the pipelines' signature stage, and compile lowers with
+  // the stages after it.
   PassManager policy(module->getContext());
-  policy.addPass(createPrecApplyPolicy());
+  populatePrecSignatureStage(policy);
   if (failed(policy.run(module)))
     return llvm::make_error<DiagnosedError>();
   if (llvm::Error error =
@@ -864,29 +864,20 @@ llvm::Error Runner::lower() {
   PassManager pm(module->getContext());
   pm.enableVerifier(false);
   if (options.backend == RunnerBackend::NCCL) {
+    const PrecLoweringOptions &lowering = options.lowering;
     PrecLowerToCUDAOptions gpuOptions;
     gpuOptions.chip = options.gpuChip;
     gpuOptions.format = options.gpuFormat;
-    gpuOptions.foldCasts = options.fuseKernels;
-    gpuOptions.fuseKernels = options.fuseKernels;
-    gpuOptions.reportTraffic = options.reportTraffic;
-    gpuOptions.precisionReport = options.precisionReport;
+    gpuOptions.foldCasts = lowering.collectives.foldCasts;
+    gpuOptions.precisionReport = lowering.collectives.precisionReport;
+    gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
+    gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
     if (options.gpuEmulation)
-      buildPrecLowerToCUDAEmulationPipeline(pm, gpuOptions);
+      buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, gpuOptions);
     else
-      buildPrecLowerToCUDAPipeline(pm, gpuOptions);
+      buildPrecLowerToCUDAAfterSignaturePipeline(pm, gpuOptions);
   } else {
-    PrecLowerToCPUOptions cpuOptions;
-    cpuOptions.fuseKernels = options.fuseKernels;
-    cpuOptions.profile = options.profile;
-    cpuOptions.gemmContractions = options.gemmContractions;
-    cpuOptions.reportTraffic = options.reportTraffic;
-    cpuOptions.precisionReport = options.precisionReport;
-    cpuOptions.vectorBits = options.vectorBits;
-    cpuOptions.allReduceBlockBytes = options.allReduceBlockBytes;
-    cpuOptions.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
-    cpuOptions.peerWindows = options.peerWindows;
-    buildPrecLowerToCPUPipeline(pm, cpuOptions);
+    buildPrecLowerToCPUAfterSignaturePipeline(pm, options.lowering);
   }
   if (failed(pm.run(module)) || failed(verify(module)))
     return llvm::make_error<DiagnosedError>();

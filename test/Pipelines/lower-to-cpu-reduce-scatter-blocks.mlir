@@ -3,7 +3,7 @@
 // blocks (prec-block-reduce-scatter), with the SGD that reads it where
 // kernels fuse; reduce-scatter-block-bytes=0 leaves it whole.
 // RUN: prec-opt %s --prec-lower-to-cpu --mlir-print-ir-after=prec-block-reduce-scatter -o /dev/null 2>&1 | FileCheck %s
-// RUN: prec-opt %s --prec-lower-to-cpu=fuse-kernels=false --mlir-print-ir-after=prec-block-reduce-scatter -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// RUN: prec-opt %s --prec-lower-to-cpu="fold-casts=false fuse-kernels=false" --mlir-print-ir-after=prec-block-reduce-scatter -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
 // RUN: prec-opt %s --prec-lower-to-cpu=reduce-scatter-block-bytes=0 --mlir-print-ir-after=prec-decompose-collectives -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHOLE
 // RUN: prec-opt %s --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
 

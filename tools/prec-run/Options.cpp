@@ -173,27 +173,23 @@ cl::opt<bool> gemmContractions(
     cl::init(true), cl::cat(runCategory));
 cl::opt<int64_t> vectorBits(
     "vector-bits",
-    cl::desc("vector register bits that the CPU kernels' loops converting "
-             "between element widths are vectorized for (default 256; 0: "
-             "LLVM's choice, prec-lower-to-cpu{vector-bits=0})"),
+    cl::desc("prec-lower-to-cpu{vector-bits}: vector register bits of "
+             "the loops converting between element widths (default 256; 0: "
+             "LLVM's choice)"),
     cl::init(256), cl::cat(runCategory));
 cl::opt<int64_t> allReduceBlockBytes(
     "all-reduce-block-bytes",
-    cl::desc("cut each direct all_reduce into a result wider than its wire "
-             "into a loop over blocks of at most this many input bytes (at "
-             "least 16 elements per rank), whose wire buffers stay in cache, "
-             "where it has more elements than one block (default 1 MiB; 0: "
-             "whole, prec-lower-to-cpu{all-reduce-block-bytes=0}); the same "
-             "values"),
+    cl::desc("prec-lower-to-cpu{all-reduce-block-bytes}: direct "
+             "all_reduces into a wider result as loops over blocks of at "
+             "most this many input bytes (default 1 MiB; 0: whole; the same "
+             "values)"),
     cl::init(1048576), cl::cat(runCategory));
 cl::opt<int64_t> reduceScatterBlockBytes(
     "reduce-scatter-block-bytes",
-    cl::desc("cut each direct reduce_scatter into a loop over blocks of at "
-             "most this many input bytes, whose wire buffers stay in cache, "
-             "with the optimizer that reads it where kernels fuse (default "
-             "1 MiB; 0: whole, "
-             "prec-lower-to-cpu{reduce-scatter-block-bytes=0}); the same "
-             "values"),
+    cl::desc("prec-lower-to-cpu{reduce-scatter-block-bytes}: direct "
+             "reduce_scatters, and the optimizers reading them, as loops over "
+             "blocks of at most this many input bytes (default 1 MiB; 0: "
+             "whole; the same values)"),
     cl::init(1048576), cl::cat(runCategory));
 cl::opt<bool> peerWindows(
     "peer-windows",
@@ -261,24 +257,8 @@ LogicalResult checkOptions() {
                  << timeoutMs << "\n";
     return failure();
   }
-  if (vectorBits != 0 && (vectorBits < 8 || !llvm::isPowerOf2_64(vectorBits))) {
-    llvm::errs() << "prec-run: error: --vector-bits must be 0 or a power of "
-                    "two of at least 8, got "
-                 << vectorBits << "\n";
-    return failure();
-  }
-  if (allReduceBlockBytes < 0) {
-    llvm::errs() << "prec-run: error: --all-reduce-block-bytes must not be "
-                    "negative (0: all_reduces stay whole), got "
-                 << allReduceBlockBytes << "\n";
-    return failure();
-  }
-  if (reduceScatterBlockBytes < 0) {
-    llvm::errs() << "prec-run: error: --reduce-scatter-block-bytes must not "
-                    "be negative (0: reduce_scatters stay whole), got "
-                 << reduceScatterBlockBytes << "\n";
-    return failure();
-  }
+  // The pipeline's passes validate the lowering's options (vector bits,
+  // block bytes), before anything runs.
   return success();
 }
 
@@ -300,22 +280,25 @@ prec::RunnerOptions getRunnerOptions() {
   options.gpuChip = gpuChip;
   options.gpuFormat = gpuFormat;
   options.gpuEmulation = gpuEmulation;
-  options.fuseKernels = fuseKernels;
-  options.profile = profileSteps;
-  options.gemmContractions = gemmContractions;
-  options.reportTraffic = trafficRequested();
+  prec::PrecLoweringOptions &lowering = options.lowering;
+  // --fuse-kernels: casts folded into collectives and kernels fused.
+  lowering.collectives.foldCasts = fuseKernels;
   // A bare --precision-report gives the empty value cl::ValueOptional
   // passes; checkOptions tells it from an absent one. Under mpirun every
   // process lowers the same module: the first prints the report.
-  options.precisionReport =
+  lowering.collectives.precisionReport =
       precisionReport.getNumOccurrences() == 0 || !isFirstProcess()
           ? ""
           : (precisionReport.empty() ? std::string("table")
                                      : precisionReport.getValue());
-  options.vectorBits = vectorBits;
-  options.allReduceBlockBytes = allReduceBlockBytes;
-  options.reduceScatterBlockBytes = reduceScatterBlockBytes;
-  options.peerWindows = peerWindows;
+  lowering.kernels.fuseKernels = fuseKernels;
+  lowering.kernels.reportTraffic = trafficRequested();
+  lowering.kernels.allReduceBlockBytes = allReduceBlockBytes;
+  lowering.kernels.reduceScatterBlockBytes = reduceScatterBlockBytes;
+  lowering.kernels.peerWindows = peerWindows;
+  lowering.hostCodegen.gemmContractions = gemmContractions;
+  lowering.hostCodegen.profile = profileSteps;
+  lowering.hostCodegen.vectorBits = vectorBits;
   options.cacheBuffers = cacheBuffers;
   options.timeoutMs = timeoutMs;
   options.targetCPU = targetCPU;

@@ -13,10 +13,119 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <string>
+
 namespace mlir {
 class OpPassManager;
 
 namespace prec {
+
+//===----------------------------------------------------------------------===//
+// Stages. Each lowering pipeline is a composition of these, in this order;
+// an embedder that needs a pipeline of its own composes them too. Each
+// stage's options are a small plain struct: only what that stage's passes
+// take, with one meaning on every target. The passes validate their values.
+//===----------------------------------------------------------------------===//
+
+/// Whose kernels a stage writes: what the kernels of a target take differs
+/// (the GPU's vectorized elementwise kernels take no reduction and no table
+/// lookup, and its host code does not yet place a buffer a loop carries on
+/// the device).
+enum class PrecTarget { CPU, CUDA };
+
+/// Stage 1, the entry's signature: policies applied (prec-apply-policy),
+/// whose output dtypes change the entry's result types. The runner reads the
+/// signature after this stage and lowers with the stages after it.
+void populatePrecSignatureStage(OpPassManager &pm);
+
+struct PrecCollectivesStageOptions {
+  /// Fold casts next to collectives into the collectives' dtypes
+  /// (prec-fold-casts); the values are the same either way.
+  bool foldCasts = true;
+  /// `table` or `json`: print the precision of every collective at the end
+  /// of the stage (prec-error-bounds); empty: none.
+  std::string precisionReport;
+};
+
+/// Stage 2, the collectives as they will run: globals to arguments,
+/// generated backward functions, dtypes and divisors explicit, fp8 scales
+/// materialized, collectives bucketed.
+void populatePrecCollectivesStage(OpPassManager &pm,
+                                  const PrecCollectivesStageOptions &options);
+
+struct PrecKernelsStageOptions {
+  PrecTarget target = PrecTarget::CPU;
+  /// Inline calls whose kernels feed the caller's
+  /// (prec-inline-kernel-callees) and fuse each elementwise kernel into its
+  /// only consumer (prec-fuse-kernels); on CPUs also compute amaxes in the
+  /// read of the kernel that quantizes the same input (prec-fuse-amax). The
+  /// values are the same either way.
+  bool fuseKernels = true;
+  /// Remark the bytes of every transport and kernel (prec-report-traffic).
+  bool reportTraffic = false;
+  /// CPU: cut each direct all_reduce into a wider result, and each direct
+  /// reduce_scatter, into a loop over blocks of at most this many input
+  /// bytes, whose wire buffers stay in cache (prec-block-all-reduce,
+  /// prec-block-reduce-scatter; the same values); 0: whole.
+  int64_t allReduceBlockBytes = 1048576;
+  int64_t reduceScatterBlockBytes = 1048576;
+  /// CPU: kernels write and read the group's buffers of all_gathers and
+  /// all_to_alls in place (convert-prec-to-runtime{peer-windows}; the same
+  /// values).
+  bool peerWindows = true;
+};
+
+/// Stage 3, kernels and transports on tensors: collectives decomposed into
+/// pack and unpack kernels and runtime transports, local ops to linalg,
+/// kernels fused.
+void populatePrecKernelsStage(OpPassManager &pm,
+                              const PrecKernelsStageOptions &options);
+
+struct PrecBufferizeStageOptions {
+  PrecTarget target = PrecTarget::CPU;
+  /// The kernels stage ran with peer windows: check that every read of one
+  /// precedes the next collective (prec-check-peer-windows).
+  bool peerWindows = false;
+};
+
+/// Stage 4, tensors to buffers: one-shot bufferization of the module, each
+/// local buffer freed after its last use.
+void populatePrecBufferizeStage(OpPassManager &pm,
+                                const PrecBufferizeStageOptions &options);
+
+struct PrecHostCodegenStageOptions {
+  /// Matmuls and batch matmuls through precrt's gemm rather than loops
+  /// (convert-contractions-to-runtime).
+  bool gemmContractions = true;
+  /// Time every kernel by kind (prec-profile-kernels).
+  bool profile = false;
+  /// Vector register bits loops converting between element widths are
+  /// vectorized for (prec-hint-vector-width); 0: LLVM's choice.
+  int64_t vectorBits = 256;
+  /// bf16 conversions in integer arithmetic (arith-expand, bit-exact
+  /// round-to-nearest-even) and f16 truncations with the runtime's NaN.
+  bool expandBF16 = true;
+};
+
+/// Stage 5 on CPUs, buffers to the LLVM dialect: each kernel outlined into
+/// a function of its own, loops, LLVM.
+void populatePrecHostCodegenStage(OpPassManager &pm,
+                                  const PrecHostCodegenStageOptions &options);
+
+/// The options of every stage, as the runner and tools that lower for
+/// either target hold them; their defaults are the pipelines'. The CPU
+/// pipeline takes all of them; the CUDA pipelines take the collectives',
+/// and of the kernels' only fuseKernels and reportTraffic.
+struct PrecLoweringOptions {
+  PrecCollectivesStageOptions collectives;
+  PrecKernelsStageOptions kernels;
+  PrecHostCodegenStageOptions hostCodegen;
+};
+
+//===----------------------------------------------------------------------===//
+// The registered pipelines.
+//===----------------------------------------------------------------------===//
 
 struct PrecLowerToCPUOptions
     : public PassPipelineOptions<PrecLowerToCPUOptions> {
@@ -25,34 +134,38 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("lower bf16 conversions with integer arithmetic "
                      "(portable, bit-exact round-to-nearest-even) and give "
                      "f16 truncations the runtime's canonical NaN"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecHostCodegenStageOptions().expandBF16)};
+  PassOptions::Option<bool> foldCasts{
+      *this, "fold-casts",
+      llvm::cl::desc("fold casts into collectives (prec-fold-casts); the "
+                     "values are the same either way"),
+      llvm::cl::init(PrecCollectivesStageOptions().foldCasts)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",
-      llvm::cl::desc("fold casts into collectives (prec-fold-casts), inline "
-                     "calls whose kernels feed the caller's "
+      llvm::cl::desc("inline calls whose kernels feed the caller's "
                      "(prec-inline-kernel-callees), fuse each elementwise "
                      "kernel into its only consumer (prec-fuse-kernels) and "
                      "compute amaxes in the read of the kernel that "
                      "quantizes the same input (prec-fuse-amax); the values "
                      "are the same either way"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecKernelsStageOptions().fuseKernels)};
   PassOptions::Option<bool> gemmContractions{
       *this, "gemm-contractions",
       llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
                      "(OpenBLAS's sgemm where installed) rather than "
                      "upstream's loops (convert-contractions-to-runtime)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecHostCodegenStageOptions().gemmContractions)};
   PassOptions::Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("time every kernel by kind for precrtCompiledGetProfile "
                      "(prec-profile-kernels; prec-run --profile)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(PrecHostCodegenStageOptions().profile)};
   PassOptions::Option<bool> reportTraffic{
       *this, "report-traffic",
       llvm::cl::desc("remark the bytes each rank sends and receives per "
                      "collective and reads and writes per kernel "
                      "(prec-report-traffic; prec-run --traffic)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(PrecKernelsStageOptions().reportTraffic)};
   PassOptions::Option<std::string> precisionReport{
       *this, "precision-report",
       llvm::cl::desc("print the precision of every collective after "
@@ -64,7 +177,7 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("bits of the vector registers that loops converting "
                      "between element widths are vectorized for "
                      "(prec-hint-vector-width); 0 leaves the width to LLVM"),
-      llvm::cl::init(256)};
+      llvm::cl::init(PrecHostCodegenStageOptions().vectorBits)};
   PassOptions::Option<int64_t> allReduceBlockBytes{
       *this, "all-reduce-block-bytes",
       llvm::cl::desc("cut each direct all_reduce into a result wider than its "
@@ -73,7 +186,7 @@ struct PrecLowerToCPUOptions
                      "buffers stay in cache, where it has more elements than "
                      "one block (prec-block-all-reduce; the same values); 0 "
                      "leaves all_reduces whole"),
-      llvm::cl::init(1048576)};
+      llvm::cl::init(PrecKernelsStageOptions().allReduceBlockBytes)};
   PassOptions::Option<int64_t> reduceScatterBlockBytes{
       *this, "reduce-scatter-block-bytes",
       llvm::cl::desc("cut each direct reduce_scatter into a loop over blocks "
@@ -83,21 +196,32 @@ struct PrecLowerToCPUOptions
                      "is cut into the same blocks and fused into their sums "
                      "(prec-block-reduce-scatter; the same values); 0 leaves "
                      "reduce_scatters whole"),
-      llvm::cl::init(1048576)};
+      llvm::cl::init(PrecKernelsStageOptions().reduceScatterBlockBytes)};
   PassOptions::Option<bool> peerWindows{
       *this, "peer-windows",
       llvm::cl::desc("let the kernels around an all_gather or all_to_all "
                      "write and read the group's buffers in place, in memory "
                      "the ranks share where they share a machine "
                      "(convert-prec-to-runtime{peer-windows}; the same values)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:
-/// dtypes made explicit, collectives decomposed into kernels and runtime
-/// calls, local ops to linalg, one-shot bufferization, loops, LLVM.
+/// every stage above, in order, with the options given.
 void buildPrecLowerToCPUPipeline(OpPassManager &pm,
                                  const PrecLowerToCPUOptions &options);
+
+void buildPrecLowerToCPUPipeline(OpPassManager &pm,
+                                 const PrecLoweringOptions &options);
+
+/// buildPrecLowerToCPUPipeline without its first stage: for a module whose
+/// signature stage has run (the runner reads the entry's signature between
+/// the two).
+void buildPrecLowerToCPUAfterSignaturePipeline(
+    OpPassManager &pm, const PrecLoweringOptions &options);
+
+/// The stages' options that prec-lower-to-cpu's options stand for.
+PrecLoweringOptions getLoweringOptions(const PrecLowerToCPUOptions &options);
 
 struct PrecLowerToCUDAOptions
     : public PassPipelineOptions<PrecLowerToCUDAOptions> {
@@ -163,12 +287,20 @@ struct PrecLowerToCUDAOptions
 void buildPrecLowerToCUDAPipeline(OpPassManager &pm,
                                   const PrecLowerToCUDAOptions &options);
 
+/// buildPrecLowerToCUDAPipeline without its first stage.
+void buildPrecLowerToCUDAAfterSignaturePipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options);
+
 /// For tests: buildPrecLowerToCUDAPipeline up to the outlined kernels, whose
 /// bodies then run on the host in loops over blocks and threads, launched
 /// through the same driver calls on the same stream (prec-emulate-gpu-kernels,
 /// docs/GPU.md). Runs only against the test driver of runtime/test/fakes;
 /// `chip`, `features`, `format` and `opt-level` are ignored.
 void buildPrecLowerToCUDAEmulationPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options);
+
+/// buildPrecLowerToCUDAEmulationPipeline without its first stage.
+void buildPrecLowerToCUDAEmulationAfterSignaturePipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options);
 
 struct PrecPrecisionReportOptions
@@ -183,8 +315,8 @@ struct PrecPrecisionReportOptions
       llvm::cl::init(true)};
 };
 
-/// The first stage of the lowering pipelines (policies, generated backward
-/// functions, inferred dtypes, divisors, fp8 scales, buckets), then
+/// The first two stages of the lowering pipelines (policies, generated
+/// backward functions, inferred dtypes, divisors, fp8 scales, buckets), then
 /// prec-error-bounds' report of every collective on stdout.
 void buildPrecPrecisionReportPipeline(
     OpPassManager &pm, const PrecPrecisionReportOptions &options);

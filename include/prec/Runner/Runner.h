@@ -21,6 +21,7 @@
 #ifndef PREC_RUNNER_RUNNER_H
 #define PREC_RUNNER_RUNNER_H
 
+#include "prec/Pipelines/Pipelines.h"
 #include "prec/Runner/Values.h"
 
 #include "precrt/compiled.h"
@@ -68,31 +69,14 @@ struct RunnerOptions {
   /// nccl, for tests only: kernels run on the host through the test CUDA
   /// driver (prec-lower-to-cuda-emulation).
   bool gpuEmulation = false;
-  /// Fold casts into collectives and fuse elementwise kernels.
-  bool fuseKernels = true;
-  /// Instrument kernels, gemms and collectives (CPU); see RankProfile.
-  bool profile = false;
-  /// Matmuls through precrt's gemm rather than upstream's loops.
-  bool gemmContractions = true;
-  /// Vector register bits for prec-hint-vector-width (CPU); 0: LLVM's
-  /// choice.
-  int64_t vectorBits = 256;
-  /// Input bytes of the blocks a direct all_reduce into a wider result runs
-  /// as a loop over (prec-block-all-reduce, CPU); 0: whole.
-  int64_t allReduceBlockBytes = 1048576;
-  /// The same for a direct reduce_scatter and the optimizer reading it
-  /// (prec-block-reduce-scatter, CPU); 0: whole.
-  int64_t reduceScatterBlockBytes = 1048576;
-  /// Kernels write and read all_gathers' and all_to_alls' buffers in place
-  /// (convert-prec-to-runtime{peer-windows}, CPU).
-  bool peerWindows = true;
-  /// Remark, while lowering, the bytes each collective and kernel moves
-  /// (prec-report-traffic); the runtime's own counts of the last step are
-  /// read on the rank's thread with precrtCompiledGetTraffic.
-  bool reportTraffic = false;
-  /// `table` or `json`: print the precision of every collective after
-  /// bucketing (prec-error-bounds) while lowering; empty: none.
-  std::string precisionReport;
+  /// How the entry is lowered, stage by stage (prec/Pipelines/Pipelines.h):
+  /// prec-lower-to-cpu takes all of it; prec-lower-to-cuda (nccl) the
+  /// collectives' stage and the kernels' fusion and traffic report.
+  /// `lowering.hostCodegen.profile` also has the runner read each rank's
+  /// profile (RankProfile); with `lowering.kernels.reportTraffic` the
+  /// runtime's own counts of the last step are read on the rank's thread
+  /// with precrtCompiledGetTraffic.
+  PrecLoweringOptions lowering;
   /// The program's malloc and free through the runtime's caching allocator.
   bool cacheBuffers = true;
   /// Collective timeout; 0: the runtime's default; negative: an error.
@@ -122,7 +106,8 @@ struct EntrySignature {
   bool feedsBack(unsigned index) const;
 };
 
-/// Where a rank's steps spent their time (RunnerOptions::profile).
+/// Where a rank's steps spent their time (RunnerOptions::lowering's
+/// hostCodegen.profile).
 struct RankProfile {
   /// Time in calls of the entry function, over all steps.
   double stepSeconds = 0;
@@ -170,7 +155,7 @@ public:
   virtual llvm::Error stepFinished(int32_t rank, int step, int numSteps,
                                    RankResults &results);
   /// The last step ended on `rank`: its results are final. `profile` is
-  /// filled when RunnerOptions::profile is set.
+  /// filled when the lowering profiles (hostCodegen.profile).
   virtual llvm::Error runFinished(int32_t rank, RankResults &results,
                                   const RankProfile &profile);
   /// The MPI backend under mpirun, after runFinished: the text `rank` has

@@ -2,7 +2,7 @@
 // RUN: prec-opt %s --prec-block-all-reduce=block-bytes=0 | FileCheck %s --check-prefix=OFF
 // RUN: prec-opt %s --prec-block-all-reduce=block-bytes=1024 --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
 // RUN: not prec-opt %s --prec-block-all-reduce=block-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: expected block-bytes >= 0 (0: all_reduces stay whole), got -1
+// NEGATIVE: error: prec-block-all-reduce: expected block-bytes >= 0 (0: all_reduces stay whole), got -1
 
 // OFF-NOT: scf.for
 

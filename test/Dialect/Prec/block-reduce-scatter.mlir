@@ -3,7 +3,7 @@
 // RUN: prec-opt %s --prec-block-reduce-scatter=block-bytes=0 | FileCheck %s --check-prefix=OFF
 // RUN: prec-opt %s --prec-block-reduce-scatter=block-bytes=1536 --prec-lower-to-cpu | FileCheck %s --check-prefix=LOWER
 // RUN: not prec-opt %s --prec-block-reduce-scatter=block-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: expected block-bytes >= 0 (0: reduce_scatters stay whole), got -1
+// NEGATIVE: error: prec-block-reduce-scatter: expected block-bytes >= 0 (0: reduce_scatters stay whole), got -1
 
 // OFF-NOT: scf.for
 

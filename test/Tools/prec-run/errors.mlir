@@ -43,9 +43,12 @@
 // RUN: not prec-run %s --scalar 1=1 --timeout-ms=-5 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // TIMEOUT: prec-run: error: --timeout-ms must not be negative, got -5
 // RUN: not prec-run %s --scalar 1=1 --vector-bits=100 2>&1 | FileCheck %s --check-prefix=VECTOR-BITS
-// VECTOR-BITS: prec-run: error: --vector-bits must be 0 or a power of two of at least 8, got 100
+// The pipeline's passes validate the lowering's options, before anything runs.
+// VECTOR-BITS: error: prec-hint-vector-width: vector-bits must be a power of two of at least 8, got 100
 // RUN: not prec-run %s --scalar 1=1 --all-reduce-block-bytes=-4096 2>&1 | FileCheck %s --check-prefix=BLOCK-BYTES
-// BLOCK-BYTES: prec-run: error: --all-reduce-block-bytes must not be negative (0: all_reduces stay whole), got -4096
+// BLOCK-BYTES: error: prec-block-all-reduce: expected block-bytes >= 0 (0: all_reduces stay whole), got -4096
+// RUN: not prec-run %s --scalar 1=1 --reduce-scatter-block-bytes=-1 2>&1 | FileCheck %s --check-prefix=RS-BLOCK-BYTES
+// RS-BLOCK-BYTES: error: prec-block-reduce-scatter: expected block-bytes >= 0 (0: reduce_scatters stay whole), got -1
 // A write that fails is a message, not a fatal stream error.
 // RUN: rm -rf %t.full && mkdir %t.full && ln -s /dev/full %t.full/rank0_arg0.bin
 // RUN: not prec-run %s --scalar 1=1 --output-dir %t.full 2>&1 | FileCheck %s --check-prefix=FULL

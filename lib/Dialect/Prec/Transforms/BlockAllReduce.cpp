@@ -135,7 +135,7 @@ struct BlockAllReducePass
   void runOnOperation() override {
     if (blockBytes < 0) {
       getOperation().emitError()
-          << "expected block-bytes >= 0 (0: all_reduces stay whole), got "
+          << "prec-block-all-reduce: expected block-bytes >= 0 (0: all_reduces stay whole), got "
           << static_cast<int64_t>(blockBytes);
       return signalPassFailure();
     }

@@ -308,7 +308,7 @@ struct BlockReduceScatterPass
   void runOnOperation() override {
     if (blockBytes < 0) {
       getOperation().emitError()
-          << "expected block-bytes >= 0 (0: reduce_scatters stay whole), got "
+          << "prec-block-reduce-scatter: expected block-bytes >= 0 (0: reduce_scatters stay whole), got "
           << static_cast<int64_t>(blockBytes);
       return signalPassFailure();
     }
