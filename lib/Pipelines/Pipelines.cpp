@@ -81,7 +81,7 @@ static void buildPrecToBuffersPipeline(
     OpPassManager &pm, bool loopsCarryFreshBuffers, bool foldCasts,
     bool fuseKernels, bool fuseAmax, bool dequantizeByTable, bool reportTraffic,
     int64_t allReduceBlockBytes, int64_t reduceScatterBlockBytes,
-    bool peerWindows, StringRef precisionReport) {
+    bool peerWindows, bool foldTransposes, StringRef precisionReport) {
   buildPrecCollectivesPipeline(pm, foldCasts, precisionReport);
 
   // Kernels and transports.
@@ -139,6 +139,10 @@ static void buildPrecToBuffersPipeline(
   // time (and resolves with copies). The deallocation pipeline runs CSE on
   // buffers.
   pm.addPass(createCanonicalizerPass());
+  // Transposes read only by gemms are read through the gemms' strides:
+  // they never get a buffer.
+  if (foldTransposes)
+    pm.nest<func::FuncOp>().addPass(createPrecFoldTransposes());
 
   // Tensors to buffers. The entry points' signatures first: upstream would
   // relate each of their results to each argument, for callers they lack.
@@ -168,7 +172,9 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
                              /*dequantizeByTable=*/true, options.reportTraffic,
                              options.allReduceBlockBytes,
                              options.reduceScatterBlockBytes,
-                             options.peerWindows, options.precisionReport);
+                             options.peerWindows,
+                             /*foldTransposes=*/options.gemmContractions,
+                             options.precisionReport);
 
   // Contractions (and the transposes that only feed them) to a tuned gemm
   // in the runtime; what it cannot honour stays for the loops below.
@@ -223,7 +229,8 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
                              /*dequantizeByTable=*/false, options.reportTraffic,
                              /*allReduceBlockBytes=*/0,
                              /*reduceScatterBlockBytes=*/0,
-                             /*peerWindows=*/false, options.precisionReport);
+                             /*peerWindows=*/false, /*foldTransposes=*/false,
+                             options.precisionReport);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

@@ -40,7 +40,9 @@ struct PrecLowerToCPUOptions
       *this, "gemm-contractions",
       llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
                      "(OpenBLAS's sgemm where installed) rather than "
-                     "upstream's loops (convert-contractions-to-runtime)"),
+                     "upstream's loops (convert-contractions-to-runtime), "
+                     "reading the transposes only they read through their "
+                     "strides (prec-fold-transposes)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> profile{
       *this, "profile",
