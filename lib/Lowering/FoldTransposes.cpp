@@ -48,8 +48,7 @@ bool isReindexing(linalg::LinalgOp op) {
     yielded = extension.getIn();
     ++ops;
   }
-  return yielded == body->getArgument(0) &&
-         body->getOperations().size() == ops;
+  return yielded == body->getArgument(0) && body->getOperations().size() == ops;
 }
 
 /// The element type a reindexing op extends from, or null.
@@ -154,8 +153,7 @@ struct PrecFoldTransposesPass
       for (OpOperand *operand : op.getDpsInputOperands()) {
         FoldedInput input{operand->getOperandNumber(), operand->get(),
                           op.getMatchingIndexingMap(operand), Type()};
-        while (auto producer =
-                   input.source.getDefiningOp<linalg::LinalgOp>()) {
+        while (auto producer = input.source.getDefiningOp<linalg::LinalgOp>()) {
           if (!isReindexing(producer))
             break;
           Type extension = extendedType(producer);
