@@ -123,6 +123,10 @@ void mlir::prec::populatePrecBufferizeStage(
   // time (and resolves with copies). The deallocation pipeline runs CSE on
   // buffers.
   pm.addPass(createCanonicalizerPass());
+  // Transposes read only by gemms are read through the gemms' strides:
+  // they never get a buffer.
+  if (options.foldTransposes)
+    pm.nest<func::FuncOp>().addPass(createPrecFoldTransposes());
 
   // The entry points' signatures first: upstream would relate each of their
   // results to each argument, for callers they lack.
@@ -195,13 +199,15 @@ void mlir::prec::populatePrecHostCodegenStage(
 /// the part of the lowering that CPUs and GPUs share.
 static void populateToBuffers(OpPassManager &pm,
                               const PrecCollectivesStageOptions &collectives,
-                              const PrecKernelsStageOptions &kernels) {
+                              const PrecKernelsStageOptions &kernels,
+                              bool gemmContractions) {
   populatePrecCollectivesStage(pm, collectives);
   populatePrecKernelsStage(pm, kernels);
   PrecBufferizeStageOptions buffers;
   buffers.target = kernels.target;
   buffers.peerWindows =
       kernels.target == PrecTarget::CPU && kernels.peerWindows;
+  buffers.foldTransposes = gemmContractions;
   populatePrecBufferizeStage(pm, buffers);
 }
 
@@ -235,7 +241,8 @@ void mlir::prec::buildPrecLowerToCPUAfterSignaturePipeline(
     OpPassManager &pm, const PrecLoweringOptions &options) {
   PrecKernelsStageOptions kernels = options.kernels;
   kernels.target = PrecTarget::CPU;
-  populateToBuffers(pm, options.collectives, kernels);
+  populateToBuffers(pm, options.collectives, kernels,
+                    options.hostCodegen.gemmContractions);
   populatePrecHostCodegenStage(pm, options.hostCodegen);
 }
 
@@ -261,7 +268,9 @@ buildPrecToGPUKernelsPipeline(OpPassManager &pm,
   kernels.target = PrecTarget::CUDA;
   kernels.fuseKernels = options.fuseKernels;
   kernels.reportTraffic = options.reportTraffic;
-  populateToBuffers(pm, getCollectivesStage(options), kernels);
+  // Contractions become loops in the kernels (no gemm to fold into).
+  populateToBuffers(pm, getCollectivesStage(options), kernels,
+                    /*gemmContractions=*/false);
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

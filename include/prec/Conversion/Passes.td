@@ -104,7 +104,9 @@ def ConvertContractionsToRuntime
 
     A `linalg.transpose` into a buffer that only feeds the contraction (and
     is then deallocated), with nothing between them that may write or free
-    its source, is folded into the strides of the operand and erased:
+    its source, is folded into the strides of the operand and erased (on
+    tensors, `prec-fold-transposes` has folded those that several gemms
+    read, a weight's in the forward and the backward):
 
     ```mlir
     linalg.transpose ins(%w : memref<64x16xbf16>) outs(%wt : memref<16x64xbf16>) permutation = [1, 0]

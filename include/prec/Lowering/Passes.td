@@ -4,7 +4,7 @@
 // program into code that runs well: buffers at function boundaries, buffer
 // deallocation, kernels outlined into functions and their profiling. The
 // pipelines run them after every prec op has been decomposed; they apply to
-// any bufferized linalg program.
+// any linalg program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,79 @@ def PrecBufferizeEntryBoundaries
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def PrecFoldTransposes
+    : InterfacePass<"prec-fold-transposes", "mlir::FunctionOpInterface"> {
+  let summary = "read the sources of transposes in the gemms that read them";
+  let description = [{
+    torch-mlir lowers `nn.Linear` to a `linalg.transpose` of the weight and a
+    matmul, and the generated backward transposes the weight's extension
+    back for the matmul of the input's gradient. Each transpose would be a
+    strided copy of a whole weight, held until its last reader; the gemm
+    (`convert-contractions-to-runtime`) reads any layout of an operand
+    through its strides.
+
+    On tensors, before bufferization, a reindexing kernel (a
+    `linalg.transpose`, or a `linalg.generic` of one input and output,
+    indexed by permutations, whose body yields the input element or its
+    `arith.extf`) is folded into its readers when every reader is an input
+    of a contraction the gemm computes (as `convert-contractions-to-runtime`
+    tells them: two inputs, one m, n and k loop, a body `out + ext(a) *
+    ext(b)`) or another such kernel whose readers fold. Each contraction
+    becomes a `linalg.generic` that reads the source with its indexing map
+    composed with the permutations (a transpose of a transpose reads the
+    source as it is), and extends it in its body where an `arith.extf` was
+    folded: one at most along a path, of an f32 input of a contraction into
+    f32, from a type the gemm takes (bf16, f16, fp8). The folded kernels
+    are erased and never get a buffer; the source lives until the last
+    reader, as bufferization sees it. Values do not change: the gemm reads
+    the same elements, and extends its inputs exactly to f32 itself.
+
+    A kernel with any other reader (an elementwise kernel, a reshape, a
+    contraction's output, a function's return) is left as it is, and so are
+    its readers' reads of it.
+
+    ```mlir
+    %wt = linalg.transpose ins(%w : tensor<64x16xbf16>)
+        outs(%e0 : tensor<16x64xbf16>) permutation = [1, 0]
+    %wt32 = linalg.generic {indexing_maps = [#id, #id], ...}
+        ins(%wt : tensor<16x64xbf16>) outs(%e1 : tensor<16x64xf32>) {
+    ^bb0(%in: bf16, %out: f32):
+      %0 = arith.extf %in : bf16 to f32
+      linalg.yield %0 : f32
+    } -> tensor<16x64xf32>
+    %y = linalg.matmul ins(%x, %wt32 : tensor<8x16xf32>, tensor<16x64xf32>)
+        outs(%z0 : tensor<8x64xf32>) -> tensor<8x64xf32>
+    %w32 = linalg.transpose ins(%wt32 : tensor<16x64xf32>)
+        outs(%e2 : tensor<64x16xf32>) permutation = [1, 0]
+    %dx = linalg.matmul ins(%g, %w32 : tensor<8x64xf32>, tensor<64x16xf32>)
+        outs(%z1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+    becomes
+    ```mlir
+    %y = linalg.generic {indexing_maps = [
+        affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+        affine_map<(m, n, k) -> (m, n)>], ...}
+        ins(%x, %w : tensor<8x16xf32>, tensor<64x16xbf16>) outs(%z0 ...) {
+    ^bb0(%a: f32, %b: bf16, %c: f32):
+      %b32 = arith.extf %b : bf16 to f32
+      %0 = arith.mulf %a, %b32 : f32
+      %1 = arith.addf %c, %0 : f32
+      linalg.yield %1 : f32
+    } -> tensor<8x64xf32>
+    %dx = linalg.generic {indexing_maps = [
+        affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+        affine_map<(m, n, k) -> (m, n)>], ...}
+        ins(%g, %w : tensor<8x64xf32>, tensor<64x16xbf16>) outs(%z1 ...) {
+      ... the same body ...
+    } -> tensor<8x16xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
   ];
 }
 

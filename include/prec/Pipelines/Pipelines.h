@@ -87,6 +87,10 @@ struct PrecBufferizeStageOptions {
   /// The kernels stage ran with peer windows: check that every read of one
   /// precedes the next collective (prec-check-peer-windows).
   bool peerWindows = false;
+  /// Contractions will run as gemms (the host code stage's
+  /// gemmContractions): a transpose read only by gemms is read through
+  /// their strides and never gets a buffer (prec-fold-transposes).
+  bool foldTransposes = false;
 };
 
 /// Stage 4, tensors to buffers: one-shot bufferization of the module, each
@@ -153,7 +157,9 @@ struct PrecLowerToCPUOptions
       *this, "gemm-contractions",
       llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
                      "(OpenBLAS's sgemm where installed) rather than "
-                     "upstream's loops (convert-contractions-to-runtime)"),
+                     "upstream's loops (convert-contractions-to-runtime), "
+                     "reading the transposes only they read through their "
+                     "strides (prec-fold-transposes)"),
       llvm::cl::init(PrecHostCodegenStageOptions().gemmContractions)};
   PassOptions::Option<bool> profile{
       *this, "profile",

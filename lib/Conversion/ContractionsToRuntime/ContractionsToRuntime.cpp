@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Conversion/ContractionsToRuntime/Gemm.h"
 #include "prec/Conversion/Passes.h"
 
 #include "precrt/compiled.h"
@@ -27,11 +28,7 @@ namespace mlir::prec {
 using namespace mlir;
 using namespace mlir::prec;
 
-namespace {
-
-/// The runtime's dtype of an element type the gemm takes, or -1: f32, bf16
-/// and f16 everywhere, fp8 as inputs only.
-int32_t runtimeDtype(Type type, bool input) {
+int32_t mlir::prec::gemmDtype(Type type, bool input) {
   if (type.isF32())
     return PRECRT_DTYPE_F32;
   if (type.isBF16())
@@ -47,7 +44,7 @@ int32_t runtimeDtype(Type type, bool input) {
 
 /// `value` as a block argument of `body`, looking through the exact
 /// extension linalg inserts when an input is narrower than the output.
-BlockArgument inputThroughExtension(Value value, Block &body) {
+static BlockArgument inputThroughExtension(Value value, Block &body) {
   if (auto extension = value.getDefiningOp<arith::ExtFOp>())
     value = extension.getIn();
   auto argument = dyn_cast<BlockArgument>(value);
@@ -62,14 +59,14 @@ BlockArgument inputThroughExtension(Value value, Block &body) {
 /// rounding at every step linalg specifies, which the contract allows). An
 /// input that linalg would first round to a narrower output type is not
 /// taken: its rounding is part of the program.
-bool hasGemmBody(linalg::LinalgOp op) {
+bool mlir::prec::hasGemmBody(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
   Type outType = body.getArgument(2).getType();
-  if (runtimeDtype(outType, /*input=*/false) < 0)
+  if (gemmDtype(outType, /*input=*/false) < 0)
     return false;
   for (unsigned i = 0; i < 2; ++i) {
     Type inType = body.getArgument(i).getType();
-    if (runtimeDtype(inType, /*input=*/true) < 0 ||
+    if (gemmDtype(inType, /*input=*/true) < 0 ||
         (!outType.isF32() && inType != outType))
       return false;
   }
@@ -92,6 +89,29 @@ bool hasGemmBody(linalg::LinalgOp op) {
   return body.getOperations().size() == expected;
 }
 
+FailureOr<GemmLoops> mlir::prec::inferGemmLoops(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumRegions() != 1 || !hasGemmBody(op))
+    return failure();
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return failure();
+  }
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1 ||
+      op.getNumLoops() != dims->batch.size() + 3)
+    return failure();
+  GemmLoops loops{std::nullopt, dims->m[0], dims->n[0], dims->k[0]};
+  if (!dims->batch.empty())
+    loops.batch = dims->batch[0];
+  return loops;
+}
+
+namespace {
+
 /// The buffer a view looks into, through every view.
 Value rootBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -104,30 +124,16 @@ bool isFreshAllocation(Value buffer) {
          buffer.getDefiningOp<memref::AllocaOp>();
 }
 
-/// The loops of a matmul-like op: one batch loop at most, one each of m, n
-/// and k, every operand indexed by a permutation of its loops.
-struct GemmLoops {
-  std::optional<unsigned> batch;
-  unsigned m, n, k;
-};
-
 FailureOr<GemmLoops> matchGemm(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op->getNumRegions() != 1 || !hasGemmBody(op))
+  if (!op.hasPureBufferSemantics())
     return failure();
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.isStrided())
       return failure();
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-      return failure();
   }
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
-      dims->n.size() != 1 || dims->k.size() != 1 ||
-      op.getNumLoops() != dims->batch.size() + 3)
+  FailureOr<GemmLoops> loops = inferGemmLoops(op);
+  if (failed(loops))
     return failure();
   // The gemm writes C while it reads A and B: they must not overlap.
   Value out = rootBuffer(op.getDpsInitOperand(0)->get());
@@ -136,9 +142,6 @@ FailureOr<GemmLoops> matchGemm(linalg::LinalgOp op) {
     if (in == out || (!isFreshAllocation(in) && !isFreshAllocation(out)))
       return failure();
   }
-  GemmLoops loops{std::nullopt, dims->m[0], dims->n[0], dims->k[0]};
-  if (!dims->batch.empty())
-    loops.batch = dims->batch[0];
   return loops;
 }
 
@@ -365,7 +368,7 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
       return loop && strides.count(*loop) ? strides[*loop] : zero;
     };
     arguments.append({constant(builder.getI32Type(),
-                               runtimeDtype(type.getElementType(),
+                               gemmDtype(type.getElementType(),
                                             /*input=*/i < 2)),
                       address, strideAlong(loops.batch),
                       strideAlong(rowsCols[i][0]),

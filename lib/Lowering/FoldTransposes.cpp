@@ -1,0 +1,209 @@
+//===- FoldTransposes.cpp - transposes into the gemms that read them ------===//
+//
+// torch-mlir lowers nn.Linear to a transpose of the weight and a matmul, and
+// the generated backward transposes the weight (or its f32 extension) back
+// for the matmul of the input's gradient. Each transpose is a strided copy
+// of a whole weight, and the gemm reads any operand layout through its
+// strides for free. On tensors, every contraction that reads a transpose
+// (through exact extensions and more transposes) reads the source instead,
+// its indexing map composed with the permutation; the transposes are then
+// dead and never get a buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "prec/Conversion/ContractionsToRuntime/Gemm.h"
+#include "prec/Lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::prec {
+#define GEN_PASS_DEF_PRECFOLDTRANSPOSES
+#include "prec/Lowering/Passes.h.inc"
+} // namespace mlir::prec
+
+using namespace mlir;
+using namespace mlir::prec;
+
+namespace {
+
+/// Whether `op` only moves its input's elements, extending them exactly at
+/// most: one tensor input and output, parallel loops indexing both by
+/// permutations, a body that yields the input element or its `arith.extf`.
+/// `linalg.transpose` is one, and so is the extension of a weight to f32.
+bool isReindexing(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isPermutation(); }))
+    return false;
+  Block *body = op.getBlock();
+  Value yielded = body->getTerminator()->getOperand(0);
+  size_t ops = 1;
+  if (auto extension = yielded.getDefiningOp<arith::ExtFOp>()) {
+    yielded = extension.getIn();
+    ++ops;
+  }
+  return yielded == body->getArgument(0) && body->getOperations().size() == ops;
+}
+
+/// The element type a reindexing op extends from, or null.
+Type extendedType(linalg::LinalgOp reindexing) {
+  Block *body = reindexing.getBlock();
+  if (body->getTerminator()->getOperand(0).getDefiningOp<arith::ExtFOp>())
+    return body->getArgument(0).getType();
+  return {};
+}
+
+/// Whether `use` is an input of a contraction the gemm computes that can
+/// read the value's source instead, extended from `extendedFrom` (if set)
+/// in its body: the gemm takes a narrow input only into an f32 output.
+bool isGemmRead(OpOperand &use, Type extendedFrom) {
+  auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!op || !op.hasPureTensorSemantics() || !op.isDpsInput(&use) ||
+      failed(inferGemmLoops(op)))
+    return false;
+  if (!extendedFrom)
+    return true;
+  Type output = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  return output.isF32() && getElementTypeOrSelf(use.get()).isF32() &&
+         gemmDtype(extendedFrom, /*input=*/true) >= 0;
+}
+
+/// Whether every read of `value` is a gemm's or a reindexing op's whose
+/// result is read the same way: then all of them can read what `value` was
+/// computed from, and nothing needs `value` itself. One extension at most
+/// along each path, from `extendedFrom` if set.
+bool isOnlyReadByGemms(Value value, Type extendedFrom) {
+  if (value.use_empty())
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (reader && isReindexing(reader)) {
+      Type extension = extendedType(reader);
+      if ((extension && extendedFrom) ||
+          !isOnlyReadByGemms(reader->getResult(0),
+                             extension ? extension : extendedFrom))
+        return false;
+      continue;
+    }
+    if (!isGemmRead(use, extendedFrom))
+      return false;
+  }
+  return true;
+}
+
+/// What input `index` of a contraction reads once folded.
+struct FoldedInput {
+  unsigned index;
+  Value source;
+  AffineMap map;
+  /// The type the contraction's body extends the source from, or null.
+  Type extendedFrom;
+};
+
+/// Rewrites `op` as a linalg.generic that reads the folded inputs, with the
+/// same body (extending where an extension was folded).
+void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                        ArrayRef<FoldedInput> folded) {
+  SmallVector<Value> inputs = op.getDpsInputs();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (const FoldedInput &input : folded) {
+    inputs[input.index] = input.source;
+    maps[input.index] = input.map;
+  }
+  rewriter.setInsertionPoint(op);
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  for (NamedAttribute attribute : op->getDiscardableAttrs())
+    generic->setAttr(attribute.getName(), attribute.getValue());
+  rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
+                             generic.getRegion().end());
+  Block &body = generic.getRegion().front();
+  rewriter.setInsertionPointToStart(&body);
+  for (const FoldedInput &input : folded) {
+    if (!input.extendedFrom)
+      continue;
+    BlockArgument argument = body.getArgument(input.index);
+    Type wide = argument.getType();
+    argument.setType(input.extendedFrom);
+    auto extension =
+        arith::ExtFOp::create(rewriter, op.getLoc(), wide, argument);
+    rewriter.replaceAllUsesExcept(argument, extension, extension);
+  }
+  rewriter.replaceOp(op, generic->getResults());
+}
+
+struct PrecFoldTransposesPass
+    : public prec::impl::PrecFoldTransposesBase<PrecFoldTransposesPass> {
+  void runOnOperation() override {
+    // Every decision on the program as it is, then every rewrite: a
+    // transpose folds only where all its readers do.
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<FoldedInput>>> plans;
+    SetVector<Operation *> foldedOps;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureTensorSemantics() || failed(inferGemmLoops(op)))
+        return;
+      SmallVector<FoldedInput> folded;
+      for (OpOperand *operand : op.getDpsInputOperands()) {
+        FoldedInput input{operand->getOperandNumber(), operand->get(),
+                          op.getMatchingIndexingMap(operand), Type()};
+        while (auto producer = input.source.getDefiningOp<linalg::LinalgOp>()) {
+          if (!isReindexing(producer))
+            break;
+          Type extension = extendedType(producer);
+          if ((extension && input.extendedFrom) ||
+              !isOnlyReadByGemms(producer->getResult(0), extension))
+            break;
+          // The producer's result, indexed as its loops through the inverse
+          // of its output's map, is its input through its input's map.
+          OpOperand *source = producer.getDpsInputOperand(0);
+          input.map = producer.getMatchingIndexingMap(source)
+                          .compose(inversePermutation(
+                              producer.getIndexingMapMatchingResult(
+                                  producer->getResult(0))))
+                          .compose(input.map);
+          if (extension)
+            input.extendedFrom = extension;
+          input.source = source->get();
+          foldedOps.insert(producer);
+        }
+        if (input.source != operand->get())
+          folded.push_back(input);
+      }
+      if (!folded.empty())
+        plans.emplace_back(op, std::move(folded));
+    });
+
+    IRRewriter rewriter(&getContext());
+    for (auto &[op, folded] : plans)
+      rewriteContraction(rewriter, op, folded);
+    // The folded ops are dead now, and so are their destinations; a chain
+    // goes from its last reader up.
+    SmallVector<Operation *> dead = foldedOps.takeVector();
+    while (!dead.empty()) {
+      size_t before = dead.size();
+      llvm::erase_if(dead, [&](Operation *op) {
+        if (!op->use_empty())
+          return false;
+        SmallVector<Value> destinations =
+            cast<linalg::LinalgOp>(op).getDpsInits();
+        rewriter.eraseOp(op);
+        for (Value destination : destinations)
+          if (Operation *defining = destination.getDefiningOp();
+              defining && isOpTriviallyDead(defining))
+            rewriter.eraseOp(defining);
+        return true;
+      });
+      assert(dead.size() < before && "a folded op still has readers");
+      (void)before;
+    }
+  }
+};
+
+} // namespace
