@@ -2,7 +2,10 @@
 
 #include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/FloatCodecs.h"
+#include "prec/Dialect/Prec/Utils/Quantization.h"
+#include "prec/Dialect/Prec/Utils/RandomStreams.h"
+#include "prec/Dialect/Prec/Utils/TensorBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

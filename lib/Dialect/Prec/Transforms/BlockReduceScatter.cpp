@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

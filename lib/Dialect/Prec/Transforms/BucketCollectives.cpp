@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/TensorBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

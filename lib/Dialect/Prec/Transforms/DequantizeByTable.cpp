@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/FloatCodecs.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

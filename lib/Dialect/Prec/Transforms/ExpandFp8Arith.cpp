@@ -1,7 +1,7 @@
 //===- ExpandFp8Arith.cpp - fp8 conversions as integer arithmetic ---------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/FloatCodecs.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -21,7 +21,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/FloatCodecs.h"
+#include "prec/Dialect/Prec/Utils/Quantization.h"
+#include "prec/Dialect/Prec/Utils/TensorBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,17 +1,15 @@
-//===- KernelBuilders.cpp - pieces of prec's generated kernels ------------===//
+//===- FloatCodecs.cpp - rounding to and from narrow floats ---------------===//
 
-#include "prec/Dialect/Prec/Transforms/KernelBuilders.h"
+#include "prec/Dialect/Prec/Utils/FloatCodecs.h"
 
+#include "IntegerOps.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Utils/QuotientRounding.h"
 
 #include "precrt/numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/bit.h"
@@ -21,6 +19,8 @@
 
 using namespace mlir;
 using namespace mlir::prec;
+using mlir::prec::detail::IntegerOps;
+using mlir::prec::detail::withElementType;
 
 /// Converts a float scalar to `to` with one rounding: fp8 by bit
 /// manipulation; otherwise extend, truncate, or
@@ -87,57 +87,11 @@ int getWidth(const NarrowFormat &format) {
   return 1 + format.exponentBits + format.mantissaBits;
 }
 
-/// Integer arithmetic on scalars of one width, short enough that the bit
-/// manipulation below reads like the runtime's C++ reference.
-struct IntegerOps {
-  OpBuilder &b;
-  Location loc;
-  /// An integer type, or a vector of one (constants are then splats).
-  Type type;
-
-  Value c(int64_t value) {
-    auto element = cast<IntegerType>(getElementTypeOrSelf(type));
-    auto attr = IntegerAttr::get(element, APInt(element.getWidth(),
-                                                static_cast<uint64_t>(value),
-                                                /*isSigned=*/false,
-                                                /*implicitTrunc=*/true));
-    if (auto vector = dyn_cast<VectorType>(type))
-      return arith::ConstantOp::create(b, loc,
-                                       SplatElementsAttr::get(vector, attr));
-    return arith::ConstantOp::create(b, loc, attr);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value bitAnd(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value bitOr(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value bitXor(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, predicate, x, y);
-  }
-  Value select(Value condition, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, condition, x, y);
-  }
-  /// A value of another width: zero-extended, sign-extended or truncated.
-  Value zext(Value x) { return arith::ExtUIOp::create(b, loc, type, x); }
-  Value sext(Value x) { return arith::ExtSIOp::create(b, loc, type, x); }
-  Value trunc(Value x) { return arith::TruncIOp::create(b, loc, type, x); }
-};
 
 } // namespace
 
 bool mlir::prec::isBitManipulatedFloatType(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
-}
-
-/// `type`'s shape (scalar or vector) with the element type `element`.
-static Type withElementType(Type type, Type element) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.clone(element);
-  return element;
 }
 
 /// Round to nearest even as the runtime's vectorized encoder does
@@ -522,74 +476,6 @@ Value mlir::prec::decodeScale(OpBuilder &b, Location loc, Value value) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), decoded);
 }
 
-Value mlir::prec::buildScaleFromAmax(OpBuilder &b, Location loc, Value amax,
-                                     FloatType elementType,
-                                     FloatType scaleType) {
-  using P = arith::CmpFPredicate;
-  FloatType f32 = b.getF32Type();
-  llvm::APFloat largest =
-      llvm::APFloat::getLargest(elementType.getFloatSemantics());
-  auto constant = [&](double value) -> Value {
-    return arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, value));
-  };
-  // An amax of 0 (all zeros), infinity or NaN (from a history the program
-  // computed) gives scale 1 rather than a scale that zeroes or NaNs every
-  // element.
-  Value usable = arith::AndIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, P::OGT, amax, constant(0.0)),
-      arith::CmpFOp::create(b, loc, P::OLT, amax,
-                            constant(std::numeric_limits<double>::infinity())));
-  if (!isa<Float8E8M0FNUType>(scaleType)) {
-    Value ratio = arith::DivFOp::create(b, loc, amax,
-                                        constant(largest.convertToDouble()));
-    Value floor = arith::MaximumFOp::create(b, loc, ratio,
-                                            constant(std::ldexp(1.0, -126)));
-    return arith::SelectOp::create(b, loc, usable, floor, constant(1.0));
-  }
-  // OCP MX: 2^(floor(log2(amax)) - emax), the exponent field of the f32
-  // amax (subnormal amaxes are below the clamp anyway).
-  IntegerOps i32{b, loc, b.getI32Type()};
-  int emax = llvm::ilogb(largest);
-  Value exponent =
-      i32.bitAnd(i32.shr(arith::BitcastOp::create(b, loc, b.getI32Type(), amax),
-                         i32.c(23)),
-                 i32.c(0xFF));
-  Value shared = i32.sub(exponent, i32.c(127 + emax));
-  Value clamped = i32.minS(i32.maxS(shared, i32.c(-127)), i32.c(127));
-  Value bits = i32.select(usable, i32.add(clamped, i32.c(127)), i32.c(127));
-  return arith::BitcastOp::create(
-      b, loc, scaleType,
-      arith::TruncIOp::create(b, loc, b.getI8Type(), bits).getResult());
-}
-
-Value mlir::prec::buildPhiloxWord(OpBuilder &b, Location loc, Value seed,
-                                  Value index) {
-  IntegerOps i32{b, loc, b.getI32Type()}, i64{b, loc, b.getI64Type()};
-  Value block = i64.shr(index, i64.c(2));
-  Value c0 = i32.trunc(block), c1 = i32.trunc(i64.shr(block, i64.c(32)));
-  Value c2 = i32.c(0), c3 = i32.c(0);
-  Value key0 = i32.trunc(seed), key1 = i32.trunc(i64.shr(seed, i64.c(32)));
-  for (int round = 0; round < 10; ++round) {
-    auto product0 =
-        arith::MulUIExtendedOp::create(b, loc, i32.c(0xD2511F53), c0);
-    auto product1 =
-        arith::MulUIExtendedOp::create(b, loc, i32.c(0xCD9E8D57), c2);
-    Value next0 = i32.bitXor(i32.bitXor(product1.getHigh(), c1), key0);
-    Value next2 = i32.bitXor(i32.bitXor(product0.getHigh(), c3), key1);
-    c1 = product1.getLow();
-    c3 = product0.getLow();
-    c0 = next0;
-    c2 = next2;
-    key0 = i32.add(key0, i32.c(0x9E3779B9));
-    key1 = i32.add(key1, i32.c(0xBB67AE85));
-  }
-  Value lane = i64.bitAnd(index, i64.c(3));
-  using P = arith::CmpIPredicate;
-  Value low = i32.select(i64.cmp(P::eq, lane, i64.c(0)), c0, c1);
-  Value high = i32.select(i64.cmp(P::eq, lane, i64.c(2)), c2, c3);
-  return i32.select(i64.cmp(P::ult, lane, i64.c(2)), low, high);
-}
-
 /// The f32 a value is rounded from: exact for f32 and narrower, rounded to
 /// odd from wider types (so that one more rounding to a type of at most 22
 /// significand bits is the correct rounding of the value itself).
@@ -639,203 +525,4 @@ Value mlir::prec::buildQuotientForRounding(OpBuilder &b, Location loc,
     return arith::DivFOp::create(b, loc, value, constant(f64, divisor));
   return buildQuotientRoundedToOdd(b, loc, convertFloat(b, loc, value, f64),
                                    divisor);
-}
-
-Value mlir::prec::buildArrivalWord(OpBuilder &b, Location loc, Value key,
-                                   Value index) {
-  Value offset = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(1ull << 63)));
-  return buildPhiloxWord(b, loc, key,
-                         arith::AddIOp::create(b, loc, index, offset));
-}
-
-Value mlir::prec::buildRankRoundingKey(OpBuilder &b, Location loc,
-                                       FlatSymbolRefAttr grid, Value seed) {
-  IntegerOps i64{b, loc, b.getI64Type()};
-  Value rank = shard::ProcessLinearIndexOp::create(b, loc, grid);
-  Value wideRank =
-      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), rank);
-  return i64.add(seed, arith::MulIOp::create(
-                           b, loc, wideRank,
-                           i64.c(static_cast<int64_t>(0x9E3779B97F4A7C15ull))));
-}
-
-Value mlir::prec::buildLinearIndex(OpBuilder &b, Location loc,
-                                   ArrayRef<int64_t> shape,
-                                   ArrayRef<unsigned> iterationDims) {
-  IntegerOps i64{b, loc, b.getI64Type()};
-  Value linear = i64.c(0);
-  int64_t stride = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    Value index = linalg::IndexOp::create(b, loc, iterationDims[d]);
-    Value wide = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-    linear = i64.add(linear, stride == 1 ? wide
-                                         : arith::MulIOp::create(
-                                               b, loc, wide, i64.c(stride))
-                                               .getResult());
-    stride *= shape[d];
-  }
-  return linear;
-}
-
-/// Reassociation merging every dimension of a tensor of rank `rank` (none
-/// for rank 0, whose single element becomes one dimension).
-static SmallVector<ReassociationIndices> mergeAllDims(int64_t rank) {
-  if (rank == 0)
-    return {};
-  ReassociationIndices all;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    all.push_back(dim);
-  return {all};
-}
-
-/// f32, or the type of `x` where that is wider.
-static FloatType getQuantizationComputeType(OpBuilder &b, Value x) {
-  auto type = cast<FloatType>(x.getType());
-  return type.getWidth() > 32 ? type : b.getF32Type();
-}
-
-Value mlir::prec::buildAmaxTerm(OpBuilder &b, Location loc, Value x) {
-  FloatType f32 = b.getF32Type();
-  FloatType compute = getQuantizationComputeType(b, x);
-  auto constant = [&](FloatType type, double value) -> Value {
-    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-  };
-  Value magnitude = math::AbsFOp::create(
-      b, loc, compute == f32 ? convertFloat(b, loc, x, f32) : x);
-  // Ordered: false for a NaN as for an infinity.
-  Value finite = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OLT, magnitude,
-      constant(compute, std::numeric_limits<double>::infinity()));
-  // f64 and wider magnitudes round to f32 and stay finite.
-  if (compute != f32)
-    magnitude =
-        convertFloat(b, loc,
-                     arith::MinimumFOp::create(
-                         b, loc, magnitude,
-                         constant(compute, std::numeric_limits<float>::max())),
-                     f32);
-  return arith::SelectOp::create(b, loc, finite, magnitude, constant(f32, 0.0));
-}
-
-int64_t mlir::prec::getLargestDivisor(int64_t n, int64_t limit) {
-  for (int64_t d = std::min(n, limit); d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
-
-int64_t mlir::prec::getAmaxColumns(int64_t elements) {
-  constexpr int64_t kMaxColumns = 4096;
-  return getLargestDivisor(
-      elements, std::max<int64_t>(std::min(kMaxColumns, elements / 16), 1));
-}
-
-Value mlir::prec::buildAmaxMaximum(OpBuilder &b, Location loc, Value lhs,
-                                   Value rhs) {
-  Type bits = withElementType(lhs.getType(), b.getI32Type());
-  Value largest = arith::MaxUIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, bits, lhs),
-      arith::BitcastOp::create(b, loc, bits, rhs));
-  return arith::BitcastOp::create(b, loc, lhs.getType(), largest);
-}
-
-Value mlir::prec::buildLargestPartialAmax(OpBuilder &b, Location loc,
-                                          Value partials) {
-  FloatType f32 = b.getF32Type();
-  MLIRContext *context = b.getContext();
-  Value zero = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 0.0));
-  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, f32);
-  Value init =
-      linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
-          .getResult(0);
-  auto largest = linalg::GenericOp::create(
-      b, loc, RankedTensorType::get({}, f32), partials, init,
-      ArrayRef{AffineMap::get(1, 0, {b.getAffineDimExpr(0)}, context),
-               AffineMap::get(1, 0, {}, context)},
-      ArrayRef{utils::IteratorType::reduction},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl,
-                                buildAmaxMaximum(nb, nl, args[1], args[0]));
-      });
-  return largest.getResult(0);
-}
-
-/// 1 / 2^e for an f8E8M0FNU scale 2^e (e = code - 127): 2^-e, exact in f32
-/// for every code (2^-127 is subnormal); the NaN code gives NaN.
-static Value buildPowerOfTwoReciprocal(OpBuilder &b, Location loc,
-                                       Value scale) {
-  IntegerOps i32{b, loc, b.getI32Type()};
-  Value code = i32.zext(arith::BitcastOp::create(b, loc, b.getI8Type(), scale));
-  Value bits = i32.select(
-      i32.cmp(arith::CmpIPredicate::ule, code, i32.c(253)),
-      i32.shl(i32.sub(i32.c(254), code), i32.c(23)),
-      i32.select(i32.cmp(arith::CmpIPredicate::eq, code, i32.c(254)),
-                 i32.c(0x00400000), i32.c(0x7FC00000)));
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
-}
-
-Value mlir::prec::buildQuantizeQuotient(OpBuilder &b, Location loc, Value x,
-                                        Value scale) {
-  FloatType compute = getQuantizationComputeType(b, x);
-  FloatType f32 = b.getF32Type();
-  // The exact reciprocal of a power of two makes the product the quotient.
-  if (compute == f32 && isa<Float8E8M0FNUType>(scale.getType()))
-    return arith::MulFOp::create(b, loc, convertFloat(b, loc, x, f32),
-                                 buildPowerOfTwoReciprocal(b, loc, scale));
-  return arith::DivFOp::create(b, loc, convertFloat(b, loc, x, compute),
-                               convertFloat(b, loc, scale, compute));
-}
-
-Value mlir::prec::reshapeTensor(OpBuilder &b, Location loc, Value value,
-                                RankedTensorType type) {
-  auto from = cast<RankedTensorType>(value.getType());
-  if (from == type)
-    return value;
-  auto flatType =
-      RankedTensorType::get({from.getNumElements()}, from.getElementType());
-  Value flat = value;
-  if (from.getRank() == 0)
-    flat = tensor::ExpandShapeOp::create(b, loc, flatType, value,
-                                         ArrayRef<ReassociationIndices>{});
-  else if (from.getRank() > 1)
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, value,
-                                           mergeAllDims(from.getRank()));
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 1)
-    return flat;
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       mergeAllDims(type.getRank()));
-}
-
-TypedAttr mlir::prec::getReductionIdentity(OpBuilder &b, ReductionKind kind,
-                                           FloatType type) {
-  const llvm::fltSemantics &semantics = type.getFloatSemantics();
-  switch (kind) {
-  case ReductionKind::Max:
-    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, true));
-  case ReductionKind::Min:
-    return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, false));
-  case ReductionKind::Sum:
-  case ReductionKind::Avg:
-    return b.getFloatAttr(type, llvm::APFloat::getZero(semantics));
-  }
-  llvm_unreachable("unknown reduction kind");
-}
-
-Value mlir::prec::combineReduction(OpBuilder &b, Location loc,
-                                   ReductionKind kind, Value accumulator,
-                                   Value term) {
-  switch (kind) {
-  case ReductionKind::Max:
-    return arith::MaximumFOp::create(b, loc, accumulator, term);
-  case ReductionKind::Min:
-    return arith::MinimumFOp::create(b, loc, accumulator, term);
-  case ReductionKind::Sum:
-  case ReductionKind::Avg:
-    return arith::AddFOp::create(b, loc, accumulator, term);
-  }
-  llvm_unreachable("unknown reduction kind");
 }
