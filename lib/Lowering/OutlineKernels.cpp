@@ -197,7 +197,14 @@ struct PrecOutlineKernelsPass
         outlined.insert(outlineKernel(kernel, prefix, functions));
       // Loop nests that only load and store (the scatter-add of a gather's
       // gradient) are kernels too: left in the host, they would be compiled
-      // without optimization and split its block.
+      // without optimization and split its block. A function that calls
+      // nothing (upstream's deallocation helper) is no host and keeps its
+      // loops.
+      bool callsFunctions =
+          function.walk([](func::CallOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+      if (!callsFunctions)
+        continue;
       SmallVector<scf::ForOp> loops;
       function.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
         if (loop->getParentOfType<gpu::LaunchOp>())

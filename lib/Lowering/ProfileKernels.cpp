@@ -45,18 +45,30 @@ func::FuncOp getOrCreateDecl(ModuleOp module, StringRef name,
 }
 
 /// Whether `callee` is an outlined kernel: a private function with a body
-/// that holds a linalg op or a loop nest (a scatter-add), and no calls.
+/// that holds a linalg op, or a loop nest (a scatter-add) that
+/// prec-outline-kernels marked as a kernel (`noinline`, not `optnone`).
 bool isKernel(func::FuncOp callee) {
   if (!callee || !callee.isPrivate() || callee.isExternal())
     return false;
-  bool holdsKernel = false;
+  bool holdsLinalg = false, holdsLoop = false;
   WalkResult calls = callee.walk([&](Operation *op) {
     if (isa<func::CallOp>(op))
       return WalkResult::interrupt();
-    holdsKernel |= isa<linalg::LinalgOp, scf::ForOp>(op);
+    holdsLinalg |= isa<linalg::LinalgOp>(op);
+    holdsLoop |= isa<scf::ForOp>(op);
     return WalkResult::advance();
   });
-  return holdsKernel && !calls.wasInterrupted();
+  if (calls.wasInterrupted())
+    return false;
+  if (holdsLinalg)
+    return true;
+  auto passthrough = callee->getAttrOfType<ArrayAttr>("passthrough");
+  auto marked = [&](StringRef name) {
+    return passthrough &&
+           llvm::is_contained(passthrough.getValue(),
+                              StringAttr::get(callee.getContext(), name));
+  };
+  return holdsLoop && marked("noinline") && !marked("optnone");
 }
 
 struct PrecProfileKernelsPass

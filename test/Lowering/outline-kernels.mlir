@@ -120,7 +120,8 @@ func.func @outer(%a: memref<8xf32>, %s: f32) -> f32 {
 
 // A loop nest that only loads and stores (a gather gradient's scatter-add)
 // is a kernel too; a loop that calls a kernel or allocates stays in the
-// host.
+// host, and so do the loops of a function that calls nothing (upstream's
+// deallocation helper).
 // CHECK-LABEL: func.func @scatter
 // CHECK-SAME:    (%[[IDS:.*]]: memref<6xindex>, %[[DY:.*]]: memref<6xf32>, %[[DW:.*]]: memref<8xf32>, %[[N:.*]]: index)
 // CHECK-SAME:    attributes {passthrough = ["noinline", "optnone"]}
@@ -129,6 +130,11 @@ func.func @outer(%a: memref<8xf32>, %s: f32) -> f32 {
 // CHECK-NEXT:      func.call @[[FILL:scatter_kernel[_0-9]*]](%[[DW]])
 // CHECK:         scf.for
 // CHECK-NEXT:      memref.alloc
+// CHECK:       func.func private @helper_loops
+// CHECK-NOT:     passthrough
+// CHECK:         scf.for
+// CHECK-NOT:     call
+// CHECK:         return
 // CHECK:       func.func private @[[LOOP]](%[[LI:.*]]: memref<6xindex>, %[[LW:.*]]: memref<8xf32>, %[[LY:.*]]: memref<6xf32>) attributes {passthrough = ["noinline"]} {
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
@@ -159,6 +165,17 @@ func.func @scatter(%ids: memref<6xindex>, %dy: memref<6xf32>, %dw: memref<8xf32>
     %tmp = memref.alloc() : memref<8xf32>
     memref.store %zero, %tmp[%c0] : memref<8xf32>
     memref.dealloc %tmp : memref<8xf32>
+  }
+  return
+}
+
+func.func private @helper_loops(%flags: memref<8xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %false, %flags[%i] : memref<8xi1>
   }
   return
 }
