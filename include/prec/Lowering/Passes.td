@@ -123,7 +123,8 @@ def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let description = [{
     Every linalg op on buffers, and every loop nest on buffers that only
     loads, stores and computes (no calls, allocations or launches: the
-    scatter-add of a gather's gradient), becomes a call of a private function
+    scatter-add of a gather's gradient) in a function that calls others,
+    becomes a call of a private function
     (`<function>_kernel`, uniqued) that holds it; its operands and the
     values its body uses from above become the function's arguments, except
     constants, which are cloned into the function so that LLVM still sees
