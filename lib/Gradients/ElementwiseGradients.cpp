@@ -24,8 +24,10 @@
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLExtras.h"
@@ -400,8 +402,9 @@ private:
   /// outside the op, given the adjoint of the element read at every
   /// iteration point and the index values it was read at (null for the
   /// indices that are loop dimensions, `dims`): a zero table into which
-  /// every adjoint is added at its element (a scatter-add, written as a
-  /// reduction so that it runs as any linalg op does).
+  /// every adjoint is added at its element (a scatter-add: a loop nest over
+  /// the op's points; a point whose index lies outside the table adds
+  /// nothing).
   Value scatterToTable(tensor::ExtractOp extract, Value adjoint,
                        ArrayRef<Value> indexValues,
                        ArrayRef<std::optional<unsigned>> dims);
@@ -564,53 +567,82 @@ Value LinalgDifferentiator::sumToOperand(Value adjoint, Value operand,
 Value LinalgDifferentiator::scatterToTable(
     tensor::ExtractOp extract, Value adjoint, ArrayRef<Value> indexValues,
     ArrayRef<std::optional<unsigned>> dims) {
-  // One loop per dimension of the op, then one per table dimension read at
-  // a data-dependent index; the loops of the op that do not index the
-  // table are summed over.
-  unsigned numLoops = op.getNumLoops();
-  unsigned numDims = numLoops + indexValues.size();
-  MLIRContext *context = builder.getContext();
-  SmallVector<AffineExpr> tableExprs;
-  SmallVector<unsigned> dataDims;
-  SmallVector<utils::IteratorType> iterators(numDims,
-                                             utils::IteratorType::reduction);
-  for (std::optional<unsigned> dim : dims) {
-    unsigned position = dim ? *dim : numLoops + dataDims.size();
-    if (!dim)
-      dataDims.push_back(position);
-    tableExprs.push_back(getAffineDimExpr(position, context));
-    iterators[position] = utils::IteratorType::parallel;
-  }
-  AffineMap pointMap = AffineMap::getMultiDimIdentityMap(numLoops, context);
-  pointMap = AffineMap::get(numDims, 0, pointMap.getResults(), context);
-  SmallVector<AffineMap> genericMaps(1 + indexValues.size(), pointMap);
-  genericMaps.push_back(AffineMap::get(numDims, 0, tableExprs, context));
-
-  SmallVector<Value> inputs{adjoint};
-  inputs.append(indexValues.begin(), indexValues.end());
+  // A loop nest over the op's points, in their lexicographic order, that
+  // adds each point's adjoint into the element it read: every element sums
+  // its contributions in that order, and the work is the op's, not the
+  // op's times the rows of the table. Bufferization updates the table in
+  // place.
+  Value table = extract.getTensor();
+  auto tableType = cast<RankedTensorType>(table.getType());
+  Value zero = arith::ConstantOp::create(
+      builder, loc, builder.getFloatAttr(computeType, 0.0));
   Value zeros =
-      createSplatLike(builder, loc, extract.getTensor(), computeType, 0.0);
-  return linalg::GenericOp::create(
-             builder, loc, TypeRange{zeros.getType()}, inputs,
-             ValueRange{zeros}, genericMaps, iterators,
-             [&](OpBuilder &b, Location l, ValueRange args) {
-               // The element this point read, among the table's.
-               Value hit = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
-               for (auto [k, dim] : llvm::enumerate(dataDims)) {
-                 Value here = linalg::IndexOp::create(b, l, dim);
-                 hit = arith::AndIOp::create(
-                     b, l, hit,
-                     arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                           args[1 + k], here));
-               }
-               Value zero = arith::ConstantOp::create(
-                   b, l, b.getFloatAttr(computeType, 0.0));
-               Value added = arith::SelectOp::create(b, l, hit, args[0], zero);
-               linalg::YieldOp::create(
-                   b, l,
-                   ValueRange{arith::AddFOp::create(b, l, args.back(), added)});
-             })
-      ->getResult(0);
+      linalg::FillOp::create(
+          builder, loc, ValueRange{zero},
+          ValueRange{createEmptyLike(builder, loc, table, computeType)})
+          ->getResult(0);
+  SmallVector<Value> lowerBounds, upperBounds, steps;
+  Value c0 = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(builder, loc, 1);
+  for (Range range : op.createLoopRanges(builder, loc)) {
+    lowerBounds.push_back(c0);
+    upperBounds.push_back(
+        getValueOrCreateConstantIndexOp(builder, loc, range.size));
+    steps.push_back(c1);
+  }
+  // The extents of the dimensions read at data-dependent indices.
+  SmallVector<Value> extents;
+  for (auto [k, dim] : llvm::enumerate(dims))
+    if (!dim)
+      extents.push_back(
+          tableType.isDynamicDim(k)
+              ? tensor::DimOp::create(builder, loc, table, k).getResult()
+              : arith::ConstantIndexOp::create(builder, loc,
+                                               tableType.getDimSize(k))
+                    .getResult());
+
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lowerBounds, upperBounds, steps, ValueRange{zeros},
+      [&](OpBuilder &b, Location l, ValueRange point,
+          ValueRange sums) -> scf::ValueVector {
+        // The element this point read; an index outside the table (negative
+        // ones too, which compare as large unsigned values) reads none, as
+        // the element-by-element comparison never matched it.
+        SmallVector<Value> element;
+        Value inside;
+        unsigned k = 0;
+        for (std::optional<unsigned> dim : dims) {
+          if (dim) {
+            element.push_back(point[*dim]);
+            continue;
+          }
+          Value index = tensor::ExtractOp::create(b, l, indexValues[k], point);
+          Value fits = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                             index, extents[k]);
+          inside = inside ? arith::AndIOp::create(b, l, inside, fits) : fits;
+          element.push_back(index);
+          ++k;
+        }
+        Value sum = sums[0];
+        auto add = [&](OpBuilder &ib, Location il) -> Value {
+          Value read = tensor::ExtractOp::create(ib, il, sum, element);
+          Value added = arith::AddFOp::create(
+              ib, il, read, tensor::ExtractOp::create(ib, il, adjoint, point));
+          return tensor::InsertOp::create(ib, il, added, sum, element);
+        };
+        if (!inside)
+          return {add(b, l)};
+        auto branch = scf::IfOp::create(
+            b, l, inside,
+            [&](OpBuilder &ib, Location il) {
+              scf::YieldOp::create(ib, il, add(ib, il));
+            },
+            [&](OpBuilder &ib, Location il) {
+              scf::YieldOp::create(ib, il, sum);
+            });
+        return {branch.getResult(0)};
+      });
+  return nest.results[0];
 }
 
 LogicalResult LinalgDifferentiator::differentiateElementwise(

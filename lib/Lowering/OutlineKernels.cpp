@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -117,13 +119,13 @@ void markKernelsAndHost(ModuleOp module,
     addLLVMAttributes(cast<func::FuncOp>(function), {"noinline", "optnone"});
 }
 
-/// Replaces `kernel` by a call of a private function `name` (or of an equal
-/// one outlined before) holding it, and returns
-/// that function. Its operands and the values its body
+/// Replaces `kernel` (a linalg op, or a loop nest of loads and stores) by a
+/// call of a private function `name` (or of an equal one outlined before)
+/// holding it, and returns that function. Its operands and the values its body
 /// uses from above become arguments, except constants, which are cloned
 /// into the function so that LLVM can still fold them.
-func::FuncOp outlineKernel(linalg::LinalgOp kernel, StringRef name,
-                   KernelFunctions &functions) {
+func::FuncOp outlineKernel(Operation *kernel, StringRef name,
+                           KernelFunctions &functions) {
   SetVector<Value> used(kernel->getOperands().begin(),
                         kernel->getOperands().end());
   getUsedValuesDefinedAbove(kernel->getRegions(), used);
@@ -137,7 +139,7 @@ func::FuncOp outlineKernel(linalg::LinalgOp kernel, StringRef name,
       arguments.push_back(value);
   }
 
-  Location loc = kernel.getLoc();
+  Location loc = kernel->getLoc();
   OpBuilder builder(kernel->getContext());
   auto type = builder.getFunctionType(
       llvm::map_to_vector(arguments, [](Value v) { return v.getType(); }), {});
@@ -160,6 +162,22 @@ func::FuncOp outlineKernel(linalg::LinalgOp kernel, StringRef name,
   return function;
 }
 
+/// Whether `loop` is a kernel of its own: a loop on buffers without results
+/// that holds no host work (calls, allocations, launches).
+bool isLoopKernel(scf::ForOp loop) {
+  if (loop->getNumResults() != 0)
+    return false;
+  bool accessesBuffers = false;
+  WalkResult hostWork = loop->walk([&](Operation *op) {
+    if (isa<func::CallOp, memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+            gpu::LaunchOp>(op))
+      return WalkResult::interrupt();
+    accessesBuffers |= isa<memref::LoadOp, memref::StoreOp>(op);
+    return WalkResult::advance();
+  });
+  return !hostWork.wasInterrupted() && accessesBuffers;
+}
+
 struct PrecOutlineKernelsPass
     : public prec::impl::PrecOutlineKernelsBase<PrecOutlineKernelsPass> {
   void runOnOperation() override {
@@ -177,6 +195,28 @@ struct PrecOutlineKernelsPass
       std::string prefix = (function.getName() + "_kernel").str();
       for (linalg::LinalgOp kernel : kernels)
         outlined.insert(outlineKernel(kernel, prefix, functions));
+      // Loop nests that only load and store (the scatter-add of a gather's
+      // gradient) are kernels too: left in the host, they would be compiled
+      // without optimization and split its block. A function that calls
+      // nothing (upstream's deallocation helper) is no host and keeps its
+      // loops.
+      bool callsFunctions =
+          function.walk([](func::CallOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+      if (!callsFunctions)
+        continue;
+      SmallVector<scf::ForOp> loops;
+      function.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+        if (loop->getParentOfType<gpu::LaunchOp>())
+          return WalkResult::skip();
+        if (isLoopKernel(loop)) {
+          loops.push_back(loop);
+          return WalkResult::skip();
+        }
+        return WalkResult::advance();
+      });
+      for (scf::ForOp loop : loops)
+        outlined.insert(outlineKernel(loop, prefix, functions));
     }
     markKernelsAndHost(module, outlined);
   }

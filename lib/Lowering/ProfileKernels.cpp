@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::prec {
@@ -44,16 +45,30 @@ func::FuncOp getOrCreateDecl(ModuleOp module, StringRef name,
 }
 
 /// Whether `callee` is an outlined kernel: a private function with a body
-/// that holds a linalg op.
+/// that holds a linalg op, or a loop nest (a scatter-add) that
+/// prec-outline-kernels marked as a kernel (`noinline`, not `optnone`).
 bool isKernel(func::FuncOp callee) {
   if (!callee || !callee.isPrivate() || callee.isExternal())
     return false;
-  bool holdsKernel = false;
-  callee.walk([&](linalg::LinalgOp) {
-    holdsKernel = true;
-    return WalkResult::interrupt();
+  bool holdsLinalg = false, holdsLoop = false;
+  WalkResult calls = callee.walk([&](Operation *op) {
+    if (isa<func::CallOp>(op))
+      return WalkResult::interrupt();
+    holdsLinalg |= isa<linalg::LinalgOp>(op);
+    holdsLoop |= isa<scf::ForOp>(op);
+    return WalkResult::advance();
   });
-  return holdsKernel;
+  if (calls.wasInterrupted())
+    return false;
+  if (holdsLinalg)
+    return true;
+  auto passthrough = callee->getAttrOfType<ArrayAttr>("passthrough");
+  auto marked = [&](StringRef name) {
+    return passthrough &&
+           llvm::is_contained(passthrough.getValue(),
+                              StringAttr::get(callee.getContext(), name));
+  };
+  return holdsLoop && marked("noinline") && !marked("optnone");
 }
 
 struct PrecProfileKernelsPass

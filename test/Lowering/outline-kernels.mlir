@@ -115,3 +115,67 @@ func.func @outer(%a: memref<8xf32>, %s: f32) -> f32 {
   %y = call @scalar_helper(%s) : (f32) -> f32
   return %y : f32
 }
+
+// -----
+
+// A loop nest that only loads and stores (a gather gradient's scatter-add)
+// is a kernel too; a loop that calls a kernel or allocates stays in the
+// host, and so do the loops of a function that calls nothing (upstream's
+// deallocation helper).
+// CHECK-LABEL: func.func @scatter
+// CHECK-SAME:    (%[[IDS:.*]]: memref<6xindex>, %[[DY:.*]]: memref<6xf32>, %[[DW:.*]]: memref<8xf32>, %[[N:.*]]: index)
+// CHECK-SAME:    attributes {passthrough = ["noinline", "optnone"]}
+// CHECK:         call @[[LOOP:scatter_kernel[_0-9]*]](%[[IDS]], %[[DW]], %[[DY]]) : (memref<6xindex>, memref<8xf32>, memref<6xf32>) -> ()
+// CHECK:         scf.for
+// CHECK-NEXT:      func.call @[[FILL:scatter_kernel[_0-9]*]](%[[DW]])
+// CHECK:         scf.for
+// CHECK-NEXT:      memref.alloc
+// CHECK:       func.func private @helper_loops
+// CHECK-NOT:     passthrough
+// CHECK:         scf.for
+// CHECK-NOT:     call
+// CHECK:         return
+// CHECK:       func.func private @[[LOOP]](%[[LI:.*]]: memref<6xindex>, %[[LW:.*]]: memref<8xf32>, %[[LY:.*]]: memref<6xf32>) attributes {passthrough = ["noinline"]} {
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
+// CHECK:         scf.for %[[T:.*]] = %[[C0]] to %[[C6]]
+// CHECK:           memref.load %[[LI]][%[[T]]]
+// CHECK:           memref.store %{{.*}}, %[[LW]]
+// CHECK:         return
+func.func @scatter(%ids: memref<6xindex>, %dy: memref<6xf32>, %dw: memref<8xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %t = %c0 to %c6 step %c1 {
+    %i = memref.load %ids[%t] : memref<6xindex>
+    %in = arith.cmpi ult, %i, %c8 : index
+    scf.if %in {
+      %old = memref.load %dw[%i] : memref<8xf32>
+      %x = memref.load %dy[%t] : memref<6xf32>
+      %new = arith.addf %old, %x : f32
+      memref.store %new, %dw[%i] : memref<8xf32>
+    }
+  }
+  scf.for %k = %c0 to %n step %c1 {
+    linalg.fill ins(%zero : f32) outs(%dw : memref<8xf32>)
+  }
+  scf.for %k = %c0 to %n step %c1 {
+    %tmp = memref.alloc() : memref<8xf32>
+    memref.store %zero, %tmp[%c0] : memref<8xf32>
+    memref.dealloc %tmp : memref<8xf32>
+  }
+  return
+}
+
+func.func private @helper_loops(%flags: memref<8xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %false, %flags[%i] : memref<8xi1>
+  }
+  return
+}

@@ -16,6 +16,17 @@
 // CHECK-NEXT: call @step_kernel_0(%{{.*}}) : (memref<8xf32>) -> ()
 // CHECK-NEXT: %[[COMPUTE:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: call @precrtCompiledProfileStop(%[[COMPUTE]], %[[T1]]) : (i32, i64) -> ()
+// A loop nest on buffers (a scatter-add) that prec-outline-kernels marked a
+// kernel is one too; a function with a loop that calls others is not, nor
+// is one of loops alone that it did not mark (the deallocation helper).
+// CHECK: %[[T2:.*]] = call @precrtCompiledProfileStart() : () -> i64
+// CHECK-NEXT: call @step_kernel_1(%{{.*}}) : (memref<8xf32>) -> ()
+// CHECK-NEXT: %[[LOOP:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: call @precrtCompiledProfileStop(%[[LOOP]], %[[T2]]) : (i32, i64) -> ()
+// CHECK-NOT: @precrtCompiledProfileStart
+// CHECK: call @host_loop
+// CHECK-NOT: @precrtCompiledProfileStart
+// CHECK: call @loops
 // CHECK-NOT: @precrtCompiledProfileStart
 // CHECK: call @helper
 // CHECK: return
@@ -32,6 +43,9 @@ func.func @step(%x: memref<8xf32>) {
   %status = call @precrtCompiledCollective(%c0, %send, %out, %c8, %c3, %c0, %c0, %send, %c0, %send)
       : (i32, index, index, i64, i32, i32, i32, index, i32, index) -> i32
   call @step_kernel_0(%x) : (memref<8xf32>) -> ()
+  call @step_kernel_1(%x) : (memref<8xf32>) -> ()
+  call @host_loop() : () -> ()
+  call @loops(%x) : (memref<8xf32>) -> ()
   call @helper() : () -> ()
   return
 }
@@ -52,6 +66,39 @@ func.func private @step_kernel(%x: memref<8xf32>, %wire: memref<8xbf16>) {
 func.func private @step_kernel_0(%x: memref<8xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%x : memref<8xf32>)
+  return
+}
+
+func.func private @step_kernel_1(%x: memref<8xf32>) attributes {passthrough = ["noinline"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%i] : memref<8xf32>
+  }
+  return
+}
+
+func.func private @loops(%x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %zero, %x[%i] : memref<8xf32>
+  }
+  return
+}
+
+func.func private @host_loop() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    func.call @helper() : () -> ()
+  }
   return
 }
 

@@ -194,7 +194,10 @@ def PrecDeallocateBuffers : Pass<"prec-deallocate-buffers", "mlir::ModuleOp"> {
 def PrecOutlineKernels : Pass<"prec-outline-kernels", "mlir::ModuleOp"> {
   let summary = "move each kernel on buffers into a private function of its own";
   let description = [{
-    Every linalg op on buffers becomes a call of a private function
+    Every linalg op on buffers, and every loop nest on buffers that only
+    loads, stores and computes (no calls, allocations or launches: the
+    scatter-add of a gather's gradient) in a function that calls others,
+    becomes a call of a private function
     (`<function>_kernel`, uniqued) that holds it; its operands and the
     values its body uses from above become the function's arguments, except
     constants, which are cloned into the function so that LLVM still sees

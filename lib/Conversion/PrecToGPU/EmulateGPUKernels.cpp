@@ -223,7 +223,12 @@ private:
     Value all = arith::ConstantIntOp::create(builder, loc, 1, 1);
     for (Value buffer : buffers) {
       auto type = cast<MemRefType>(buffer.getType());
-      int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      // Indices are i64, as in the slots (a gather's gradient keeps its
+      // recomputed indices in buffers).
+      int64_t elementBytes =
+          type.getElementType().isIndex()
+              ? 8
+              : llvm::divideCeil(type.getElementTypeBitWidth(), 8);
       auto metadata =
           memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
       // The buffer spans [aligned + offset, ... + last element]: one

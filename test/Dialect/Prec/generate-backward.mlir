@@ -549,3 +549,84 @@ func.func @constant_complex(%x: tensor<4xf32>, %freqs: tensor<4xcomplex<f32>>) -
   } -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// A gather (an embedding: row ids[t], column d of the table) gets a
+// scatter-add: zeros, then a loop nest over the op's points in their order
+// that adds each point's adjoint into the element it read, skipping an
+// index outside the table (`ult`: negative ones too). No comparison with
+// every row of the table.
+// CHECK-LABEL: func.func @embedding_backward(
+// CHECK-SAME:    %{{[^:]*}}: tensor<8x4xf32>, %{{[^:]*}}: tensor<6xi64>, %[[DY:[^:]*]]: tensor<6x4xf32>) -> tensor<8x4xf32>
+// CHECK-NOT:     "reduction"
+// CHECK:         %[[ADJ:.*]]:2 = linalg.generic
+// CHECK:           linalg.yield %{{.*}}, %{{.*}} : f32, index
+// CHECK:         %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         %[[G:.*]] = scf.for %[[T:.*]] = %{{.*}} to %[[C6]] step %{{.*}} iter_args(%[[A:.*]] = %[[ZEROS]]) -> (tensor<8x4xf32>)
+// CHECK:           %[[INNER:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[C4]] step %{{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<8x4xf32>)
+// CHECK:             %[[I:.*]] = tensor.extract %[[ADJ]]#1[%[[T]], %[[D]]] : tensor<6x4xindex>
+// CHECK:             %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[C8]] : index
+// CHECK:             %[[NEXT:.*]] = scf.if %[[IN]] -> (tensor<8x4xf32>)
+// CHECK:               %[[OLD:.*]] = tensor.extract %[[B]][%[[I]], %[[D]]] : tensor<8x4xf32>
+// CHECK:               %[[X:.*]] = tensor.extract %[[ADJ]]#0[%[[T]], %[[D]]] : tensor<6x4xf32>
+// CHECK:               %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : f32
+// CHECK:               %[[SET:.*]] = tensor.insert %[[NEW]] into %[[B]][%[[I]], %[[D]]] : tensor<8x4xf32>
+// CHECK:               scf.yield %[[SET]]
+// CHECK:             } else {
+// CHECK:               scf.yield %[[B]]
+// CHECK:             scf.yield %[[NEXT]]
+// CHECK:           scf.yield %[[INNER]]
+// CHECK-NOT:     "reduction"
+// CHECK:         return %[[G]]
+func.func @embedding(%w: tensor<8x4xf32>, %ids: tensor<6xi64>) -> tensor<6x4xf32>
+    attributes {prec.differentiable} {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<6xi64>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %i = arith.index_cast %in : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %w[%i, %j] : tensor<8x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
+
+// Two data-dependent indices into a table of dynamic extent: both are
+// checked, against the table's size (tensor.dim) and its static extent.
+// The loop d1, which does not index the table, is a loop of the nest too.
+// CHECK-LABEL: func.func @pair_gather_backward(
+// CHECK-SAME:    %[[W:[^:]*]]: tensor<?x3xf32>
+// CHECK:         %[[ADJ:.*]]:3 = linalg.generic
+// CHECK:         %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x3xf32>)
+// CHECK-DAG:     %[[ROWS:.*]] = tensor.dim %[[W]], %{{.*}} : tensor<?x3xf32>
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK:         %[[G:.*]] = scf.for %[[T:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[ZEROS]]) -> (tensor<?x3xf32>)
+// CHECK:           scf.for %[[K:.*]] = {{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<?x3xf32>)
+// CHECK:             %[[I:.*]] = tensor.extract %[[ADJ]]#1[%[[T]], %[[K]]]
+// CHECK:             %[[IIN:.*]] = arith.cmpi ult, %[[I]], %[[ROWS]] : index
+// CHECK:             %[[J:.*]] = tensor.extract %[[ADJ]]#2[%[[T]], %[[K]]]
+// CHECK:             %[[JIN:.*]] = arith.cmpi ult, %[[J]], %[[C3]] : index
+// CHECK:             %[[IN:.*]] = arith.andi %[[IIN]], %[[JIN]] : i1
+// CHECK:             scf.if %[[IN]] -> (tensor<?x3xf32>)
+// CHECK:               tensor.extract %[[B]][%[[I]], %[[J]]]
+// CHECK:               tensor.insert %{{.*}} into %[[B]][%[[I]], %[[J]]]
+// CHECK:         return %[[G]]
+func.func @pair_gather(%w: tensor<?x3xf32>, %rows: tensor<6xi64>, %cols: tensor<6xi64>) -> tensor<6x2xf32>
+    attributes {prec.differentiable} {
+  %e = tensor.empty() : tensor<6x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%rows, %cols : tensor<6xi64>, tensor<6xi64>) outs(%e : tensor<6x2xf32>) {
+  ^bb0(%r: i64, %c: i64, %out: f32):
+    %i = arith.index_cast %r : i64 to index
+    %j = arith.index_cast %c : i64 to index
+    %v = tensor.extract %w[%i, %j] : tensor<?x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x2xf32>
+  return %y : tensor<6x2xf32>
+}

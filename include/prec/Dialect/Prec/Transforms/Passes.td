@@ -298,6 +298,7 @@ def PrecGenerateBackward
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::prec::PrecDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
