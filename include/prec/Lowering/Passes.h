@@ -1,8 +1,9 @@
 //===- Passes.h - prec's lowering machinery ---------------------*- C++ -*-===//
 //
-// Passes that prepare a bufferized program for execution (buffers at
-// function boundaries, deallocation, kernels outlined into functions and
-// their profiling), independent of prec's precision semantics.
+// Passes that prepare a lowered program for execution (kernel fusion,
+// buffers at function boundaries, deallocation, kernels outlined into
+// functions and their profiling, float arithmetic LLVM lacks), independent of
+// prec's precision semantics.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,10 +1,12 @@
 //===- Passes.td - prec's lowering machinery ---------------*- tablegen -*-===//
 //
 // Passes that are not about prec's semantics but about turning a lowered
-// program into code that runs well: buffers at function boundaries, buffer
-// deallocation, kernels outlined into functions and their profiling. The
-// pipelines run them after every prec op has been decomposed; they apply to
-// any linalg program.
+// program into code that runs well: kernels fused and their callees
+// inlined, aggregate linalg ops decomposed, transposes folded into gemms,
+// buffers at function boundaries, buffer deallocation, kernels outlined into
+// functions and their profiling, fp8 and 16-bit float arithmetic expanded.
+// The pipelines run them after every prec collective has been decomposed;
+// they apply to any linalg program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -364,6 +366,182 @@ def PrecInternalizeFunctions
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
+  let summary = "fp8 extensions and truncations as integer arithmetic";
+  let description = [{
+    LLVM has no fp8 types: `arith.extf` from and `arith.truncf` to
+    `f8E4M3FN` and `f8E5M2` (in a user's linalg body, such as a matmul
+    whose operand is a gathered fp8 weight) become the bit manipulation
+    prec's own kernels use, bit for bit the runtime's reference: exact
+    decoding, and rounding to nearest even that saturates to the largest
+    finite value (infinities included) and gives the format's NaN for NaN,
+    the fp8 rule of docs/Prec.md. `prec.saturating_truncf`, the rounding
+    prec's kernels use, becomes the same arithmetic, on scalars or vectors.
+    Both pipelines run it once the kernels are scalar code (after the loops
+    on CPUs, in the GPU modules before NVVM, after `prec-gpu-fp8-to-nvvm`
+    has taken the conversions PTX does in one instruction; in the emulated
+    GPU path, on the vectorized kernels turned host functions).
+
+    ```mlir
+    %w = arith.extf %q : f8E4M3FN to f32
+    ```
+    becomes
+    ```mlir
+    %b = arith.bitcast %q : f8E4M3FN to i8
+    // ... integer ops that rebias the exponent, subnormals scaled exactly
+    %w = arith.bitcast %bits : i32 to f32
+    ```
+
+    With `include-16-bit`, `arith.truncf` from f32 to bf16 and f16 that
+    rounds to nearest even gives the runtime's canonical NaN (`floatToBF16`,
+    `floatToF16`) in a form that vectorizes at full width. To bf16 it
+    becomes 32-bit integer arithmetic, and a NaN is replaced by the
+    canonical NaN's bits before the rounding, so the loop selects on i32
+    lanes (upstream's `arith-expand` selects on the bf16 result, which x86
+    without native bf16 performs lane by lane: docs/performance.md, the pack
+    kernel). To f16 the truncation stays (one instruction on x86 with F16C)
+    and a select on the f16 result replaces a NaN, whose sign and payload
+    LLVM's truncation keeps, by the canonical one.
+  }];
+  let options = [
+    Option<"include16Bit", "include-16-bit", "bool", /*default=*/"false",
+           "also f32 to bf16 and f16 truncations, with the canonical NaN">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::prec::PrecDialect"];
+}
+
+def PrecDecomposeAggregateOps
+    : Pass<"prec-decompose-aggregate-ops", "mlir::func::FuncOp"> {
+  let summary = "linalg ops without a loop form as the ops they are made of";
+  let description = [{
+    `linalg.softmax` has no loops of its own: upstream defines it by its
+    decomposition (`AggregatedOpInterface`), a max reduction, `exp(x - max)`,
+    a sum reduction and a division, as `linalg.generic` ops that the rest of
+    the pipelines lower like any other kernel. This pass replaces every op
+    on tensors that implements the interface by that decomposition. Both
+    pipelines run it after the gradients are generated, so that the
+    generated backward differentiates the named op by its own rule.
+
+    ```mlir
+    %y = linalg.softmax dimension(1) ins(%x : tensor<2x4xf32>)
+           outs(%init : tensor<2x4xf32>) -> tensor<2x4xf32>
+    ```
+    becomes four `linalg.generic` ops (and their `linalg.fill` inits).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def PrecInlineKernelCallees
+    : Pass<"prec-inline-kernel-callees", "mlir::ModuleOp"> {
+  let summary = "inline calls whose results are kernels read by kernels";
+  let description = [{
+    Inlines (upstream's `inlineCall`) each `func.call` of a private,
+    one-block function when one of the call's results is read by a
+    `linalg.generic` of the caller (directly or through static reshapes) and
+    the value the callee returns for it is a `linalg.generic`'s result
+    (directly or through static reshapes and slices). Such a pair of kernels
+    could fuse but for the call between them: in a training step, the unpack
+    kernel of a generated backward function's gradient reduce-scatter and
+    the optimizer step of the caller. `prec-fuse-kernels` fuses within a
+    block; with the callee's body in the caller's block it can.
+
+    Inlining moves operations and changes none of them, so every value is bit
+    for bit what the call computed. Only private callees are inlined (nothing
+    outside the module calls them, so a callee left without calls is erased);
+    only one-block callees (their body fits any caller's block, a loop's
+    included); never a function into itself. Other calls stay: they gain
+    nothing from it and each inlined copy grows the caller.
+
+    Before:
+    ```mlir
+    func.func private @loss_backward(...) -> tensor<16x64xf32> {
+      ...
+      %g = linalg.generic ... // the reduce-scatter's unpack kernel
+      return %g : tensor<16x64xf32>
+    }
+    %grad = call @loss_backward(...)
+    %w = linalg.generic ins(%master, %grad ...) // sgd
+    ```
+    After: `@loss_backward`'s body in the caller, `%w` reading `%g`.
+  }];
+}
+
+def PrecFuseKernels : Pass<"prec-fuse-kernels", "mlir::func::FuncOp"> {
+  let summary = "fuse each elementwise kernel into its only consumer";
+  let description = [{
+    Runs upstream's elementwise producer-consumer fusion of `linalg.generic`
+    kernels on tensors (`linalg::populateElementwiseOpsFusionPatterns`),
+    limited to producers whose result has one use and consumers that read
+    each of its elements once (the operand's indexing map a permutation),
+    so that no computation is duplicated: the consumer reads the producer's
+    inputs and computes the producer's body in registers, and the
+    intermediate tensor, a pass over memory to write it and one to read it
+    back, disappear. A contraction reads each element of a factor once per
+    row or column of the other, so its producers stay kernels of their own
+    and it stays the multiply-add `convert-contractions-to-runtime` takes.
+
+    Two rewrites bring more producers to that form, neither computing
+    anything twice:
+
+    - a kernel read only through pairwise disjoint static slices (the unpack
+      kernel of a bucketed collective, read member by member), each slice
+      read by one kernel, becomes one kernel per slice that computes just
+      that slice (`tensor::replaceExtractSliceWithTiledProducer`): the
+      slices are disjoint, so every element is still computed once;
+    - a static `tensor.expand_shape` between a single-use elementwise kernel
+      and the one kernel that reads it moves above the producer (upstream's
+      reshape propagation by expansion), so that the two kernels meet.
+
+    The fused body is the producer's body followed by the consumer's, with
+    the same operations in the same order: results are bit for bit those of
+    the unfused kernels. A kernel that accumulates into the tensor a loop
+    carries (`ins(%acc, %g) outs(%acc)`, yielded as the next `%acc`) keeps
+    that init, although upstream's patterns give an init the body does not
+    read a `tensor.empty`: the loop would otherwise carry a fresh tensor,
+    which bufferizes to an allocation per iteration and which
+    `prec-lower-to-cuda` does not lower. What this fuses in a training step:
+
+    - the unpack kernel of a reduce-scatter (sum the wire chunks in
+      `acc_dtype`, divide, cast) into the `prec.sgd` / `prec.adamw` kernel
+      that reads the gradient, which then also updates master weights and
+      state and writes the next step's low-precision shard: the optimizer
+      runs in the reduce-scatter's last kernel. For a bucket, each member's
+      optimizer kernel reads its own slice of the received chunks. With
+      `prec-inline-kernel-callees` before it, this includes a reduce-scatter
+      in a generated backward function;
+    - a `prec.cast` kernel into the pack kernel of the collective it feeds,
+      or an unpack kernel into the cast of its result.
+
+    Before:
+    ```mlir
+    %g = linalg.generic {...} ins(%c0, %c1 : tensor<8xbf16>, tensor<8xbf16>)
+           outs(%e : tensor<8xf32>) { ...sum in f32, divide... }
+    %w:2 = linalg.generic {...} ins(%master, %g : tensor<8xf32>, tensor<8xf32>)
+           outs(...) { ...sgd... }
+    ```
+    After: one `linalg.generic` reading `%c0`, `%c1` and `%master`.
+
+    A bucket (the members 8 elements each):
+    ```mlir
+    %g = linalg.generic ... ins(%received : tensor<16xf32>) { ...divide... }
+    %g0 = tensor.extract_slice %g[0] [8] [1]
+    %g1 = tensor.extract_slice %g[8] [8] [1]
+    %w0 = linalg.generic ins(%master0, %g0 ...) { ...sgd... }
+    %w1 = linalg.generic ins(%master1, %g1 ...) { ...sgd... }
+    ```
+    After: `%w0` reads `tensor.extract_slice %received[0] [8] [1]` and
+    divides and updates in one kernel; `%w1` likewise the other half.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 #endif // PREC_LOWERING_PASSES_TD

@@ -2,7 +2,7 @@
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Utils/FloatCodecs.h"
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -11,7 +11,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECEXPANDFP8ARITH
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

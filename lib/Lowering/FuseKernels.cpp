@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 #include "prec/Dialect/Prec/Utils/StaticSlices.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,7 +25,7 @@
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECFUSEKERNELS
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -1,13 +1,15 @@
 //===- DecomposeAggregateOps.cpp - linalg ops without loops ---------------===//
 
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECDECOMPOSEAGGREGATEOPS
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Lowering/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;
