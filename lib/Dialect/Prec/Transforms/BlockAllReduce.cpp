@@ -46,9 +46,7 @@ std::optional<int64_t> getBlockableGroupSize(AllReduceOp op,
   if (!op.getInput().getType().hasStaticShape() ||
       !op.getType().hasStaticShape())
     return std::nullopt;
-  if (op->getAttr("scaling") ||
-      op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-          RoundingMode::NearestEven)
+  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
     return std::nullopt;
   auto collective = cast<CollectiveOpInterface>(op.getOperation());
   if (getReductionAlgorithm(collective) != ReductionAlgorithm::Direct)

@@ -64,12 +64,6 @@ struct BucketKey {
   }
 };
 
-double getDivisor(Operation *op, StringRef name) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return 1.0;
-}
-
 /// The bucket key of `op` and the size of its group, or nullopt when `op`
 /// stays on its own: gathers and scatters along another axis than 0, dynamic
 /// shapes or groups, empty tensors, conversions to scaled (fp8) dtypes, and
@@ -93,9 +87,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   if (!inputType.hasStaticShape() || !resultType.hasStaticShape() ||
       inputType.getNumElements() == 0)
     return std::nullopt;
-  if (op->getAttr("scaling") ||
-      op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-          RoundingMode::NearestEven)
+  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
     return std::nullopt;
 
   BucketKey key(op->getName());
@@ -104,7 +96,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   key.resultElement = resultType.getElementType();
   key.forward = op.getEffectiveForwardDtype();
   key.backward = op.getEffectiveBackwardDtype();
-  key.acc = getEffectiveAccDtype(op);
+  key.acc = op.getEffectiveAccDtype();
   bool movesUnconverted = !op.isReduction() &&
                           key.inputElement == key.forward &&
                           key.resultElement == key.forward &&
@@ -119,10 +111,10 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
   if (op.isReduction()) {
-    key.reduction =
-        op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
-    key.preDivisor = getDivisor(op, "pre_divisor");
-    key.postDivisor = getDivisor(op, "post_divisor");
+    key.reduction = *op.getReduction();
+    ReductionDivisors divisors = getExplicitDivisors(op);
+    key.preDivisor = divisors.pre;
+    key.postDivisor = divisors.post;
     key.algorithm = getReductionAlgorithm(op);
   } else {
     key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
@@ -399,10 +391,11 @@ LogicalResult mergeBucket(Bucket &bucket) {
   merged->setOperand(0, flatInput);
   merged->getResult(0).setType(
       RankedTensorType::get({resultSize}, resultElement));
-  merged->setAttr("forward_dtype", TypeAttr::get(bucket.key.forward));
-  merged->setAttr("backward_dtype", TypeAttr::get(bucket.key.backward));
+  auto collective = cast<CollectiveOpInterface>(merged);
+  collective.setForwardDtypeAttr(TypeAttr::get(bucket.key.forward));
+  collective.setBackwardDtypeAttr(TypeAttr::get(bucket.key.backward));
   if (bucket.key.acc)
-    merged->setAttr("acc_dtype", TypeAttr::get(bucket.key.acc));
+    collective.setAccDtypeAttr(TypeAttr::get(bucket.key.acc));
   Value result = merged->getResult(0);
 
   // Unpack: every member's result from its columns. A gathered or reduced

@@ -16,6 +16,12 @@
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 
+namespace mlir::prec {
+/// The accumulation dtype used when none is annotated: f64 for f64 inputs,
+/// f32 for everything narrower (PyTorch's rule).
+FloatType getDefaultAccumulationType(FloatType forwardType);
+} // namespace mlir::prec
+
 #include "prec/Dialect/Prec/IR/PrecInterfaces.h.inc"
 
 namespace mlir::OpTrait::prec {
@@ -57,15 +63,6 @@ namespace mlir::prec {
 /// representable in `wide` (e.g. f32 contains bf16 and f16, but bf16 and f16
 /// do not contain each other).
 bool floatTypeContains(FloatType wide, FloatType narrow);
-
-/// The accumulation dtype used when none is annotated: f64 for f64 inputs,
-/// f32 for everything narrower (PyTorch's rule).
-FloatType getDefaultAccumulationType(FloatType forwardType);
-
-/// The dtype a reducing collective accumulates in: `acc_dtype`, or by
-/// default the accumulation type of its effective forward dtype. Null for
-/// collectives that do not reduce.
-Type getEffectiveAccDtype(CollectiveOpInterface op);
 
 /// The type to divide a value of type `type` by `divisor` in: `type` where
 /// it represents `divisor` exactly, else the first of f32 and f64 at least
