@@ -587,6 +587,32 @@ mlir::prec::getStaticCollectiveGroupSize(CollectiveOpInterface op,
   return size;
 }
 
+std::optional<int64_t>
+mlir::prec::getRegroupableGroupSize(CollectiveOpInterface op,
+                                    SymbolTableCollection &tables,
+                                    RegroupRequirements requirements) {
+  RankedTensorType inputType = op.getInput().getType();
+  if (!inputType.hasStaticShape() ||
+      !op.getResult().getType().hasStaticShape() ||
+      (requirements.nonEmpty && inputType.getNumElements() == 0))
+    return std::nullopt;
+  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
+    return std::nullopt;
+  if (requirements.direct &&
+      (!op.isReduction() ||
+       getReductionAlgorithm(op) != ReductionAlgorithm::Direct))
+    return std::nullopt;
+  auto grid =
+      tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  if (!grid)
+    return std::nullopt;
+  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
+  if (ShapedType::isDynamic(groupSize) ||
+      (requirements.severalRanks && groupSize <= 1))
+    return std::nullopt;
+  return groupSize;
+}
+
 ReductionAlgorithm mlir::prec::getReductionAlgorithm(CollectiveOpInterface op) {
   assert(op.isReduction() && "only reducing collectives have an algorithm");
   if (ReductionAlgorithmAttr algorithm = op.getAlgorithmAttr())

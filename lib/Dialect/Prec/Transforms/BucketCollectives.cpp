@@ -82,13 +82,15 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     return std::nullopt;
   }
 
+  RegroupRequirements requirements;
+  requirements.nonEmpty = true;
+  std::optional<int64_t> groupSize =
+      getRegroupableGroupSize(op, tables, requirements);
+  if (!groupSize)
+    return std::nullopt;
+
   RankedTensorType inputType = op.getInput().getType();
   RankedTensorType resultType = op.getResult().getType();
-  if (!inputType.hasStaticShape() || !resultType.hasStaticShape() ||
-      inputType.getNumElements() == 0)
-    return std::nullopt;
-  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
-    return std::nullopt;
 
   BucketKey key(op->getName());
   key.grid = op.getGridAttr();
@@ -120,17 +122,13 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
   }
 
-  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, key.grid);
-  if (!grid)
-    return std::nullopt;
-  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  if (ShapedType::isDynamic(groupSize))
-    return std::nullopt;
   key.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());
-  if (key.axes.empty())
+  if (key.axes.empty()) {
+    auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, key.grid);
     for (int16_t axis = 0; axis < grid.getRank(); ++axis)
       key.axes.push_back(axis);
-  return std::make_pair(std::move(key), groupSize);
+  }
+  return std::make_pair(std::move(key), *groupSize);
 }
 
 //===----------------------------------------------------------------------===//

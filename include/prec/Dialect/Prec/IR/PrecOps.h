@@ -88,6 +88,27 @@ int64_t getCollectiveGroupSize(shard::GridOp grid, ArrayRef<int16_t> axes);
 FailureOr<int64_t> getStaticCollectiveGroupSize(CollectiveOpInterface op,
                                                 StringRef purpose);
 
+/// What a pass that regroups the elements of collectives needs beyond what
+/// every such pass needs (getRegroupableGroupSize).
+struct RegroupRequirements {
+  /// The tensors hold at least one element.
+  bool nonEmpty = false;
+  /// A reduction combined by the `direct` algorithm.
+  bool direct = false;
+  /// The group has more than one rank.
+  bool severalRanks = false;
+};
+
+/// The group size of `op` when its elements may be regrouped, cut into
+/// blocks or merged with other collectives' into one buffer, without
+/// changing a bit of any result: static shapes, no scaling (a scale is
+/// computed over a whole tensor or block), rounding to nearest even
+/// (stochastic rounding draws by element position), a grid of static size on
+/// its axes, and `requirements`. std::nullopt otherwise.
+std::optional<int64_t>
+getRegroupableGroupSize(CollectiveOpInterface op, SymbolTableCollection &tables,
+                        RegroupRequirements requirements = {});
+
 /// The algorithm a reducing collective combines its group with: `algorithm`
 /// when given, else the one the lowering picks: `direct` (all-to-all, then a
 /// fused sum in acc_dtype) when acc_dtype is wider than forward_dtype, `ring`
