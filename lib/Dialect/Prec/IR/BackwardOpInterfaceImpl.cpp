@@ -139,114 +139,121 @@ static FailureOr<ReductionKind> getLinearReduction(Operation *op,
 
 namespace {
 
-/// all_gather -> reduce_scatter with the gather's `grad_reduction`.
-struct AllGatherBackwardModel
-    : public BackwardOpInterface::ExternalModel<AllGatherBackwardModel,
-                                                AllGatherOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto gather = cast<AllGatherOp>(op);
-    operandGradients.push_back(ReduceScatterOp::create(
-        builder, op->getLoc(), gather.getInput().getType(), resultGradients[0],
-        gather.getGrid(), gather.getGridAxes(),
-        TypeAttr::get(gather.getEffectiveBackwardDtype()),
-        TypeAttr::get(gather.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, gather.getScalingAttr(),
-        gather.getGradReduction(), /*acc_dtype=*/nullptr,
-        gather.getGatherAxis()));
-    return success();
-  }
+/// What the transpose of a collective shares with every other: the gradient
+/// on the forward collective's group, the dtypes swapped, the scaling kept,
+/// rounded to nearest even, of the forward input's type.
+struct Transpose {
+  OpBuilder &builder;
+  Location loc;
+  RankedTensorType type;
+  Value gradient;
+  StringRef grid;
+  ArrayRef<int16_t> axes;
+  TypeAttr wire, backward;
+  ScalingAttr scaling;
 };
+
+// One rule per collective, chosen by the forward op's type: each builds its
+// transposed collective from `t` and what is the forward op's own.
+
+/// all_gather -> reduce_scatter with the gather's `grad_reduction`.
+FailureOr<Value> transpose(AllGatherOp gather, const Transpose &t) {
+  return ReduceScatterOp::create(t.builder, t.loc, t.type, t.gradient, t.grid,
+                                 t.axes, t.wire, t.backward,
+                                 RoundingMode::NearestEven, t.scaling,
+                                 gather.getGradReduction(),
+                                 /*acc_dtype=*/nullptr, gather.getGatherAxis())
+      .getResult();
+}
 
 /// reduce_scatter -> all_gather; an `avg` divides the gradient by the group
 /// size first (each rank's input contributed 1/N to the result), explicit
 /// divisors by `pre_divisor * post_divisor`.
-struct ReduceScatterBackwardModel
-    : public BackwardOpInterface::ExternalModel<ReduceScatterBackwardModel,
-                                                ReduceScatterOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto scatter = cast<ReduceScatterOp>(op);
-    FailureOr<ReductionKind> kind =
-        getLinearReduction(op, scatter.getReduction());
-    if (failed(kind))
-      return failure();
-    Location loc = op->getLoc();
-    Value gradient = resultGradients[0];
-    ReductionDivisors divisors = getExplicitDivisors(scatter);
-    if (double divisor = divisors.pre * divisors.post; divisor != 1.0)
-      gradient = createDivide(builder, loc, gradient, divisor);
-    if (*kind == ReductionKind::Avg) {
-      auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-          op, scatter.getGridAttr());
-      int64_t groupSize =
-          grid ? getCollectiveGroupSize(grid, scatter.getGridAxes())
-               : ShapedType::kDynamic;
-      if (ShapedType::isDynamic(groupSize))
-        return op->emitOpError("has no gradient rule for an avg over a ")
-               << "group of dynamic size";
-      gradient =
-          createDivide(builder, loc, gradient, static_cast<double>(groupSize));
-    }
-    operandGradients.push_back(
-        AllGatherOp::create(builder, loc, scatter.getInput().getType(),
-                            gradient, scatter.getGrid(), scatter.getGridAxes(),
-                            TypeAttr::get(scatter.getEffectiveBackwardDtype()),
-                            TypeAttr::get(scatter.getEffectiveForwardDtype()),
-                            RoundingMode::NearestEven, scatter.getScalingAttr(),
-                            /*seed=*/Value(),
-                            scatter.getScatterAxis(), ReductionKind::Sum));
-    return success();
+FailureOr<Value> transpose(ReduceScatterOp scatter, const Transpose &t) {
+  FailureOr<ReductionKind> kind =
+      getLinearReduction(scatter, scatter.getReduction());
+  if (failed(kind))
+    return failure();
+  Value gradient = t.gradient;
+  ReductionDivisors divisors = getExplicitDivisors(scatter);
+  if (double divisor = divisors.pre * divisors.post; divisor != 1.0)
+    gradient = createDivide(t.builder, t.loc, gradient, divisor);
+  if (*kind == ReductionKind::Avg) {
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        scatter, scatter.getGridAttr());
+    int64_t groupSize =
+        grid ? getCollectiveGroupSize(grid, t.axes) : ShapedType::kDynamic;
+    if (ShapedType::isDynamic(groupSize))
+      return scatter.emitOpError("has no gradient rule for an avg over a ")
+             << "group of dynamic size";
+    gradient = createDivide(t.builder, t.loc, gradient,
+                            static_cast<double>(groupSize));
   }
-};
+  return AllGatherOp::create(
+             t.builder, t.loc, t.type, gradient, t.grid, t.axes, t.wire,
+             t.backward, RoundingMode::NearestEven, t.scaling,
+             /*seed=*/Value(), scatter.getScatterAxis(), ReductionKind::Sum)
+      .getResult();
+}
 
 /// all_reduce -> all_reduce of the same (sum or avg) reduction and divisors:
 /// both are symmetric linear maps.
-struct AllReduceBackwardModel
-    : public BackwardOpInterface::ExternalModel<AllReduceBackwardModel,
-                                                AllReduceOp> {
+FailureOr<Value> transpose(AllReduceOp allReduce, const Transpose &t) {
+  FailureOr<ReductionKind> kind =
+      getLinearReduction(allReduce, allReduce.getReduction());
+  if (failed(kind))
+    return failure();
+  return AllReduceOp::create(
+             t.builder, t.loc, t.type, t.gradient, t.grid, t.axes, t.wire,
+             t.backward, RoundingMode::NearestEven, t.scaling,
+             /*seed=*/Value(), *kind, /*acc_dtype=*/nullptr,
+             allReduce.getPreDivisorAttr(), allReduce.getPostDivisorAttr(),
+             /*algorithm=*/nullptr)
+      .getResult();
+}
+
+/// all_to_all -> the inverse all_to_all: split and concat axes swapped.
+FailureOr<Value> transpose(AllToAllOp allToAll, const Transpose &t) {
+  return AllToAllOp::create(t.builder, t.loc, t.type, t.gradient, t.grid,
+                            t.axes, t.wire, t.backward,
+                            RoundingMode::NearestEven, t.scaling,
+                            /*seed=*/Value(),
+                            /*split_axis=*/allToAll.getConcatAxis(),
+                            /*concat_axis=*/allToAll.getSplitAxis())
+      .getResult();
+}
+
+/// The gradient rule of every collective: the shared part of its transpose,
+/// then its own rule (`transpose` above).
+template <typename OpTy>
+struct CollectiveBackwardModel
+    : public BackwardOpInterface::ExternalModel<CollectiveBackwardModel<OpTy>,
+                                                OpTy> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ArrayRef<Value> resultGradients,
                                SmallVectorImpl<Value> &operandGradients) const {
-    auto allReduce = cast<AllReduceOp>(op);
-    FailureOr<ReductionKind> kind =
-        getLinearReduction(op, allReduce.getReduction());
-    if (failed(kind))
+    auto forward = cast<OpTy>(op);
+    Transpose t{builder,
+                op->getLoc(),
+                forward.getInput().getType(),
+                resultGradients[0],
+                forward.getGrid(),
+                forward.getGridAxes(),
+                TypeAttr::get(forward.getEffectiveBackwardDtype()),
+                TypeAttr::get(forward.getEffectiveForwardDtype()),
+                forward.getScalingAttr()};
+    FailureOr<Value> gradient = transpose(forward, t);
+    if (failed(gradient))
       return failure();
-    operandGradients.push_back(AllReduceOp::create(
-        builder, op->getLoc(), allReduce.getInput().getType(),
-        resultGradients[0], allReduce.getGrid(), allReduce.getGridAxes(),
-        TypeAttr::get(allReduce.getEffectiveBackwardDtype()),
-        TypeAttr::get(allReduce.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, allReduce.getScalingAttr(),
-        /*seed=*/Value(), *kind,
-        /*acc_dtype=*/nullptr, allReduce.getPreDivisorAttr(),
-        allReduce.getPostDivisorAttr(), /*algorithm=*/nullptr));
+    operandGradients.push_back(*gradient);
     return success();
   }
 };
 
-/// all_to_all -> the inverse all_to_all: split and concat axes swapped.
-struct AllToAllBackwardModel
-    : public BackwardOpInterface::ExternalModel<AllToAllBackwardModel,
-                                                AllToAllOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGradients,
-                               SmallVectorImpl<Value> &operandGradients) const {
-    auto allToAll = cast<AllToAllOp>(op);
-    operandGradients.push_back(AllToAllOp::create(
-        builder, op->getLoc(), allToAll.getInput().getType(),
-        resultGradients[0], allToAll.getGrid(), allToAll.getGridAxes(),
-        TypeAttr::get(allToAll.getEffectiveBackwardDtype()),
-        TypeAttr::get(allToAll.getEffectiveForwardDtype()),
-        RoundingMode::NearestEven, allToAll.getScalingAttr(), /*seed=*/Value(),
-        /*split_axis=*/allToAll.getConcatAxis(),
-        /*concat_axis=*/allToAll.getSplitAxis()));
-    return success();
-  }
-};
+template <typename... OpTys> void attachCollectiveModels(MLIRContext *context) {
+  (OpTys::template attachInterface<CollectiveBackwardModel<OpTys>>(*context),
+   ...);
+}
 
 //===----------------------------------------------------------------------===//
 // Casts and local reductions
@@ -312,10 +319,8 @@ struct ReduceBackwardModel
 void mlir::prec::registerBackwardOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, PrecDialect *) {
-    AllGatherOp::attachInterface<AllGatherBackwardModel>(*context);
-    ReduceScatterOp::attachInterface<ReduceScatterBackwardModel>(*context);
-    AllReduceOp::attachInterface<AllReduceBackwardModel>(*context);
-    AllToAllOp::attachInterface<AllToAllBackwardModel>(*context);
+    attachCollectiveModels<AllGatherOp, ReduceScatterOp, AllReduceOp,
+                           AllToAllOp>(context);
     CastOp::attachInterface<CastBackwardModel>(*context);
     ReduceOp::attachInterface<ReduceBackwardModel>(*context);
   });

@@ -528,15 +528,6 @@ FloatType mlir::prec::getDefaultAccumulationType(FloatType forwardType) {
   return Float32Type::get(forwardType.getContext());
 }
 
-Type mlir::prec::getEffectiveAccDtype(CollectiveOpInterface op) {
-  if (!op.isReduction())
-    return {};
-  if (TypeAttr acc = op.getAccDtypeAttr())
-    return acc.getValue();
-  return getDefaultAccumulationType(
-      cast<FloatType>(op.getEffectiveForwardDtype()));
-}
-
 FloatType mlir::prec::getExactDivisionType(FloatType type, double divisor) {
   MLIRContext *context = type.getContext();
   // Wider than f64 (f80, f128): every double is exact already.
@@ -596,12 +587,37 @@ mlir::prec::getStaticCollectiveGroupSize(CollectiveOpInterface op,
   return size;
 }
 
+std::optional<int64_t>
+mlir::prec::getRegroupableGroupSize(CollectiveOpInterface op,
+                                    SymbolTableCollection &tables,
+                                    RegroupRequirements requirements) {
+  RankedTensorType inputType = op.getInput().getType();
+  if (!inputType.hasStaticShape() ||
+      !op.getResult().getType().hasStaticShape() ||
+      (requirements.nonEmpty && inputType.getNumElements() == 0))
+    return std::nullopt;
+  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
+    return std::nullopt;
+  if (requirements.direct &&
+      (!op.isReduction() ||
+       getReductionAlgorithm(op) != ReductionAlgorithm::Direct))
+    return std::nullopt;
+  auto grid =
+      tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+  if (!grid)
+    return std::nullopt;
+  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
+  if (ShapedType::isDynamic(groupSize) ||
+      (requirements.severalRanks && groupSize <= 1))
+    return std::nullopt;
+  return groupSize;
+}
+
 ReductionAlgorithm mlir::prec::getReductionAlgorithm(CollectiveOpInterface op) {
   assert(op.isReduction() && "only reducing collectives have an algorithm");
-  if (auto algorithm =
-          op->getAttrOfType<ReductionAlgorithmAttr>("algorithm"))
+  if (ReductionAlgorithmAttr algorithm = op.getAlgorithmAttr())
     return algorithm.getValue();
-  return getEffectiveAccDtype(op) == op.getEffectiveForwardDtype()
+  return op.getEffectiveAccDtype() == op.getEffectiveForwardDtype()
              ? ReductionAlgorithm::Ring
              : ReductionAlgorithm::Direct;
 }
@@ -612,7 +628,7 @@ FloatType mlir::prec::getAllReduceGatherType(CollectiveOpInterface op,
       getReductionAlgorithm(op) != ReductionAlgorithm::Direct)
     return {};
   auto wire = cast<FloatType>(op.getEffectiveForwardDtype());
-  if (op->getAttr("scaling") && isScaledLowPrecisionType(wire))
+  if (op.getScalingAttr() && isScaledLowPrecisionType(wire))
     return {};
   auto result = cast<FloatType>(op.getResult().getType().getElementType());
   return result.getWidth() <= wire.getWidth() ? result : wire;
@@ -620,9 +636,9 @@ FloatType mlir::prec::getAllReduceGatherType(CollectiveOpInterface op,
 
 ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
   ReductionDivisors divisors;
-  if (auto pre = op->getAttrOfType<FloatAttr>("pre_divisor"))
+  if (FloatAttr pre = op.getPreDivisorAttr())
     divisors.pre = pre.getValueAsDouble();
-  if (auto post = op->getAttrOfType<FloatAttr>("post_divisor"))
+  if (FloatAttr post = op.getPostDivisorAttr())
     divisors.post = post.getValueAsDouble();
   return divisors;
 }
@@ -791,8 +807,7 @@ LogicalResult ReduceOp::verify() {
 
 bool mlir::prec::convertsToScaledWire(CollectiveOpInterface op) {
   Type forward = op.getEffectiveForwardDtype();
-  return op->getAttrOfType<ScalingAttr>("scaling") &&
-         isScaledLowPrecisionType(forward) &&
+  return op.getScalingAttr() && isScaledLowPrecisionType(forward) &&
          op.getInput().getType().getElementType() != forward;
 }
 
@@ -836,12 +851,8 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
                                   "result, got ")
            << inputType << " and " << resultType;
   }
-  Value seed = operation->getNumOperands() > 1 ? operation->getOperand(1)
-                                               : Value();
-  if (failed(verifySeed(
-          operation,
-          operation->getAttrOfType<RoundingModeAttr>("rounding").getValue(),
-          seed)))
+  Value seed = op.getSeed();
+  if (failed(verifySeed(operation, op.getRounding(), seed)))
     return failure();
 
   if (failed(verifyFp8Result(op)))
@@ -852,8 +863,8 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   // receiving rank.
   auto wireType = dyn_cast<FloatType>(forward);
   auto resultFloat = dyn_cast<FloatType>(resultType.getElementType());
-  if (!op.isReduction() && seed && !operation->getAttr("scaling") &&
-      wireType && resultFloat && !floatTypeContains(resultFloat, wireType))
+  if (!op.isReduction() && seed && !op.getScalingAttr() && wireType &&
+      resultFloat && !floatTypeContains(resultFloat, wireType))
     return operation->emitOpError("rounds stochastically on the wire: "
                                   "expected a result element type that "
                                   "holds every forward_dtype ")
@@ -899,7 +910,7 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
                 << "), got " << wire;
   }
 
-  auto scaling = operation->getAttrOfType<ScalingAttr>("scaling");
+  ScalingAttr scaling = op.getScalingAttr();
   TypeAttr backward = op.getBackwardDtypeAttr();
   // A conversion to fp8 needs a scale; fp8 data that is already quantized
   // (the input of the forward pass, the result of the backward pass) moves
@@ -931,7 +942,7 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
     return success();
   // The terms are dequantized before they are combined: in a type with
   // arithmetic, never in an fp8 type.
-  if (Type accType = getEffectiveAccDtype(op);
+  if (Type accType = op.getEffectiveAccDtype();
       accType && isScaledLowPrecisionType(accType))
     return operation->emitOpError("expected an acc_dtype with arithmetic "
                                   "(f16 or wider) for the scaled ")
@@ -956,7 +967,7 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
 /// hold whole blocks.
 static LogicalResult verifyScaledChunks(CollectiveOpInterface op,
                                         int64_t splitAxis, int64_t groupSize) {
-  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+  ScalingAttr scaling = op.getScalingAttr();
   RankedTensorType inputType = op.getInput().getType();
   int64_t last = inputType.getRank() - 1;
   if (!scaling || scaling.getKind() != ScalingKind::Block ||
@@ -1115,8 +1126,7 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
              << name << ", got " << value;
     // The quotient lives in acc_dtype: a divisor outside its normal range
     // sends every value of the type to 0 or to infinity (x / 1e39 in f32).
-    auto acc = cast<FloatType>(
-        getEffectiveAccDtype(cast<CollectiveOpInterface>(*op)));
+    auto acc = cast<FloatType>(op.getEffectiveAccDtype());
     const llvm::fltSemantics &semantics = acc.getFloatSemantics();
     llvm::APFloat converted(value);
     bool losesInfo = false;
@@ -1135,7 +1145,7 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
              << name << ", got <" << stringifyReductionKind(op.getReduction())
              << ">";
   }
-  Type acc = getEffectiveAccDtype(op);
+  Type acc = op.getEffectiveAccDtype();
   // With a scaled fp8 accumulation the scale is chosen from the values being
   // summed, so a divisor applied before it changes nothing: the sum needs
   // headroom in the scale, which a divisor cannot express.

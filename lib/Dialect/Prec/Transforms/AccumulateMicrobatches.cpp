@@ -121,7 +121,7 @@ struct ExplicitDtypes {
       : forward(TypeAttr::get(op.getEffectiveForwardDtype())),
         backward(op.getBackwardDtypeAttr() ? op.getBackwardDtypeAttr()
                                            : forward),
-        acc(TypeAttr::get(getEffectiveAccDtype(op))) {}
+        acc(TypeAttr::get(op.getEffectiveAccDtype())) {}
   TypeAttr forward, backward, acc;
 };
 
@@ -154,8 +154,8 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
   if (microbatchSum.getReduction() == ReductionKind::Avg)
     divisor *= microbatches;
   FloatType accType = getMicrobatchAccType(microbatchSum);
-  auto shardAcc = cast<FloatType>(getEffectiveAccDtype(reduceScatter));
-  auto replicateAcc = cast<FloatType>(getEffectiveAccDtype(allReduce));
+  auto shardAcc = cast<FloatType>(reduceScatter.getEffectiveAccDtype());
+  auto replicateAcc = cast<FloatType>(allReduce.getEffectiveAccDtype());
   // Every microbatch of every rank is a term of the one sum, also when the
   // microbatches are summed rather than averaged.
   int64_t terms = *shardSize * *replicateSize * microbatches;

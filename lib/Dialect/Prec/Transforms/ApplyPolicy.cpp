@@ -27,9 +27,30 @@ PolicyAttr getGoverningPolicy(func::FuncOp func) {
   return {};
 }
 
+/// The dtype attributes of a collective that a policy sets.
+enum class PolicyAttribute { ForwardDtype, BackwardDtype };
+
+StringRef getName(PolicyAttribute attribute) {
+  return attribute == PolicyAttribute::ForwardDtype ? "forward_dtype"
+                                                    : "backward_dtype";
+}
+
+TypeAttr getDtype(CollectiveOpInterface op, PolicyAttribute attribute) {
+  return attribute == PolicyAttribute::ForwardDtype ? op.getForwardDtypeAttr()
+                                                    : op.getBackwardDtypeAttr();
+}
+
+void setDtype(CollectiveOpInterface op, PolicyAttribute attribute,
+              TypeAttr dtype) {
+  if (attribute == PolicyAttribute::ForwardDtype)
+    op.setForwardDtypeAttr(dtype);
+  else
+    op.setBackwardDtypeAttr(dtype);
+}
+
 /// A dtype attribute of a collective and the policy entry it comes from.
 struct PolicyDtype {
-  StringRef attribute;
+  PolicyAttribute attribute;
   FloatType dtype;
   StringRef entry;
 };
@@ -43,24 +64,24 @@ LogicalResult applyToCollective(CollectiveOpInterface op,
                                 ArrayRef<PolicyDtype> dtypes) {
   SmallVector<PolicyDtype> applied;
   for (const PolicyDtype &entry : dtypes)
-    if (entry.dtype && !op->hasAttr(entry.attribute))
+    if (entry.dtype && !getDtype(op, entry.attribute))
       applied.push_back(entry);
   if (applied.empty())
     return success();
   auto fail = [&](const Twine &reason) -> LogicalResult {
     InFlightDiagnostic diag = op->emitOpError("cannot take ");
     for (auto [index, entry] : llvm::enumerate(applied))
-      diag << (index ? " and " : "") << entry.attribute << " " << entry.dtype
-           << " from the policy's '" << entry.entry << "' entry";
+      diag << (index ? " and " : "") << getName(entry.attribute) << " "
+           << entry.dtype << " from the policy's '" << entry.entry << "' entry";
     diag << ": " << reason;
     return failure();
   };
   for (const PolicyDtype &entry : applied)
-    if (isScaledLowPrecisionType(entry.dtype) && !op->hasAttr("scaling"))
+    if (isScaledLowPrecisionType(entry.dtype) && !op.getScalingAttr())
       return fail("an fp8 collective needs a scaling mode");
 
   for (const PolicyDtype &entry : applied)
-    op->setAttr(entry.attribute, TypeAttr::get(entry.dtype));
+    setDtype(op, entry.attribute, TypeAttr::get(entry.dtype));
   std::string reason;
   {
     ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
@@ -72,7 +93,7 @@ LogicalResult applyToCollective(CollectiveOpInterface op,
       return success();
   }
   for (const PolicyDtype &entry : applied)
-    op->removeAttr(entry.attribute);
+    setDtype(op, entry.attribute, TypeAttr());
   // The verifier's message names the op, which this one does already.
   StringRef why = reason;
   if (size_t opPrefix = why.find("' op "); opPrefix != StringRef::npos)
@@ -84,10 +105,13 @@ LogicalResult applyToCollectives(func::FuncOp func, PolicyAttr policy) {
   WalkResult result = func.walk([&](CollectiveOpInterface op) {
     SmallVector<PolicyDtype, 2> dtypes;
     if (isa<AllGatherOp>(op)) {
-      dtypes.push_back({"forward_dtype", policy.getParam(), "param"});
-      dtypes.push_back({"backward_dtype", policy.getReduce(), "reduce"});
+      dtypes.push_back(
+          {PolicyAttribute::ForwardDtype, policy.getParam(), "param"});
+      dtypes.push_back(
+          {PolicyAttribute::BackwardDtype, policy.getReduce(), "reduce"});
     } else if (op.isReduction()) {
-      dtypes.push_back({"forward_dtype", policy.getReduce(), "reduce"});
+      dtypes.push_back(
+          {PolicyAttribute::ForwardDtype, policy.getReduce(), "reduce"});
     }
     return failed(applyToCollective(op, dtypes)) ? WalkResult::interrupt()
                                                  : WalkResult::advance();

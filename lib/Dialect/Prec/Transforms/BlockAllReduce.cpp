@@ -43,26 +43,17 @@ int64_t getBlockElements(int64_t blockBytes, int64_t elementBytes,
 /// otherwise.
 std::optional<int64_t> getBlockableGroupSize(AllReduceOp op,
                                              SymbolTableCollection &tables) {
-  if (!op.getInput().getType().hasStaticShape() ||
-      !op.getType().hasStaticShape())
-    return std::nullopt;
-  if (op->getAttr("scaling") ||
-      op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-          RoundingMode::NearestEven)
-    return std::nullopt;
   auto collective = cast<CollectiveOpInterface>(op.getOperation());
-  if (getReductionAlgorithm(collective) != ReductionAlgorithm::Direct)
-    return std::nullopt;
-  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
-  if (!grid)
-    return std::nullopt;
-  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  if (ShapedType::isDynamic(groupSize) || groupSize <= 1)
+  RegroupRequirements requirements;
+  requirements.direct = true;
+  requirements.severalRanks = true;
+  std::optional<int64_t> groupSize =
+      getRegroupableGroupSize(collective, tables, requirements);
+  if (!groupSize)
     return std::nullopt;
   // A gathered dtype exists: the all_reduce is not scaled, and the direct
   // decomposition honours the contract elementwise.
-  FloatType gathered = getAllReduceGatherType(collective, groupSize);
+  FloatType gathered = getAllReduceGatherType(collective, *groupSize);
   if (!gathered)
     return std::nullopt;
   // Gathered slices already of the result type are the result: no kernel

@@ -261,21 +261,15 @@ void cutIntoBlocks(ReduceScatterOp op, Operation *optimizer,
 std::optional<BlockPlan> planBlocks(ReduceScatterOp op, int64_t blockBytes,
                                     SymbolTableCollection &tables) {
   RankedTensorType inputType = op.getInput().getType();
-  if (!inputType.hasStaticShape() || !op.getType().hasStaticShape() ||
-      inputType.getNumElements() == 0)
+  RegroupRequirements requirements;
+  requirements.nonEmpty = true;
+  requirements.direct = true;
+  requirements.severalRanks = true;
+  std::optional<int64_t> regroupable = getRegroupableGroupSize(
+      cast<CollectiveOpInterface>(op.getOperation()), tables, requirements);
+  if (!regroupable)
     return std::nullopt;
-  if (op.getScaling() || op.getRounding() != RoundingMode::NearestEven)
-    return std::nullopt;
-  if (getReductionAlgorithm(cast<CollectiveOpInterface>(op.getOperation())) !=
-      ReductionAlgorithm::Direct)
-    return std::nullopt;
-  auto grid =
-      tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
-  if (!grid)
-    return std::nullopt;
-  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  if (ShapedType::isDynamic(groupSize) || groupSize <= 1)
-    return std::nullopt;
+  int64_t groupSize = *regroupable;
   int64_t axis = op.getScatterAxis();
   if (axis < 0 || axis >= inputType.getRank() ||
       inputType.getDimSize(axis) % groupSize)

@@ -64,12 +64,6 @@ struct BucketKey {
   }
 };
 
-double getDivisor(Operation *op, StringRef name) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return 1.0;
-}
-
 /// The bucket key of `op` and the size of its group, or nullopt when `op`
 /// stays on its own: gathers and scatters along another axis than 0, dynamic
 /// shapes or groups, empty tensors, conversions to scaled (fp8) dtypes, and
@@ -88,15 +82,15 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     return std::nullopt;
   }
 
+  RegroupRequirements requirements;
+  requirements.nonEmpty = true;
+  std::optional<int64_t> groupSize =
+      getRegroupableGroupSize(op, tables, requirements);
+  if (!groupSize)
+    return std::nullopt;
+
   RankedTensorType inputType = op.getInput().getType();
   RankedTensorType resultType = op.getResult().getType();
-  if (!inputType.hasStaticShape() || !resultType.hasStaticShape() ||
-      inputType.getNumElements() == 0)
-    return std::nullopt;
-  if (op->getAttr("scaling") ||
-      op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-          RoundingMode::NearestEven)
-    return std::nullopt;
 
   BucketKey key(op->getName());
   key.grid = op.getGridAttr();
@@ -104,7 +98,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   key.resultElement = resultType.getElementType();
   key.forward = op.getEffectiveForwardDtype();
   key.backward = op.getEffectiveBackwardDtype();
-  key.acc = getEffectiveAccDtype(op);
+  key.acc = op.getEffectiveAccDtype();
   bool movesUnconverted = !op.isReduction() &&
                           key.inputElement == key.forward &&
                           key.resultElement == key.forward &&
@@ -119,26 +113,22 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
   if (op.isReduction()) {
-    key.reduction =
-        op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
-    key.preDivisor = getDivisor(op, "pre_divisor");
-    key.postDivisor = getDivisor(op, "post_divisor");
+    key.reduction = *op.getReduction();
+    ReductionDivisors divisors = getExplicitDivisors(op);
+    key.preDivisor = divisors.pre;
+    key.postDivisor = divisors.post;
     key.algorithm = getReductionAlgorithm(op);
   } else {
     key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
   }
 
-  auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, key.grid);
-  if (!grid)
-    return std::nullopt;
-  int64_t groupSize = getCollectiveGroupSize(grid, op.getGridAxes());
-  if (ShapedType::isDynamic(groupSize))
-    return std::nullopt;
   key.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());
-  if (key.axes.empty())
+  if (key.axes.empty()) {
+    auto grid = tables.lookupNearestSymbolFrom<shard::GridOp>(op, key.grid);
     for (int16_t axis = 0; axis < grid.getRank(); ++axis)
       key.axes.push_back(axis);
-  return std::make_pair(std::move(key), groupSize);
+  }
+  return std::make_pair(std::move(key), *groupSize);
 }
 
 //===----------------------------------------------------------------------===//
@@ -399,10 +389,11 @@ LogicalResult mergeBucket(Bucket &bucket) {
   merged->setOperand(0, flatInput);
   merged->getResult(0).setType(
       RankedTensorType::get({resultSize}, resultElement));
-  merged->setAttr("forward_dtype", TypeAttr::get(bucket.key.forward));
-  merged->setAttr("backward_dtype", TypeAttr::get(bucket.key.backward));
+  auto collective = cast<CollectiveOpInterface>(merged);
+  collective.setForwardDtypeAttr(TypeAttr::get(bucket.key.forward));
+  collective.setBackwardDtypeAttr(TypeAttr::get(bucket.key.backward));
   if (bucket.key.acc)
-    merged->setAttr("acc_dtype", TypeAttr::get(bucket.key.acc));
+    collective.setAccDtypeAttr(TypeAttr::get(bucket.key.acc));
   Value result = merged->getResult(0);
 
   // Unpack: every member's result from its columns. A gathered or reduced

@@ -114,7 +114,7 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
                            "dimensions");
   plan.wire = cast<FloatType>(op.getEffectiveForwardDtype());
   Type inputElement = op.getInput().getType().getElementType();
-  if (op->getAttr("scaling") && isScaledLowPrecisionType(plan.wire) &&
+  if (op.getScalingAttr() && isScaledLowPrecisionType(plan.wire) &&
       inputElement != plan.wire)
     return op->emitOpError("converts to the scaled ")
            << plan.wire << " wire: run prec-materialize-scales first, which "
@@ -128,8 +128,8 @@ FailureOr<DecompositionPlan> planDecomposition(CollectiveOpInterface op,
   if (!op.isReduction())
     return plan;
 
-  plan.acc = cast<FloatType>(getEffectiveAccDtype(op));
-  plan.reduction = op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+  plan.acc = cast<FloatType>(op.getEffectiveAccDtype());
+  plan.reduction = *op.getReduction();
   ReductionDivisors divisors = getExplicitDivisors(op);
   plan.preDivisor = divisors.pre;
   plan.postDivisor = divisors.post;
@@ -204,21 +204,18 @@ Value buildElementwise(OpBuilder &b, Location loc, Value input,
 /// The key of `op`'s stochastic rounding on this rank, or null when it
 /// rounds to nearest even.
 Value buildRoundingKey(OpBuilder &b, CollectiveOpInterface op) {
-  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-      RoundingMode::Stochastic)
+  if (op.getRounding() != RoundingMode::Stochastic)
     return {};
-  return buildRankRoundingKey(b, op.getLoc(), op.getGridAttr(),
-                              op->getOperand(1));
+  return buildRankRoundingKey(b, op.getLoc(), op.getGridAttr(), op.getSeed());
 }
 
 /// The key of the stochastic rounding of values every rank of the group
 /// holds alike (a ring all_reduce's result): the seed itself, so that every
 /// rank rounds them to the same bits. Null when `op` rounds to nearest even.
 Value buildSharedRoundingKey(CollectiveOpInterface op) {
-  if (op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-      RoundingMode::Stochastic)
+  if (op.getRounding() != RoundingMode::Stochastic)
     return {};
-  return op->getOperand(1);
+  return op.getSeed();
 }
 
 /// The pack kernel: `cast(x / preDivisor, wire)` laid out so that the chunks

@@ -28,7 +28,7 @@ template <typename ReductionOp>
 LogicalResult makeDivisorsExplicit(ReductionOp op) {
   if (op.getReduction() != ReductionKind::Avg)
     return success();
-  auto acc = cast<FloatType>(getEffectiveAccDtype(op));
+  auto acc = cast<FloatType>(op.getEffectiveAccDtype());
   assert(!isScaledLowPrecisionType(acc) &&
          "the verifier rejects an average in a scaled fp8 accumulation");
   FailureOr<int64_t> groupSize =

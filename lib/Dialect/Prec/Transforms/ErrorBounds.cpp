@@ -70,7 +70,7 @@ std::optional<double> getGamma(int64_t k, double u) {
 
 /// Everything the bound of one collective is derived from, and the bound.
 struct CollectiveBound {
-  Operation *op;
+  CollectiveOpInterface op;
   int64_t groupSize;
   Type input, forward, acc, result;
   std::optional<ReductionAlgorithm> algorithm;
@@ -164,8 +164,8 @@ std::string getGradientOf(Location loc) {
 }
 
 /// Whether `op`'s fp8 wire uses OCP MX power-of-two block scales.
-bool hasPowerOfTwoScales(Operation *op) {
-  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+bool hasPowerOfTwoScales(CollectiveOpInterface op) {
+  ScalingAttr scaling = op.getScalingAttr();
   return scaling && scaling.getKind() == ScalingKind::Block &&
          !isa_and_nonnull<Float32Type>(scaling.getScaleDtype());
 }
@@ -174,11 +174,10 @@ bool hasPowerOfTwoScales(Operation *op) {
 /// quotient x / scale, rounded in f32 (in the input type where that is
 /// wider), and the product q * scale, rounded once in the receiver's type.
 /// Both are exact with power-of-two scales, as long as they stay normal.
-std::pair<double, double> getScalingErrors(Operation *op, Type input,
+std::pair<double, double> getScalingErrors(CollectiveOpInterface op, Type input,
                                            Type receiver) {
-  if (!op->getAttrOfType<ScalingAttr>("scaling") ||
-      !isScaledLowPrecisionType(
-          cast<CollectiveOpInterface>(op).getEffectiveForwardDtype()))
+  if (!op.getScalingAttr() ||
+      !isScaledLowPrecisionType(op.getEffectiveForwardDtype()))
     return {0.0, 0.0};
   if (hasPowerOfTwoScales(op))
     return {0.0, 0.0};
@@ -194,7 +193,8 @@ std::pair<double, double> getScalingErrors(Operation *op, Type input,
 /// largest finite value and 2^(emax + 1) times the scale (the scale of a
 /// block puts its amax in [2^emax, 2^(emax + 1))): 1 - max / 2^(emax + 1),
 /// 1/8 for both f8E4M3FN and f8E5M2.
-double getWireError(Operation *op, Type input, Type wire, double rounding) {
+double getWireError(CollectiveOpInterface op, Type input, Type wire,
+                    double rounding) {
   double error = rounding * getConversionError(input, wire);
   if (!isScaledLowPrecisionType(wire) || !hasPowerOfTwoScales(op))
     return error;
@@ -207,10 +207,8 @@ double getWireError(Operation *op, Type input, Type wire, double rounding) {
 
 /// Stochastic rounding is unbiased but may land on either neighbour: its
 /// worst case is one unit in the last place, twice round-to-nearest's.
-double getRoundingFactor(Operation *op) {
-  auto rounding = op->getAttrOfType<RoundingModeAttr>("rounding");
-  return rounding && rounding.getValue() == RoundingMode::Stochastic ? 2.0
-                                                                     : 1.0;
+double getRoundingFactor(RoundingMode rounding) {
+  return rounding == RoundingMode::Stochastic ? 2.0 : 1.0;
 }
 
 /// Bytes one rank sends for `op`'s input on the wire, as prec-report-traffic
@@ -247,14 +245,13 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   // The value that is cast to the result type: the sum in acc_dtype for
   // reductions, the wire value otherwise.
   Type received = info.forward;
-  double rounding = getRoundingFactor(op);
+  double rounding = getRoundingFactor(op.getRounding());
   double product =
       1.0 + getWireError(op, info.input, info.forward, rounding);
   if (op.isReduction()) {
-    info.acc = getEffectiveAccDtype(op);
+    info.acc = op.getEffectiveAccDtype();
     info.algorithm = getReductionAlgorithm(op);
-    info.reduction =
-        op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+    info.reduction = op.getReduction();
     ReductionDivisors divisors = getExplicitDivisors(op);
     info.preDivisor = divisors.pre;
     info.postDivisor = divisors.post;
@@ -338,7 +335,10 @@ std::optional<double> getElementConversionError(Operation *op) {
   Type to = getElementTypeOrSelf(op->getResult(0).getType());
   if (!isa<FloatType>(from) || !isa<FloatType>(to))
     return std::nullopt;
-  return getRoundingFactor(op) * getConversionError(from, to);
+  auto castOp = dyn_cast<CastOp>(op);
+  RoundingMode rounding =
+      castOp ? castOp.getRounding() : RoundingMode::NearestEven;
+  return getRoundingFactor(rounding) * getConversionError(from, to);
 }
 
 /// The relative error of `saturate(round(x / scale))` against `x / scale`:
@@ -349,7 +349,8 @@ double getQuantizationError(QuantizeOp op) {
   Type input = getElementTypeOrSelf(op->getOperand(0).getType());
   Type scale = getElementTypeOrSelf(op->getOperand(1).getType());
   auto result = cast<FloatType>(getElementTypeOrSelf(op->getResult(0)));
-  double rounding = getRoundingFactor(op) * getUnitRoundoff(result);
+  double rounding =
+      getRoundingFactor(op.getRounding()) * getUnitRoundoff(result);
   if (!isa<Float32Type, Float64Type, Float16Type, BFloat16Type>(scale)) {
     llvm::APFloat largest =
         llvm::APFloat::getLargest(result.getFloatSemantics());
@@ -562,7 +563,7 @@ std::string getFunctionName(Operation *op) {
 
 /// `@dp`, or `@hsdp[1]` for a group on some of the grid's axes.
 std::string describeGroup(const CollectiveBound &info) {
-  auto op = cast<CollectiveOpInterface>(info.op);
+  CollectiveOpInterface op = info.op;
   std::string text = "@" + op.getGridAttr().getValue().str();
   if (!op.getGridAxes().empty()) {
     text += "[";
@@ -573,8 +574,8 @@ std::string describeGroup(const CollectiveBound &info) {
   return text;
 }
 
-std::string describeScaling(Operation *op) {
-  auto scaling = op->getAttrOfType<ScalingAttr>("scaling");
+std::string describeScaling(CollectiveOpInterface op) {
+  ScalingAttr scaling = op.getScalingAttr();
   if (!scaling)
     return "none";
   std::string text;
@@ -583,8 +584,9 @@ std::string describeScaling(Operation *op) {
   return StringRef(text).ltrim("#prec.scaling").str();
 }
 
-std::string describeRounding(Operation *op) {
-  return getRoundingFactor(op) == 2.0 ? "stochastic" : "nearest_even";
+std::string describeRounding(CollectiveOpInterface op) {
+  return getRoundingFactor(op.getRounding()) == 2.0 ? "stochastic"
+                                                    : "nearest_even";
 }
 
 std::string formatOptionalBound(std::optional<double> bound) {
@@ -783,7 +785,7 @@ private:
     tracer = std::make_unique<ValueTracer>(getOperation(), endToEnd);
     for (CollectiveBound &info : bounds) {
       endToEnd(info.op);
-      auto op = cast<CollectiveOpInterface>(info.op);
+      CollectiveOpInterface op = info.op;
       info.moves = tracer->traceBack(op.getInput()).arguments;
       tracer->traceForward(op.getResult(), info.moves);
     }

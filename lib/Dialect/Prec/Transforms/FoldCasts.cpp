@@ -38,7 +38,7 @@ bool isPlainCast(CastOp castOp) {
 /// The dtype of the values a collective computes before converting them to
 /// its result type.
 Type getComputedDtype(CollectiveOpInterface op) {
-  if (Type acc = getEffectiveAccDtype(op))
+  if (Type acc = op.getEffectiveAccDtype())
     return acc;
   return op.getEffectiveForwardDtype();
 }
@@ -53,11 +53,11 @@ bool hasScaledWire(CollectiveOpInterface op) {
 void pinDtypes(CollectiveOpInterface op) {
   Type forward = op.getEffectiveForwardDtype();
   Type backward = op.getEffectiveBackwardDtype();
-  Type acc = getEffectiveAccDtype(op);
-  op->setAttr("forward_dtype", TypeAttr::get(forward));
-  op->setAttr("backward_dtype", TypeAttr::get(backward));
+  Type acc = op.getEffectiveAccDtype();
+  op.setForwardDtypeAttr(TypeAttr::get(forward));
+  op.setBackwardDtypeAttr(TypeAttr::get(backward));
   if (acc)
-    op->setAttr("acc_dtype", TypeAttr::get(acc));
+    op.setAccDtypeAttr(TypeAttr::get(acc));
 }
 
 /// cast(collective(x)) -> collective(x) with the cast's result type.
@@ -118,7 +118,7 @@ struct HoistNarrowingOntoWire : OpRewritePattern<OpTy> {
                                              "wider copy of the input");
     rewriter.modifyOpInPlace(op, [&] {
       pinDtypes(collective);
-      op->setAttr("forward_dtype", TypeAttr::get(result));
+      op.setForwardDtypeAttr(TypeAttr::get(result));
     });
     return success();
   }

@@ -14,34 +14,32 @@ using namespace mlir::prec;
 
 namespace {
 
-/// Sets `name` to `type` unless the op already carries it.
-void setDtypeIfAbsent(Operation *op, StringRef name, Type type) {
-  if (!op->hasAttr(name))
-    op->setAttr(name, TypeAttr::get(type));
-}
-
 struct InferPrecisionPass
     : public prec::impl::PrecInferPrecisionBase<InferPrecisionPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-        setDtypeIfAbsent(op, "forward_dtype",
-                         collective.getEffectiveForwardDtype());
-        setDtypeIfAbsent(op, "backward_dtype",
-                         collective.getEffectiveBackwardDtype());
-        if (Type acc = getEffectiveAccDtype(collective))
-          setDtypeIfAbsent(op, "acc_dtype", acc);
+        if (!collective.getForwardDtypeAttr())
+          collective.setForwardDtypeAttr(
+              TypeAttr::get(collective.getEffectiveForwardDtype()));
+        if (!collective.getBackwardDtypeAttr())
+          collective.setBackwardDtypeAttr(
+              TypeAttr::get(collective.getEffectiveBackwardDtype()));
+        if (collective.isReduction() && !collective.getAccDtypeAttr())
+          collective.setAccDtypeAttr(
+              TypeAttr::get(collective.getEffectiveAccDtype()));
         return;
       }
       if (auto castOp = dyn_cast<CastOp>(op)) {
-        setDtypeIfAbsent(op, "backward_dtype",
-                         castOp.getEffectiveBackwardDtype());
+        if (!castOp.getBackwardDtypeAttr())
+          castOp.setBackwardDtypeAttr(
+              TypeAttr::get(castOp.getEffectiveBackwardDtype()));
         return;
       }
-      if (auto reduce = dyn_cast<ReduceOp>(op))
-        setDtypeIfAbsent(op, "acc_dtype",
-                         getDefaultAccumulationType(cast<FloatType>(
-                             reduce.getInput().getType().getElementType())));
+      if (auto reduce = dyn_cast<ReduceOp>(op);
+          reduce && !reduce.getAccDtypeAttr())
+        reduce.setAccDtypeAttr(TypeAttr::get(getDefaultAccumulationType(
+            cast<FloatType>(reduce.getInput().getType().getElementType()))));
     });
   }
 };

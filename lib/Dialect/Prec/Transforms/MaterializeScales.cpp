@@ -45,7 +45,7 @@ struct ScaledCollective {
 /// it; what is left is what only the lowering needs.
 FailureOr<ScaledCollective> checkScaledCollective(CollectiveOpInterface op,
                                                   SymbolTableCollection &tables) {
-  ScaledCollective scaled{op, op->getAttrOfType<ScalingAttr>("scaling"),
+  ScaledCollective scaled{op, op.getScalingAttr(),
                           cast<FloatType>(op.getEffectiveForwardDtype()), 1};
   assert(isBitManipulatedFloatType(scaled.wire) &&
          "the verifier admits only the fp8 wires the kernels convert");
@@ -96,11 +96,11 @@ Value buildLocalScales(OpBuilder &b, Location loc, Value input,
 /// kernel of an unscaled collective does.
 Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
                     ScaledCollective scaled) {
-  auto rounding = scaled.op->getAttrOfType<RoundingModeAttr>("rounding");
+  RoundingModeAttr rounding = scaled.op.getRoundingAttr();
   Value key;
   if (rounding.getValue() == RoundingMode::Stochastic)
     key = buildRankRoundingKey(b, loc, scaled.op.getGridAttr(),
-                               scaled.op->getOperand(1));
+                               scaled.op.getSeed());
   return QuantizeOp::create(
       b, loc, withElementType(input.getType(), scaled.wire), input, scale,
       scaled.scaling, rounding, key);
@@ -115,10 +115,9 @@ Value buildQuantize(OpBuilder &b, Location loc, Value input, Value scale,
 /// arrival words (buildArrivalWord), which the quantization never draws.
 Value buildResultRoundingKey(OpBuilder &b, Location loc,
                              ScaledCollective scaled, bool sharedResult) {
-  if (scaled.op->getAttrOfType<RoundingModeAttr>("rounding").getValue() !=
-      RoundingMode::Stochastic)
+  if (scaled.op.getRounding() != RoundingMode::Stochastic)
     return {};
-  Value seed = scaled.op->getOperand(1);
+  Value seed = scaled.op.getSeed();
   if (sharedResult)
     return seed;
   return buildRankRoundingKey(b, loc, scaled.op.getGridAttr(), seed);
@@ -453,8 +452,7 @@ Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
     split = scatter.getScatterAxis();
   auto [data, movedScales] = exchange(b, loc, scaled, quantized, scales, split);
   ReductionDivisors divisors = getExplicitDivisors(op);
-  ReductionKind kind =
-      op->getAttrOfType<ReductionKindAttr>("reduction").getValue();
+  ReductionKind kind = *op.getReduction();
   double postDivisor = divisors.post;
   if (kind == ReductionKind::Avg) {
     kind = ReductionKind::Sum;
@@ -466,7 +464,7 @@ Value materializeReduction(OpBuilder &b, ScaledCollective scaled) {
                                      /*sharedResult=*/!split.has_value());
   return buildScaledReduction(
       b, loc, data, movedScales, scaled.scaling, kind,
-      cast<FloatType>(getEffectiveAccDtype(op)), divisors.pre, postDivisor,
+      cast<FloatType>(op.getEffectiveAccDtype()), divisors.pre, postDivisor,
       cast<RankedTensorType>(op.getResult().getType()), key);
 }
 

@@ -11,7 +11,10 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     A collective over the ranks of a `shard.grid`: the group is given by
     the grid symbol and a list of its axes (all axes when the list is
     empty). The interface exposes the precision contract of the collective
-    uniformly, so that passes treat all collectives alike.
+    uniformly, so that passes treat all collectives alike and never name its
+    attributes by string. The attributes only reducing collectives have
+    (`reduction`, `acc_dtype`, `pre_divisor`, `post_divisor`, `algorithm`)
+    read as null on the others.
   }];
   let methods = [
     InterfaceMethod<"the grid the collective runs on",
@@ -26,12 +29,56 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       "::mlir::TypeAttr", "getForwardDtypeAttr">,
     InterfaceMethod<"the gradient's wire dtype if annotated, else null",
       "::mlir::TypeAttr", "getBackwardDtypeAttr">,
+    InterfaceMethod<"sets the wire dtype (null: the default)",
+      "void", "setForwardDtypeAttr", (ins "::mlir::TypeAttr":$dtype)>,
+    InterfaceMethod<"sets the gradient's wire dtype (null: the default)",
+      "void", "setBackwardDtypeAttr", (ins "::mlir::TypeAttr":$dtype)>,
+    InterfaceMethod<"how the wire conversion rounds",
+      "::mlir::prec::RoundingModeAttr", "getRoundingAttr">,
+    InterfaceMethod<"the seed of stochastic rounding, else null",
+      "::mlir::TypedValue<::mlir::IntegerType>", "getSeed">,
+    InterfaceMethod<"the scaling mode of an fp8 wire, else null",
+      "::mlir::prec::ScalingAttr", "getScalingAttr">,
+    InterfaceMethod<"whether the collective combines values of several ranks",
+      "bool", "isReduction", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<"how a reduction combines values, else null",
+      "::mlir::prec::ReductionKindAttr", "getReductionAttr", (ins), [{}],
+      [{ return {}; }]>,
     InterfaceMethod<"the accumulation dtype if annotated, else null",
       "::mlir::TypeAttr", "getAccDtypeAttr", (ins), [{}],
       [{ return {}; }]>,
-    InterfaceMethod<"whether the collective combines values of several ranks",
-      "bool", "isReduction", (ins), [{}], [{ return false; }]>
+    InterfaceMethod<[{
+      sets the accumulation dtype (null: the default); a collective that
+      does not reduce takes only null
+    }], "void", "setAccDtypeAttr", (ins "::mlir::TypeAttr":$dtype), [{}],
+      [{
+        assert(!dtype && "only a reducing collective has an acc_dtype");
+        (void)dtype;
+      }]>,
+    InterfaceMethod<"the divisor before the wire cast if given, else null",
+      "::mlir::FloatAttr", "getPreDivisorAttr", (ins), [{}],
+      [{ return {}; }]>,
+    InterfaceMethod<"the divisor after the accumulation if given, else null",
+      "::mlir::FloatAttr", "getPostDivisorAttr", (ins), [{}],
+      [{ return {}; }]>,
+    InterfaceMethod<"the reduction algorithm if annotated, else null",
+      "::mlir::prec::ReductionAlgorithmAttr", "getAlgorithmAttr", (ins), [{}],
+      [{ return {}; }]>
   ];
+  let extraClassDeclaration = [{
+    /// How the wire conversion rounds.
+    ::mlir::prec::RoundingMode getRounding() {
+      return getRoundingAttr().getValue();
+    }
+
+    /// How a reducing collective combines values; std::nullopt for the
+    /// others.
+    std::optional<::mlir::prec::ReductionKind> getReduction() {
+      if (::mlir::prec::ReductionKindAttr attr = getReductionAttr())
+        return attr.getValue();
+      return std::nullopt;
+    }
+  }];
   let extraSharedClassDeclaration = [{
     /// The dtype that travels on the wire: `forward_dtype`, or by default the
     /// input's element type.
@@ -47,6 +94,18 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       if (::mlir::TypeAttr attr = $_op.getBackwardDtypeAttr())
         return attr.getValue();
       return getEffectiveForwardDtype();
+    }
+
+    /// The dtype a reducing collective accumulates in: `acc_dtype`, or by
+    /// default the accumulation type of its effective forward dtype
+    /// (getDefaultAccumulationType). Null for collectives that do not reduce.
+    ::mlir::Type getEffectiveAccDtype() {
+      if (!$_op.isReduction())
+        return {};
+      if (::mlir::TypeAttr attr = $_op.getAccDtypeAttr())
+        return attr.getValue();
+      return ::mlir::prec::getDefaultAccumulationType(
+          ::llvm::cast<::mlir::FloatType>(getEffectiveForwardDtype()));
     }
   }];
 }

@@ -16,6 +16,12 @@
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 
+namespace mlir::prec {
+/// The accumulation dtype used when none is annotated: f64 for f64 inputs,
+/// f32 for everything narrower (PyTorch's rule).
+FloatType getDefaultAccumulationType(FloatType forwardType);
+} // namespace mlir::prec
+
 #include "prec/Dialect/Prec/IR/PrecInterfaces.h.inc"
 
 namespace mlir::OpTrait::prec {
@@ -58,15 +64,6 @@ namespace mlir::prec {
 /// do not contain each other).
 bool floatTypeContains(FloatType wide, FloatType narrow);
 
-/// The accumulation dtype used when none is annotated: f64 for f64 inputs,
-/// f32 for everything narrower (PyTorch's rule).
-FloatType getDefaultAccumulationType(FloatType forwardType);
-
-/// The dtype a reducing collective accumulates in: `acc_dtype`, or by
-/// default the accumulation type of its effective forward dtype. Null for
-/// collectives that do not reduce.
-Type getEffectiveAccDtype(CollectiveOpInterface op);
-
 /// The type to divide a value of type `type` by `divisor` in: `type` where
 /// it represents `divisor` exactly, else the first of f32 and f64 at least
 /// as wide as `type` that does (an average over 131072 f16 values cannot
@@ -90,6 +87,27 @@ int64_t getCollectiveGroupSize(shard::GridOp grid, ArrayRef<int16_t> axes);
 /// otherwise emits an error on `op` saying that `purpose` needs it.
 FailureOr<int64_t> getStaticCollectiveGroupSize(CollectiveOpInterface op,
                                                 StringRef purpose);
+
+/// What a pass that regroups the elements of collectives needs beyond what
+/// every such pass needs (getRegroupableGroupSize).
+struct RegroupRequirements {
+  /// The tensors hold at least one element.
+  bool nonEmpty = false;
+  /// A reduction combined by the `direct` algorithm.
+  bool direct = false;
+  /// The group has more than one rank.
+  bool severalRanks = false;
+};
+
+/// The group size of `op` when its elements may be regrouped, cut into
+/// blocks or merged with other collectives' into one buffer, without
+/// changing a bit of any result: static shapes, no scaling (a scale is
+/// computed over a whole tensor or block), rounding to nearest even
+/// (stochastic rounding draws by element position), a grid of static size on
+/// its axes, and `requirements`. std::nullopt otherwise.
+std::optional<int64_t>
+getRegroupableGroupSize(CollectiveOpInterface op, SymbolTableCollection &tables,
+                        RegroupRequirements requirements = {});
 
 /// The algorithm a reducing collective combines its group with: `algorithm`
 /// when given, else the one the lowering picks: `direct` (all-to-all, then a
