@@ -37,7 +37,7 @@ install(TARGETS PrecPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # libraries find their headers through the installed include directory.
 # Every library of the package, C++ and C (PrecCAPI); the runner joins them
 # where the runtime is built.
-set(PREC_CXX_LIBRARIES MLIRPrecDialect MLIRPrecGradients MLIRPrecTransforms
+set(PREC_CXX_LIBRARIES MLIRPrecDialect MLIRPrecUtils MLIRPrecGradients MLIRPrecTransforms
     MLIRPrecLowering MLIRPrecToLinalg MLIRPrecToRuntime MLIRPrecToGPU
     MLIRShardToPrec MLIRPrecContractionsToRuntime MLIRPrecPipelines)
 foreach(library ${PREC_CXX_LIBRARIES} PrecCAPI)

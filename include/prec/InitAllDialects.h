@@ -8,7 +8,7 @@
 #ifndef PREC_INITALLDIALECTS_H
 #define PREC_INITALLDIALECTS_H
 
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Gradients/UpstreamGradients.h"
 

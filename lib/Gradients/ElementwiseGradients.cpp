@@ -18,7 +18,7 @@
 
 #include "prec/Gradients/UpstreamGradients.h"
 
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"

@@ -10,7 +10,7 @@
 
 #include "prec/Gradients/UpstreamGradients.h"
 
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

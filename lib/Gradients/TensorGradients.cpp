@@ -11,7 +11,7 @@
 
 #include "prec/Gradients/UpstreamGradients.h"
 
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

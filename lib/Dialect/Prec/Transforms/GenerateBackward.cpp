@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
 

@@ -1,13 +1,13 @@
-//===- BackwardOpInterfaceImpl.h - gradient rules ---------------*- C++ -*-===//
+//===- PrecGradients.h - gradient rules of prec's ops ----------*- C++ -*-===//
 //
 // The gradient rules (BackwardOpInterface models) of prec's ops, and the
 // helpers every gradient rule shares (the rules of upstream ops are in
-// prec/Gradients).
+// UpstreamGradients.h).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H
-#define PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H
+#ifndef PREC_GRADIENTS_PRECGRADIENTS_H
+#define PREC_GRADIENTS_PRECGRADIENTS_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -41,4 +41,4 @@ SmallVector<Value> getCapturedValues(Operation *op);
 
 } // namespace mlir::prec
 
-#endif // PREC_DIALECT_PREC_IR_BACKWARDOPINTERFACEIMPL_H
+#endif // PREC_GRADIENTS_PRECGRADIENTS_H

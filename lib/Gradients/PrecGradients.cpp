@@ -1,4 +1,4 @@
-//===- BackwardOpInterfaceImpl.cpp - gradient rules -----------------------===//
+//===- PrecGradients.cpp - gradient rules of prec's ops -------------------===//
 //
 // Gradient rules of prec's ops: transposes that carry the precision
 // contract. They are external models like the rules of upstream ops
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/IR/BackwardOpInterfaceImpl.h"
+#include "prec/Gradients/PrecGradients.h"
 
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
