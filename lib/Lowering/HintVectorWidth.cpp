@@ -126,13 +126,17 @@ bool hasTinyTripCount(scf::ForOp loop) {
 struct HintVectorWidthPass
     : public prec::impl::PrecHintVectorWidthBase<HintVectorWidthPass> {
   using Base::Base;
+  /// Checked when the pass manager starts, before any pass of the pipeline
+  /// runs: a bad value is said before the lowering, not after it.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (vectorBits >= 8 && llvm::isPowerOf2_64(vectorBits))
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "prec-hint-vector-width: vector-bits must be a power of two of "
+              "at least 8, got "
+           << static_cast<int64_t>(vectorBits);
+  }
   void runOnOperation() override {
-    if (vectorBits < 8 || !llvm::isPowerOf2_64(vectorBits)) {
-      getOperation().emitError("prec-hint-vector-width: vector-bits must be "
-                               "a power of two of at least 8, got ")
-          << static_cast<int64_t>(vectorBits);
-      return signalPassFailure();
-    }
     MLIRContext *context = &getContext();
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->hasAttr("loop_annotation") || hasTinyTripCount(loop))

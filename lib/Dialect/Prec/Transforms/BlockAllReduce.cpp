@@ -123,13 +123,17 @@ struct BlockAllReducePass
     : public prec::impl::PrecBlockAllReduceBase<BlockAllReducePass> {
   using Base::Base;
 
+  /// Checked when the pass manager starts, before any pass runs.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (blockBytes >= 0)
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "prec-block-all-reduce: expected block-bytes >= 0 (0: "
+              "all_reduces stay whole), got "
+           << static_cast<int64_t>(blockBytes);
+  }
+
   void runOnOperation() override {
-    if (blockBytes < 0) {
-      getOperation().emitError()
-          << "prec-block-all-reduce: expected block-bytes >= 0 (0: all_reduces stay whole), got "
-          << static_cast<int64_t>(blockBytes);
-      return signalPassFailure();
-    }
     if (blockBytes == 0)
       return markAllAnalysesPreserved();
     SymbolTableCollection tables;

@@ -298,13 +298,17 @@ struct BlockReduceScatterPass
     : public prec::impl::PrecBlockReduceScatterBase<BlockReduceScatterPass> {
   using Base::Base;
 
+  /// Checked when the pass manager starts, before any pass runs.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (blockBytes >= 0)
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "prec-block-reduce-scatter: expected block-bytes >= 0 (0: "
+              "reduce_scatters stay whole), got "
+           << static_cast<int64_t>(blockBytes);
+  }
+
   void runOnOperation() override {
-    if (blockBytes < 0) {
-      getOperation().emitError()
-          << "prec-block-reduce-scatter: expected block-bytes >= 0 (0: reduce_scatters stay whole), got "
-          << static_cast<int64_t>(blockBytes);
-      return signalPassFailure();
-    }
     if (blockBytes == 0)
       return markAllAnalysesPreserved();
     SymbolTableCollection tables;
