@@ -420,7 +420,7 @@ llvm::Error RankRun::run() {
   }
   if (llvm::Error error = observer.runFinished(rank, *this, profile))
     return error;
-  if (runner.getOptions().backend == RunnerBackend::MPI)
+  if (!runner.ranksAreThreads())
     if (llvm::Error error = gatherReports())
       return error;
   if (llvm::Error error = releaseResults())
@@ -440,18 +440,22 @@ llvm::Error RankRun::run() {
 }
 
 /// Sends `mine` from every rank to rank 0, which gets them all in rank order
-/// in `all`.
-static llvm::Error gatherToRankZero(precrt_comm_t world, int32_t rank,
+/// in `all`. The strings are host memory, so they travel over the world's
+/// host communicator (the control communicator of NCCL).
+static llvm::Error gatherToRankZero(precrt_comm_t deviceWorld, int32_t rank,
                                     std::string mine,
                                     std::vector<std::string> &all,
                                     const llvm::Twine &what) {
-  int32_t size = 1;
-  precrtCommSize(world, &size);
   auto failed = [&](precrt_status_t status, const llvm::Twine &step) {
     return makeError("gathering " + what + ": " + step + ": " +
                      precrtStatusName(status) + ": " +
                      precrtGetLastErrorMessage());
   };
+  precrt_comm_t world = nullptr;
+  if (precrt_status_t status = precrtCommHost(deviceWorld, &world))
+    return failed(status, "finding the host communicator");
+  int32_t size = 1;
+  precrtCommSize(world, &size);
   if (rank != 0) {
     uint64_t length = mine.size();
     if (precrt_status_t status =
@@ -480,10 +484,10 @@ static llvm::Error gatherToRankZero(precrt_comm_t world, int32_t rank,
   return llvm::Error::success();
 }
 
-/// Processes of mpirun print to one terminal through mpirun, which does not
-/// keep their order: each rank sends its report to rank 0, which prints them
-/// all, in rank order. Its data (RunObserver::takeRankData) goes the same
-/// way.
+/// Processes of mpirun (MPI backend, or NCCL with a process per GPU) print
+/// to one terminal through mpirun, which does not keep their order: each
+/// rank sends its report to rank 0, which prints them all, in rank order.
+/// Its data (RunObserver::takeRankData) goes the same way.
 llvm::Error RankRun::gatherReports() {
   std::vector<std::string> all;
   if (llvm::Error error =

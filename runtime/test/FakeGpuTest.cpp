@@ -419,6 +419,42 @@ TEST(FakeNccl, GridGroupsSplitTheCommunicator) {
             PRECRT_SUCCESS);
 }
 
+// Host memory between the ranks of an NCCL world (a report for rank 0)
+// travels over its host communicator: the control plane, with the same ranks
+// in the same order (NCCL itself refuses host buffers, as above).
+TEST(FakeNccl, HostMessagesGoThroughTheHostCommunicator) {
+  ASSERT_EQ(runNccl(2, [&](precrt_comm_t world, int rank) {
+              precrt_comm_t host = nullptr;
+              ASSERT_EQ(precrtCommHost(world, &host), PRECRT_SUCCESS) << lastError();
+              ASSERT_NE(host, nullptr);
+              EXPECT_NE(host, world);
+              precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
+              precrtCommBackend(host, &backend);
+              EXPECT_EQ(backend, PRECRT_BACKEND_LOCAL);
+              int32_t hostRank = -1, hostSize = 0;
+              precrtCommRank(host, &hostRank);
+              precrtCommSize(host, &hostSize);
+              EXPECT_EQ(hostRank, rank);
+              EXPECT_EQ(hostSize, 2);
+              std::vector<uint8_t> text(5);
+              if (rank == 1) {
+                std::memcpy(text.data(), "rank1", 5);
+                EXPECT_EQ(precrtSend(host, text.data(), 5, PRECRT_DTYPE_BYTES, 0),
+                          PRECRT_SUCCESS)
+                    << lastError();
+              } else {
+                EXPECT_EQ(precrtRecv(host, text.data(), 5, PRECRT_DTYPE_BYTES, 1),
+                          PRECRT_SUCCESS)
+                    << lastError();
+                EXPECT_EQ(std::string(text.begin(), text.end()), "rank1");
+              }
+              precrt_comm_t none = nullptr;
+              EXPECT_EQ(precrtCommHost(world, nullptr), PRECRT_ERROR_INVALID_ARGUMENT);
+              EXPECT_EQ(precrtCommHost(nullptr, &none), PRECRT_ERROR_INVALID_ARGUMENT);
+            }),
+            PRECRT_SUCCESS);
+}
+
 TEST(FakeNccl, DisagreementsAreCaughtByTheControlPlane) {
   ASSERT_EQ(runNccl(2, [&](precrt_comm_t world, int rank) {
               void *buffer = toDevice(std::vector<uint8_t>(64));

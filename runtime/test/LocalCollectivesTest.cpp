@@ -272,6 +272,15 @@ INSTANTIATE_TEST_SUITE_P(
              precrtDtypeName(std::get<1>(info.param));
     });
 
+TEST(LocalBackend, IsItsOwnHostCommunicator) {
+  ASSERT_EQ(runLocal(2, [&](precrt_comm_t world, int) {
+              precrt_comm_t host = nullptr;
+              EXPECT_EQ(precrtCommHost(world, &host), PRECRT_SUCCESS);
+              EXPECT_EQ(host, world);
+            }),
+            PRECRT_SUCCESS);
+}
+
 TEST(LocalLossyReduction, Bf16SumRoundsAtEveryRingStep) {
   // Chunk c of an all_reduce over n ranks is summed in ring order, starting
   // at rank c + 1 and ending at rank c, rounding to bf16 after every

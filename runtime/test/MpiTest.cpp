@@ -163,6 +163,9 @@ TEST(MpiBackend, IsAvailableAndSized) {
   ASSERT_EQ(precrtCommBackend(world, &backend), PRECRT_SUCCESS);
   EXPECT_EQ(backend, PRECRT_BACKEND_MPI);
   EXPECT_EQ(precrtGetWorld(), world);
+  precrt_comm_t host = nullptr;
+  ASSERT_EQ(precrtCommHost(world, &host), PRECRT_SUCCESS);
+  EXPECT_EQ(host, world) << "MPI's buffers are host memory already";
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(worldSize, size);

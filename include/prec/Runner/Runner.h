@@ -158,10 +158,10 @@ public:
   /// filled when the lowering profiles (hostCodegen.profile).
   virtual llvm::Error runFinished(int32_t rank, RankResults &results,
                                   const RankProfile &profile);
-  /// The MPI backend under mpirun, after runFinished: the text `rank` has
-  /// for the job's output. The runner sends every rank's to rank 0, whose
-  /// printRankReports gets them all, in rank order (mpirun does not keep the
-  /// order of what its processes print).
+  /// A process per rank (mpirun, MPI or NCCL backend), after runFinished:
+  /// the text `rank` has for the job's output. The runner sends every
+  /// rank's to rank 0, whose printRankReports gets them all, in rank order
+  /// (mpirun does not keep the order of what its processes print).
   virtual std::string takeRankReport(int32_t rank);
   virtual void printRankReports(llvm::ArrayRef<std::string> reports);
   /// The same for bytes rather than text (a rank's part of a checkpoint):

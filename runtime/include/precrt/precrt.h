@@ -156,6 +156,13 @@ PRECRT_EXPORT precrt_status_t precrtCommSetStream(precrt_comm_t comm,
  * NULL for CPU backends. */
 PRECRT_EXPORT precrt_status_t precrtCommGetStream(precrt_comm_t comm,
                                                   void **stream);
+/* The communicator of the same ranks, in the same order, whose buffers are
+ * host memory: `comm` itself for local and mpi; for nccl, the control
+ * communicator its bootstrap and agreement checks go through (MPI under
+ * mpirun, local when ranks are threads). For what the ranks' host sides
+ * tell each other (reports, metadata); owned by `comm`. */
+PRECRT_EXPORT precrt_status_t precrtCommHost(precrt_comm_t comm,
+                                             precrt_comm_t *host);
 /* The payload bytes a rank moved over one communicator since it was
  * created: counted where the backend moves data (local: bytes this rank read
  * from a peer's buffers, and bytes peers read from this rank's; MPI: the

@@ -425,6 +425,14 @@ precrt_status_t precrtCommGetStream(precrt_comm_t comm, void **stream) {
   return PRECRT_SUCCESS;
 }
 
+precrt_status_t precrtCommHost(precrt_comm_t comm, precrt_comm_t *host) {
+  PRECRT_REQUIRE_COMM(comm, "precrtCommHost");
+  if (!host)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT, "precrtCommHost: null result");
+  *host = wrap(unwrap(comm)->hostCommunicator());
+  return PRECRT_SUCCESS;
+}
+
 const char *precrtBackendName(precrt_backend_t backend) {
   switch (backend) {
   case PRECRT_BACKEND_LOCAL:

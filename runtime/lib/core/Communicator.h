@@ -164,6 +164,9 @@ public:
   /// The CUstream the backend enqueues device work on; nullptr for the CPU
   /// backends.
   virtual void *stream() const { return nullptr; }
+  /// The communicator of the same ranks whose buffers are host memory: this
+  /// one on the CPU backends; NCCL's control communicator.
+  virtual Communicator *hostCommunicator() { return this; }
 
   /// Runs one collective: numbers it, refuses it on a broken communicator,
   /// then hands it to the backend (which checks agreement first).

@@ -72,6 +72,7 @@ public:
     return PRECRT_SUCCESS;
   }
   void *stream() const override { return stream_; }
+  Communicator *hostCommunicator() override { return control_; }
   /// The control plane's ranks are this communicator's.
   bool peerHasLeft(int peer, const std::string &what,
                    std::string &reason) override {

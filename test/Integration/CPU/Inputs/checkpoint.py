@@ -1,7 +1,8 @@
 """Checkpoints of checkpoint_step.mlir in safetensors, and their float64 check.
 
 Usage:
-  checkpoint.py init CASE FILE        the initial state of CASE (fsdp, hsdp)
+  checkpoint.py init CASE FILE        the initial state of CASE (fsdp, hsdp,
+                                      solo)
   checkpoint.py check CASE INIT SAVED STEPS OUTDIR
                                       SAVED (prec-run --save after STEPS
                                       steps from INIT) against a float64
@@ -35,6 +36,7 @@ CASES = {
     # full rows, rows a rank, ranks holding a block each, replicas
     "fsdp": {"rows": 10, "block": 3, "group": 4, "replicas": 1},
     "hsdp": {"rows": 5, "block": 3, "group": 2, "replicas": 2},
+    "solo": {"rows": 3, "block": 3, "group": 1, "replicas": 1},
 }
 COLS = 4
 
@@ -91,7 +93,8 @@ def initial_state(case):
     state["h.0.weight"] = ("F32", [rows, COLS], draw(rows * COLS))
     state["h.0.bias"] = ("F32", [COLS], draw(COLS))
     if case == "fsdp":
-        # hsdp starts without optimizer state and step: zeros and the default.
+        # hsdp and solo start without optimizer state and step: zeros and
+        # the default.
         state["exp_avg.h.0.weight"] = ("F32", [rows, COLS], draw(rows * COLS))
         state["step"] = ("F32", [], [5.0])
     # A tensor the step does not take is left alone.
