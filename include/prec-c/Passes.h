@@ -13,6 +13,7 @@
 
 #include "prec/Conversion/Passes.capi.h.inc"
 #include "prec/Dialect/Prec/Transforms/Passes.capi.h.inc"
+#include "prec/Gradients/Passes.capi.h.inc"
 #include "prec/Lowering/Passes.capi.h.inc"
 
 #ifdef __cplusplus

@@ -5,6 +5,7 @@
 
 #include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Gradients/Passes.h"
 #include "prec/Lowering/Passes.h"
 #include "prec/Pipelines/Pipelines.h"
 
@@ -14,6 +15,7 @@ namespace mlir::prec {
 /// registries.
 inline void registerPrecPasses() {
   registerPrecTransformsPasses();
+  registerPrecGradientsPasses();
   registerPrecLoweringPasses();
   registerPrecConversionPasses();
   registerPrecPipelines();

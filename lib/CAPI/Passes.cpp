@@ -19,6 +19,7 @@ extern "C" {
 #endif
 #include "prec/Conversion/Passes.capi.cpp.inc"
 #include "prec/Dialect/Prec/Transforms/Passes.capi.cpp.inc"
+#include "prec/Gradients/Passes.capi.cpp.inc"
 #include "prec/Lowering/Passes.capi.cpp.inc"
 #ifdef __cplusplus
 }

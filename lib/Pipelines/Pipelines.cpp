@@ -4,6 +4,7 @@
 
 #include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Gradients/Passes.h"
 #include "prec/Lowering/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -142,5 +142,51 @@ int main(void) {
 
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
+
+  /* The Gradients passes from C: constructed, and registered by name. */
+  MlirContext gradCtx = mlirContextCreate();
+  MlirDialectRegistry allDialects = mlirDialectRegistryCreate();
+  precRegisterAllDialects(allDialects);
+  mlirContextAppendDialectRegistry(gradCtx, allDialects);
+  mlirDialectRegistryDestroy(allDialects);
+  const char *forward =
+      "func.func @square(%x: tensor<4xf32>) -> tensor<4xf32>\n"
+      "    attributes {prec.differentiable} {\n"
+      "  %y = arith.mulf %x, %x : tensor<4xf32>\n"
+      "  return %y : tensor<4xf32>\n"
+      "}\n";
+  MlirModule forwardModule =
+      mlirModuleCreateParse(gradCtx, mlirStringRefCreateFromCString(forward));
+  if (mlirModuleIsNull(forwardModule)) {
+    printf("parse failed\n");
+    return 1;
+  }
+  MlirPassManager gradPm = mlirPassManagerCreate(gradCtx);
+  mlirOpPassManagerAddOwnedPass(mlirPassManagerGetAsOpPassManager(gradPm),
+                                mlirCreatePrecGradientsPrecGenerateBackward());
+  MlirOperation forwardOp = mlirModuleGetOperation(forwardModule);
+  if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(gradPm, forwardOp))) {
+    printf("prec-generate-backward failed\n");
+    return 1;
+  }
+  mlirOperationPrint(forwardOp, printToStdout, NULL);
+  printf("\n");
+  // CHECK-LABEL: func.func @square_backward
+  // CHECK-SAME: attributes {prec.backward_of = @square}
+  mlirPassManagerDestroy(gradPm);
+
+  mlirRegisterPrecGradientsPasses();
+  MlirPassManager parsedPm = mlirPassManagerCreate(gradCtx);
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(parsedPm),
+      mlirStringRefCreateFromCString(
+          "builtin.module(prec-declare-backward,prec-generate-backward)"),
+      printToStdout, NULL);
+  printf("\ngradients pipeline parsed: %d\n",
+         mlirLogicalResultIsSuccess(parsed));
+  // CHECK: gradients pipeline parsed: 1
+  mlirPassManagerDestroy(parsedPm);
+  mlirModuleDestroy(forwardModule);
+  mlirContextDestroy(gradCtx);
   return 0;
 }

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Gradients/GenerateBackward.h"
+#include "prec/Gradients/Passes.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
 #include "prec/Version.h"

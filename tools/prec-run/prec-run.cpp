@@ -20,7 +20,7 @@
 #include "Traffic.h"
 
 #include "prec/Dialect/Prec/IR/EntryAttrs.h"
-#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
+#include "prec/Gradients/GenerateBackward.h"
 #include "prec/InitAllDialects.h"
 #include "prec/InitAllPasses.h"
 #include "prec/Runner/Checkpoint.h"

@@ -2,8 +2,8 @@
 
 #include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Gradients/GenerateBackward.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

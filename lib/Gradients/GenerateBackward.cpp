@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/Transforms/GenerateBackward.h"
-#include "prec/Gradients/PrecGradients.h"
+#include "prec/Gradients/GenerateBackward.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
-#include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Gradients/Passes.h"
+#include "prec/Gradients/PrecGradients.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -29,7 +29,7 @@
 namespace mlir::prec {
 #define GEN_PASS_DEF_PRECDECLAREBACKWARD
 #define GEN_PASS_DEF_PRECGENERATEBACKWARD
-#include "prec/Dialect/Prec/Transforms/Passes.h.inc"
+#include "prec/Gradients/Passes.h.inc"
 } // namespace mlir::prec
 
 using namespace mlir;

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PREC_DIALECT_PREC_TRANSFORMS_GENERATEBACKWARD_H
-#define PREC_DIALECT_PREC_TRANSFORMS_GENERATEBACKWARD_H
+#ifndef PREC_GRADIENTS_GENERATEBACKWARD_H
+#define PREC_GRADIENTS_GENERATEBACKWARD_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -43,4 +43,4 @@ SmallVector<std::string> getFunctionsNamedToDifferentiate(OpPassManager &pm);
 
 } // namespace mlir::prec
 
-#endif // PREC_DIALECT_PREC_TRANSFORMS_GENERATEBACKWARD_H
+#endif // PREC_GRADIENTS_GENERATEBACKWARD_H
