@@ -140,9 +140,7 @@ cl::opt<std::string> maxMemory(
     cl::init(""), cl::cat(runCategory));
 cl::opt<bool> fuseKernels(
     "fuse-kernels",
-    cl::desc("fold casts into collectives and fuse each elementwise "
-             "kernel into its only consumer, on CPUs and GPUs, and on CPUs "
-             "compute amaxes in the read that quantizes (default; =false: "
+    cl::desc("the pipeline's fold-casts and fuse-kernels (default; =false: "
              "one kernel per op, the same values)"),
     cl::init(true), cl::cat(runCategory));
 cl::opt<bool> profileSteps(
@@ -179,24 +177,20 @@ cl::opt<int64_t> vectorBits(
     cl::init(256), cl::cat(runCategory));
 cl::opt<int64_t> allReduceBlockBytes(
     "all-reduce-block-bytes",
-    cl::desc("prec-lower-to-cpu{all-reduce-block-bytes}: direct "
-             "all_reduces into a wider result as loops over blocks of at "
-             "most this many input bytes (default 1 MiB; 0: whole; the same "
-             "values)"),
+    cl::desc("prec-lower-to-cpu{all-reduce-block-bytes}: input bytes per "
+             "block of a large all_reduce (default 1 MiB; 0: whole)"),
     cl::init(1048576), cl::cat(runCategory));
 cl::opt<int64_t> reduceScatterBlockBytes(
     "reduce-scatter-block-bytes",
-    cl::desc("prec-lower-to-cpu{reduce-scatter-block-bytes}: direct "
-             "reduce_scatters, and the optimizers reading them, as loops over "
-             "blocks of at most this many input bytes (default 1 MiB; 0: "
-             "whole; the same values)"),
+    cl::desc("prec-lower-to-cpu{reduce-scatter-block-bytes}: input bytes "
+             "per block of a large reduce_scatter and its optimizer (default "
+             "1 MiB; 0: whole)"),
     cl::init(1048576), cl::cat(runCategory));
 cl::opt<bool> peerWindows(
     "peer-windows",
-    cl::desc("let the kernels around an all_gather or all_to_all write and "
-             "read the group's buffers in place, in memory the ranks share "
-             "where they share a machine (default on; "
-             "prec-lower-to-cpu{peer-windows}); the same values"),
+    cl::desc("prec-lower-to-cpu{peer-windows}: kernels read the group's "
+             "buffers in place (default; =false: through the runtime's "
+             "transports, the same values)"),
     cl::init(true), cl::cat(runCategory));
 cl::opt<std::string> targetCPU(
     "target-cpu",

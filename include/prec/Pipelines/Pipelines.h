@@ -56,23 +56,16 @@ void populatePrecCollectivesStage(OpPassManager &pm,
 
 struct PrecKernelsStageOptions {
   PrecTarget target = PrecTarget::CPU;
-  /// Inline calls whose kernels feed the caller's
-  /// (prec-inline-kernel-callees) and fuse each elementwise kernel into its
-  /// only consumer (prec-fuse-kernels); on CPUs also compute amaxes in the
-  /// read of the kernel that quantizes the same input (prec-fuse-amax). The
-  /// values are the same either way.
+  /// prec-inline-kernel-callees and prec-fuse-kernels, on CPUs also
+  /// prec-fuse-amax; the values are the same either way.
   bool fuseKernels = true;
   /// Remark the bytes of every transport and kernel (prec-report-traffic).
   bool reportTraffic = false;
-  /// CPU: cut each direct all_reduce into a wider result, and each direct
-  /// reduce_scatter, into a loop over blocks of at most this many input
-  /// bytes, whose wire buffers stay in cache (prec-block-all-reduce,
-  /// prec-block-reduce-scatter; the same values); 0: whole.
+  /// CPU: the `block-bytes` of prec-block-all-reduce and
+  /// prec-block-reduce-scatter; 0: collectives whole.
   int64_t allReduceBlockBytes = 1048576;
   int64_t reduceScatterBlockBytes = 1048576;
-  /// CPU: kernels write and read the group's buffers of all_gathers and
-  /// all_to_alls in place (convert-prec-to-runtime{peer-windows}; the same
-  /// values).
+  /// CPU: convert-prec-to-runtime{peer-windows}.
   bool peerWindows = true;
 };
 
@@ -146,20 +139,15 @@ struct PrecLowerToCPUOptions
       llvm::cl::init(PrecCollectivesStageOptions().foldCasts)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",
-      llvm::cl::desc("inline calls whose kernels feed the caller's "
-                     "(prec-inline-kernel-callees), fuse each elementwise "
-                     "kernel into its only consumer (prec-fuse-kernels) and "
-                     "compute amaxes in the read of the kernel that "
-                     "quantizes the same input (prec-fuse-amax); the values "
-                     "are the same either way"),
+      llvm::cl::desc("fuse kernels (prec-inline-kernel-callees, "
+                     "prec-fuse-kernels, prec-fuse-amax); the values are the "
+                     "same either way"),
       llvm::cl::init(PrecKernelsStageOptions().fuseKernels)};
   PassOptions::Option<bool> gemmContractions{
       *this, "gemm-contractions",
       llvm::cl::desc("run matmuls and batch matmuls through precrt's gemm "
-                     "(OpenBLAS's sgemm where installed) rather than "
-                     "upstream's loops (convert-contractions-to-runtime), "
-                     "reading the transposes only they read through their "
-                     "strides (prec-fold-transposes)"),
+                     "rather than upstream's loops "
+                     "(convert-contractions-to-runtime, prec-fold-transposes)"),
       llvm::cl::init(PrecHostCodegenStageOptions().gemmContractions)};
   PassOptions::Option<bool> profile{
       *this, "profile",
@@ -186,29 +174,22 @@ struct PrecLowerToCPUOptions
       llvm::cl::init(PrecHostCodegenStageOptions().vectorBits)};
   PassOptions::Option<int64_t> allReduceBlockBytes{
       *this, "all-reduce-block-bytes",
-      llvm::cl::desc("cut each direct all_reduce into a result wider than its "
-                     "wire into a loop over blocks of at most this many input "
-                     "bytes (at least 16 elements per rank), whose wire "
-                     "buffers stay in cache, where it has more elements than "
-                     "one block (prec-block-all-reduce; the same values); 0 "
+      llvm::cl::desc("input bytes per cache-sized block of a large "
+                     "all_reduce (prec-block-all-reduce{block-bytes}); 0 "
                      "leaves all_reduces whole"),
       llvm::cl::init(PrecKernelsStageOptions().allReduceBlockBytes)};
   PassOptions::Option<int64_t> reduceScatterBlockBytes{
       *this, "reduce-scatter-block-bytes",
-      llvm::cl::desc("cut each direct reduce_scatter into a loop over blocks "
-                     "of at most this many input bytes, whose wire buffers "
-                     "stay in cache, where it has more than one block; with "
-                     "fuse-kernels an optimizer that only reads its result "
-                     "is cut into the same blocks and fused into their sums "
-                     "(prec-block-reduce-scatter; the same values); 0 leaves "
-                     "reduce_scatters whole"),
+      llvm::cl::desc("input bytes per cache-sized block of a large "
+                     "reduce_scatter and, with fuse-kernels, of the optimizer "
+                     "that reads it (prec-block-reduce-scatter{block-bytes}); "
+                     "0 leaves reduce_scatters whole"),
       llvm::cl::init(PrecKernelsStageOptions().reduceScatterBlockBytes)};
   PassOptions::Option<bool> peerWindows{
       *this, "peer-windows",
-      llvm::cl::desc("let the kernels around an all_gather or all_to_all "
-                     "write and read the group's buffers in place, in memory "
-                     "the ranks share where they share a machine "
-                     "(convert-prec-to-runtime{peer-windows}; the same values)"),
+      llvm::cl::desc("kernels read and write the buffers of all_gathers and "
+                     "all_to_alls in place (convert-prec-to-runtime"
+                     "{peer-windows}); the values are the same either way"),
       llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
 };
 
@@ -265,11 +246,9 @@ struct PrecLowerToCUDAOptions
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseKernels{
       *this, "fuse-kernels",
-      llvm::cl::desc("inline calls whose kernels feed the caller's "
-                     "(prec-inline-kernel-callees) and fuse each elementwise "
-                     "kernel into its only consumer (prec-fuse-kernels), so "
-                     "that the pair is one launch; the values are the same "
-                     "either way"),
+      llvm::cl::desc("fuse kernels (prec-inline-kernel-callees, "
+                     "prec-fuse-kernels), fewer launches; the values are the "
+                     "same either way"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> reportTraffic{
       *this, "report-traffic",

@@ -366,7 +366,8 @@ def PrecAccumulateMicrobatches
     `prec-divide-factors` but for the number of terms of the one sum when it
     exceeds `D`) and the all-reduce divides by the rest, so a 4x8
     grid yields `(1/32) * sum over all 32 ranks of (g1 + ... + gM)`, never
-    `1/8` for earlier microbatches and `1/32` for the last.
+    `1/8` for earlier microbatches and `1/32` for the last (docs/Prec.md,
+    "HSDP gradient accumulation", derives them).
 
     Wire and accumulation dtypes of both collectives are kept explicitly; the
     partial shards stay in the accumulation dtype (more precise than
@@ -664,18 +665,14 @@ def PrecBlockAllReduce
     `block-bytes` bytes of input, so that the wire buffers of a block stay in
     cache between the kernels and the transports that touch them.
 
-    Value identity: each element goes through the same pre-divide, wire
-    cast, sum in `acc_dtype` in source-rank order, post-divide and result
-    casts wherever it lies, so the blocked all_reduce computes the same bits
-    as the whole one. Only all_reduces for which this holds are cut: the
-    direct algorithm (`getReductionAlgorithm`) over more than one rank,
-    rounding to nearest even (stochastic rounding draws by element
-    position), no `scaling` (a per-tensor scale depends on the whole
-    tensor), static shapes and a static group size. And only where a
-    kernel widens the gathered slices to a wider result type (a bf16 wire
-    into an f32 result): that kernel writes each block's result in place,
-    where gathered slices that are already the result would be copied into
-    it block by block, which costs what the blocks save.
+    The blocked all_reduce computes the same bits as the whole one
+    (docs/Prec.md, "Cache-sized blocks of a large all-reduce", says why and
+    what the blocks cost), so only all_reduces whose arithmetic is
+    elementwise are cut: the direct algorithm (`getReductionAlgorithm`)
+    over more than one rank, rounding to nearest even, no `scaling`, static
+    shapes and a static group size. And only where a kernel widens the
+    gathered slices to a wider result type (a bf16 wire into an f32
+    result), which then writes each block's result in place.
 
     Blocks hold the largest multiple of 16 x N elements (N the group size)
     within `block-bytes`, at least 16 x N, so that the direct reduce-scatter
@@ -741,16 +738,13 @@ def PrecBlockReduceScatter
     gradient is never written whole. Without it the loop leaves the
     reduced gradient whole, for the optimizer to read after the loop.
 
-    Value identity: each element goes through the same pre-divide, wire
-    cast, sum in `acc_dtype` in source-rank order, post-divide and result
-    cast wherever it lies, and the optimizer computes each element from the
-    same elements, so the blocked forms compute the same bits as the whole
-    ones. Only reduce_scatters for which this holds are cut: the direct
-    algorithm (`getReductionAlgorithm`) over more than one rank, rounding to
-    nearest even (stochastic rounding draws by element position), no
-    `scaling` (a per-tensor scale depends on the whole tensor), static
-    shapes and a static group size; and only optimizers that round to
-    nearest even, whose tensors all have the shard's shape.
+    The blocked forms compute the same bits as the whole ones (docs/Prec.md,
+    "Cache-sized blocks of a large reduce-scatter and its optimizer", says
+    why), so only reduce_scatters whose arithmetic is elementwise are cut:
+    the direct algorithm (`getReductionAlgorithm`) over more than one rank,
+    rounding to nearest even, no `scaling`, static shapes and a static
+    group size; and only optimizers that round to nearest even, whose
+    tensors all have the shard's shape.
 
     Blocks hold as many indices of the cut dimension as fit in
     `block-bytes` of input, at least one; the indices left after the last
