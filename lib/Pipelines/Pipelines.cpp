@@ -258,13 +258,8 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecLowerToCPUPipeline(pm, getLoweringOptions(options));
 }
 
-/// prec on tensors, its signature stage run, to outlined kernels (gpu.func)
-/// and host code that launches them and runs collectives on the rank's
-/// stream: everything prec writes for the GPU, shared by the CUDA pipeline
-/// and its emulation.
-static void
-buildPrecToGPUKernelsPipeline(OpPassManager &pm,
-                              const PrecLowerToCUDAOptions &options) {
+void mlir::prec::buildPrecToGPUKernelsPipeline(
+    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
   PrecKernelsStageOptions kernels;
   kernels.target = PrecTarget::CUDA;
   kernels.fuseKernels = options.fuseKernels;
@@ -343,49 +338,10 @@ void mlir::prec::buildPrecLowerToCUDAAfterSignaturePipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::prec::buildPrecLowerToCUDAEmulationPipeline(
-    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
-  populatePrecSignatureStage(pm);
-  buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, options);
-}
-
-void mlir::prec::buildPrecLowerToCUDAEmulationAfterSignaturePipeline(
-    OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
-  buildPrecToGPUKernelsPipeline(pm, options);
-
-  // The kernels become host functions that the same launches call through
-  // the driver; then everything is host code, lowered as on the CPU.
-  pm.addPass(createPrecEmulateGPUKernels());
-  // The host runs every kernel's fp8 rounding in integer arithmetic, which
-  // stands for PTX's conversion on sm_89 and later (docs/GPU.md).
-  PrecExpandFp8ArithOptions expandFp8;
-  expandFp8.include16Bit = true;
-  pm.addPass(createPrecExpandFp8Arith(expandFp8));
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
-  // Math the kernels' gradient rules use and LLVM has no intrinsic for
-  // (erf) calls libm, as on the CPU; libm has no rsqrt. Integer powers
-  // become multiplications.
-  math::MathExpandOpsPassOptions expandMath;
-  expandMath.opMnemonics = {"rsqrt", "fpowi"};
-  pm.addPass(math::createMathExpandOpsPass(expandMath));
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
-  if (options.cInterface)
-    pm.nest<func::FuncOp>().addPass(createPrecRequestCInterfaces());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-}
-
 // Every pipeline registerPrecPipelines registers.
 static constexpr llvm::StringLiteral kPipelineNames[] = {
-    "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-lower-to-cuda-emulation",
-    "prec-precision-report", "prec-from-torch"};
+    "prec-lower-to-cpu", "prec-lower-to-cuda", "prec-precision-report",
+    "prec-from-torch"};
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::prec::getPrecPipelineNames() {
   return kPipelineNames;
@@ -415,7 +371,7 @@ LogicalResult mlir::prec::buildPrecFromTorchPipeline(
 void mlir::prec::registerPrecPipelines() {
   // Registered by hand: its options are prec-fully-shard's, passed through.
   registerPassPipeline(
-      kPipelineNames[4],
+      kPipelineNames[3],
       "a loss exported by torch-mlir (linalg on tensors) to a sharded "
       "training step: prec-globals-to-arguments, prec-fully-shard with the "
       "options given (see its help), prec-generate-backward",
@@ -425,7 +381,7 @@ void mlir::prec::registerPrecPipelines() {
       },
       [](function_ref<void(const detail::PassOptions &)>) {});
   PassPipelineRegistration<PrecPrecisionReportOptions>(
-      kPipelineNames[3],
+      kPipelineNames[2],
       "print the dtypes, algorithm and error bounds of every collective as "
       "prec-lower-to-cpu will run it: after backward generation and "
       "bucketing",
@@ -464,10 +420,4 @@ void mlir::prec::registerPrecPipelines() {
       [](function_ref<void(const detail::PassOptions &)> printOptions) {
         printOptions(PrecLowerToCUDAOptions());
       });
-  PassPipelineRegistration<PrecLowerToCUDAOptions>(
-      kPipelineNames[2],
-      "for tests only: prec-lower-to-cuda with the kernels run on the host "
-      "(loops over blocks and threads) through the launches of the test "
-      "driver in runtime/test/fakes, instead of compiled through NVVM",
-      buildPrecLowerToCUDAEmulationPipeline);
 }

@@ -29,6 +29,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -389,10 +390,7 @@ llvm::Error prec::detail::compileForHost(
     return hostMachine.takeError();
   // The options hold a reference to the transformer, which must outlive
   // ExecutionEngine::create.
-  // Emulated kernels run tests on small buffers: compiling them fast
-  // matters more than running them fast.
-  auto optimize =
-      makeHostOptimizer(hostMachine->get(), options.gpuEmulation ? 1 : 3);
+  auto optimize = makeHostOptimizer(hostMachine->get(), options.optLevel);
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.enableObjectDump = options.keepObject;
@@ -508,6 +506,9 @@ static llvm::Error checkOptions(const RunnerOptions &options) {
     return makeError("expected a collective timeout of at least 0 ms (0: the "
                      "runtime's default), got " +
                      llvm::Twine(options.timeoutMs));
+  if (options.optLevel > 3)
+    return makeError("expected an optimization level of 0 to 3, got " +
+                     llvm::Twine(options.optLevel));
   return llvm::Error::success();
 }
 
@@ -839,6 +840,87 @@ llvm::Error Runner::checkRanks(int64_t ranks, StringRef how) const {
   return llvm::Error::success();
 }
 
+/// The options of prec-lower-to-cuda that `options` stand for.
+static void getCUDAOptions(const RunnerOptions &options,
+                           PrecLowerToCUDAOptions &gpuOptions) {
+  const PrecLoweringOptions &lowering = options.lowering;
+  gpuOptions.chip = options.gpuChip;
+  gpuOptions.format = options.gpuFormat;
+  gpuOptions.foldCasts = lowering.collectives.foldCasts;
+  gpuOptions.precisionReport = lowering.collectives.precisionReport;
+  gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
+  gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
+}
+
+/// The options of prec-lower-to-cpu that `lowering` stands for (the inverse
+/// of getLoweringOptions).
+static void getCPUOptions(const PrecLoweringOptions &lowering,
+                          PrecLowerToCPUOptions &cpuOptions) {
+  cpuOptions.foldCasts = lowering.collectives.foldCasts;
+  cpuOptions.precisionReport = lowering.collectives.precisionReport;
+  cpuOptions.fuseKernels = lowering.kernels.fuseKernels;
+  cpuOptions.reportTraffic = lowering.kernels.reportTraffic;
+  cpuOptions.allReduceBlockBytes = lowering.kernels.allReduceBlockBytes;
+  cpuOptions.reduceScatterBlockBytes = lowering.kernels.reduceScatterBlockBytes;
+  cpuOptions.peerWindows = lowering.kernels.peerWindows;
+  cpuOptions.gemmContractions = lowering.hostCodegen.gemmContractions;
+  cpuOptions.profile = lowering.hostCodegen.profile;
+  cpuOptions.vectorBits = lowering.hostCodegen.vectorBits;
+  cpuOptions.expandBF16 = lowering.hostCodegen.expandBF16;
+}
+
+/// Options as the text a registered pipeline parses: their printed form
+/// without its braces.
+static std::string
+getOptionString(const mlir::detail::PassOptions &passOptions) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  passOptions.print(os);
+  StringRef inner = StringRef(text).trim();
+  if (inner.consume_front("{"))
+    inner.consume_back("}");
+  return inner.str();
+}
+
+/// Adds RunnerOptions::pipeline, from the pass pipeline registry, to `pm`
+/// with the options of the backend's own pipeline.
+static llvm::Error addNamedPipeline(OpPassManager &pm,
+                                    const RunnerOptions &options) {
+  const PassPipelineInfo *info = PassPipelineInfo::lookup(options.pipeline);
+  if (!info)
+    return makeError("unknown pipeline '" + options.pipeline +
+                     "': expected a registered pass pipeline, such as "
+                     "prec-lower-to-cpu or prec-lower-to-cuda");
+  bool onGpu = options.backend == RunnerBackend::NCCL;
+  StringRef backend = onGpu                                   ? "nccl"
+                      : options.backend == RunnerBackend::MPI ? "mpi"
+                                                              : "local";
+  StringRef backendPipeline =
+      onGpu ? "prec-lower-to-cuda" : "prec-lower-to-cpu";
+  std::string text;
+  if (onGpu) {
+    PrecLowerToCUDAOptions gpuOptions;
+    getCUDAOptions(options, gpuOptions);
+    text = getOptionString(gpuOptions);
+  } else {
+    PrecLowerToCPUOptions cpuOptions;
+    getCPUOptions(options.lowering, cpuOptions);
+    text = getOptionString(cpuOptions);
+  }
+  std::string reason;
+  // A pipeline's option parser reports what it rejects on stderr; the
+  // error says which options they were.
+  if (failed(info->addToPipeline(pm, text, [&](const llvm::Twine &message) {
+        reason = message.str();
+        return failure();
+      })))
+    return makeError("pipeline '" + options.pipeline +
+                     "' does not take the options of " + backendPipeline +
+                     ", the pipeline of the " + backend + " backend" +
+                     (reason.empty() ? "" : ": " + reason));
+  return llvm::Error::success();
+}
+
 llvm::Error Runner::lower() {
   if (impl->lowered)
     return llvm::Error::success();
@@ -863,19 +945,13 @@ llvm::Error Runner::lower() {
   // pass that broke the IR.
   PassManager pm(module->getContext());
   pm.enableVerifier(false);
-  if (options.backend == RunnerBackend::NCCL) {
-    const PrecLoweringOptions &lowering = options.lowering;
+  if (!options.pipeline.empty()) {
+    if (llvm::Error error = addNamedPipeline(pm, options))
+      return error;
+  } else if (options.backend == RunnerBackend::NCCL) {
     PrecLowerToCUDAOptions gpuOptions;
-    gpuOptions.chip = options.gpuChip;
-    gpuOptions.format = options.gpuFormat;
-    gpuOptions.foldCasts = lowering.collectives.foldCasts;
-    gpuOptions.precisionReport = lowering.collectives.precisionReport;
-    gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
-    gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
-    if (options.gpuEmulation)
-      buildPrecLowerToCUDAEmulationAfterSignaturePipeline(pm, gpuOptions);
-    else
-      buildPrecLowerToCUDAAfterSignaturePipeline(pm, gpuOptions);
+    getCUDAOptions(options, gpuOptions);
+    buildPrecLowerToCUDAAfterSignaturePipeline(pm, gpuOptions);
   } else {
     buildPrecLowerToCPUAfterSignaturePipeline(pm, options.lowering);
   }
@@ -930,10 +1006,13 @@ llvm::Error Runner::jit() {
       prec::detail::getJITTargetMachineBuilder(options, impl->missingOnHost);
   if (!target)
     return target.takeError();
-  // Real GPUs: every rank compiles on its own thread (run), where the
-  // kernels load into its device. Emulated kernels are host code that loads
-  // into no GPU context: one engine serves every rank, as on CPUs.
-  if (options.backend == RunnerBackend::NCCL && !options.gpuEmulation) {
+  // GPU binaries load into the device of the thread that runs the module's
+  // constructors: every rank compiles on its own thread (run). Host code
+  // alone loads into no GPU context: one engine serves every rank, as on
+  // CPUs.
+  impl->compilesOnRanks = options.backend == RunnerBackend::NCCL &&
+                          !module.getOps<gpu::BinaryOp>().empty();
+  if (impl->compilesOnRanks) {
     impl->compiled = true;
     return llvm::Error::success();
   }
@@ -948,10 +1027,12 @@ llvm::Error Runner::jit() {
   return llvm::Error::success();
 }
 
+bool Runner::compilesOnRanks() const { return impl->compilesOnRanks; }
+
 llvm::Error Runner::dumpObject(StringRef path) {
   if (!impl->engine)
-    return makeError("no host object to write: call jit() first (real GPU "
-                     "ranks compile when they run)");
+    return makeError("no host object to write: call jit() first (a module "
+                     "with GPU binaries compiles on each rank when it runs)");
   if (!options.keepObject)
     return makeError("the runner was created without keepObject");
   // A file left from before must not pass for this one.

@@ -15,7 +15,7 @@ namespace mlir {
 namespace prec {
 
 struct Runner::Impl {
-  /// CPU backends and emulated GPUs: one engine for every rank.
+  /// A module of host code only: one engine for every rank.
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
   /// nccl: GPUs of this process; ranks as threads take device rank % count.
@@ -27,6 +27,8 @@ struct Runner::Impl {
   llvm::SmallVector<bool> restoredArguments;
   /// jit succeeded: run may start.
   bool compiled = false;
+  /// jit left the compiling to each rank (Runner::compilesOnRanks).
+  bool compilesOnRanks = false;
   /// Features of RunnerOptions::targetCPU and targetFeatures the host
   /// lacks (comma-separated): the code compiles but cannot run here.
   std::string missingOnHost;

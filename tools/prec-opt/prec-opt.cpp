@@ -31,6 +31,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#ifdef PREC_INCLUDE_TESTS
+namespace mlir::prec::test {
+void registerTestPasses();
+} // namespace mlir::prec::test
+#endif
+
 namespace {
 
 /// MlirOptMain's configuration from the command line, but the input is
@@ -132,7 +138,8 @@ int main(int argc, char **argv) {
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { mlir::prec::printVersion(os, "prec-opt"); });
   if (wantsPrecHelp(argc, argv)) {
-    // Only prec's registrations, so the registry lists prec's alone.
+    // Only prec's registrations, so the registry lists prec's alone (not
+    // the test passes of a build with tests).
     mlir::prec::registerPrecPasses();
     llvm::outs() << "OVERVIEW: prec optimizer driver: prec's passes and "
                     "pipelines\n\nUSAGE: prec-opt [options] <input file>"
@@ -156,6 +163,9 @@ int main(int argc, char **argv) {
 
   mlir::registerAllPasses();
   mlir::prec::registerPrecPasses();
+#ifdef PREC_INCLUDE_TESTS
+  mlir::prec::test::registerTestPasses();
+#endif
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -45,15 +45,17 @@ cl::opt<std::string>
                        "(PTX compiled by the driver at load time, default), "
                        "bin or fatbin (ptxas from the CUDA toolkit)"),
               cl::init("isa"), cl::cat(runCategory));
-// For tests only, never a backend: see docs/GPU.md, "Running the GPU code
-// without a GPU".
-cl::opt<bool> gpuEmulation(
-    "gpu-emulation",
-    cl::desc("for tests of the nccl backend without a GPU: lower with "
-             "prec-lower-to-cuda-emulation, whose kernels run on the host "
-             "through the test driver of runtime/test/fakes "
-             "(PRECRT_CUDA_DRIVER_LIBRARY), never a real one"),
-    cl::init(false), cl::Hidden, cl::cat(runCategory));
+cl::opt<std::string> pipelineName(
+    "pipeline",
+    cl::desc("NAME: lower with this registered pass pipeline instead of the "
+             "backend's (prec-lower-to-cpu; prec-lower-to-cuda on nccl), "
+             "which takes the backend's pipeline's options"),
+    cl::init(""), cl::cat(runCategory));
+cl::opt<unsigned>
+    optLevel("opt-level",
+             cl::desc("LLVM optimization level of the host code the JIT "
+                      "compiles, 0 to 3"),
+             cl::init(3), cl::cat(runCategory));
 cl::opt<std::string>
     entryName("entry",
               cl::desc("function to run (default: the only public "
@@ -246,6 +248,11 @@ LogicalResult checkOptions() {
                  << numRanks << "\n";
     return failure();
   }
+  if (optLevel > 3) {
+    llvm::errs() << "prec-run: error: --opt-level must be 0 to 3, got "
+                 << optLevel << "\n";
+    return failure();
+  }
   if (timeoutMs < 0) {
     llvm::errs() << "prec-run: error: --timeout-ms must not be negative, got "
                  << timeoutMs << "\n";
@@ -273,7 +280,8 @@ prec::RunnerOptions getRunnerOptions() {
   options.numRanks = numRanks;
   options.gpuChip = gpuChip;
   options.gpuFormat = gpuFormat;
-  options.gpuEmulation = gpuEmulation;
+  options.pipeline = pipelineName;
+  options.optLevel = optLevel;
   prec::PrecLoweringOptions &lowering = options.lowering;
   // --fuse-kernels: casts folded into collectives and kernels fused.
   lowering.collectives.foldCasts = fuseKernels;

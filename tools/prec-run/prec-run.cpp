@@ -2,7 +2,8 @@
 //
 // A command line over the runner library (prec/Runner/Runner.h): parses the
 // module, has the runner lower it with prec-lower-to-cpu (prec-lower-to-cuda
-// on the nccl backend) and JIT-compile it once, and runs its entry function
+// on the nccl backend, or the registered pipeline --pipeline names) and
+// JIT-compile it once, and runs its entry function
 // on every rank: N threads of this process on the local backend, one
 // process per rank under mpirun on the MPI backend, or one GPU per rank.
 //
@@ -54,11 +55,16 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+
+#ifdef PREC_INCLUDE_TESTS
+namespace mlir::prec::test {
+void registerTestPasses();
+} // namespace mlir::prec::test
+#endif
 
 using namespace mlir;
 using namespace prec_run;
@@ -457,28 +463,6 @@ public:
   std::chrono::steady_clock::time_point runStart, lastReport;
 };
 
-LogicalResult checkEmulationDriver() {
-  if (backendName != "nccl") {
-    llvm::errs() << "prec-run: error: --gpu-emulation runs the GPU code of "
-                    "--backend nccl, got --backend "
-                 << backendName << "\n";
-    return failure();
-  }
-  const char *driver = std::getenv("PRECRT_CUDA_DRIVER_LIBRARY");
-  void *handle = driver ? dlopen(driver, RTLD_NOW | RTLD_LOCAL) : nullptr;
-  bool emulates = handle && dlsym(handle, "fakeCudaRunsEmulatedKernels");
-  if (handle)
-    dlclose(handle);
-  if (!emulates) {
-    llvm::errs() << "prec-run: error: --gpu-emulation runs kernels on the "
-                    "host and needs the test CUDA driver of "
-                    "runtime/test/fakes in PRECRT_CUDA_DRIVER_LIBRARY ("
-                 << (driver ? driver : "unset") << ")\n";
-    return failure();
-  }
-  return success();
-}
-
 /// Checks the number of ranks of this process's run against the module's
 /// grids before anything is compiled.
 LogicalResult checkRanks(const prec::Runner &runner) {
@@ -519,6 +503,9 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   prec::registerPrecPasses();
+#ifdef PREC_INCLUDE_TESTS
+  prec::test::registerTestPasses();
+#endif
   llvm::cl::HideUnrelatedOptions(runCategory);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     prec::printVersion(os, "prec-run");
@@ -578,8 +565,6 @@ int main(int argc, char **argv) {
                  << gpuFormat << "'\n";
     return 1;
   }
-  if (gpuEmulation && failed(checkEmulationDriver()))
-    return 1;
   // Say what is missing (the CUDA driver, NCCL, a GPU) before anything
   // starts; lowering alone (--dump-lowered) needs none of it.
   int32_t deviceCount = 0;
@@ -696,9 +681,9 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  // On real GPUs each rank compiles for its device when it starts, and says
-  // so (CommandLineObserver::rankCompiled).
-  if (backendName != "nccl" || gpuEmulation) {
+  // GPU binaries: each rank compiles for its device when it starts, and
+  // says so (CommandLineObserver::rankCompiled).
+  if (!runner.compilesOnRanks()) {
     auto now = std::chrono::steady_clock::now();
     auto seconds = [](auto from, auto to) {
       return std::chrono::duration<double>(to - from).count();

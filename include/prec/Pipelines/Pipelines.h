@@ -276,17 +276,12 @@ void buildPrecLowerToCUDAPipeline(OpPassManager &pm,
 void buildPrecLowerToCUDAAfterSignaturePipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options);
 
-/// For tests: buildPrecLowerToCUDAPipeline up to the outlined kernels, whose
-/// bodies then run on the host in loops over blocks and threads, launched
-/// through the same driver calls on the same stream (prec-emulate-gpu-kernels,
-/// docs/GPU.md). Runs only against the test driver of runtime/test/fakes;
-/// `chip`, `features`, `format` and `opt-level` are ignored.
-void buildPrecLowerToCUDAEmulationPipeline(
-    OpPassManager &pm, const PrecLowerToCUDAOptions &options);
-
-/// buildPrecLowerToCUDAEmulationPipeline without its first stage.
-void buildPrecLowerToCUDAEmulationAfterSignaturePipeline(
-    OpPassManager &pm, const PrecLowerToCUDAOptions &options);
+/// The part of buildPrecLowerToCUDAPipeline after its first stage and
+/// before NVVM: prec on tensors to outlined kernels (gpu.func in gpu.module)
+/// and host code that launches them and runs collectives on the rank's
+/// stream, for pipelines that compile or run the kernels otherwise.
+void buildPrecToGPUKernelsPipeline(OpPassManager &pm,
+                                   const PrecLowerToCUDAOptions &options);
 
 struct PrecPrecisionReportOptions
     : public PassPipelineOptions<PrecPrecisionReportOptions> {
@@ -306,9 +301,8 @@ struct PrecPrecisionReportOptions
 void buildPrecPrecisionReportPipeline(
     OpPassManager &pm, const PrecPrecisionReportOptions &options);
 
-/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`,
-/// `prec-lower-to-cuda-emulation` and `prec-from-torch` with the global pass
-/// pipeline registry.
+/// Registers `prec-precision-report`, `prec-lower-to-cpu`, `prec-lower-to-cuda`
+/// and `prec-from-torch` with the global pass pipeline registry.
 /// `prec-from-torch`: a loss exported by torch-mlir (linalg on tensors) to a
 /// training step prec-run runs: prec-globals-to-arguments, prec-fully-shard
 /// with `fullyShardOptions` (its option string, e.g. "mesh=4

@@ -66,9 +66,6 @@ struct RunnerOptions {
   /// PTX compiled by the driver; bin or fatbin: ptxas).
   std::string gpuChip = "sm_90";
   std::string gpuFormat = "isa";
-  /// nccl, for tests only: kernels run on the host through the test CUDA
-  /// driver (prec-lower-to-cuda-emulation).
-  bool gpuEmulation = false;
   /// How the entry is lowered, stage by stage (prec/Pipelines/Pipelines.h):
   /// prec-lower-to-cpu takes all of it; prec-lower-to-cuda (nccl) the
   /// collectives' stage and the kernels' fusion and traffic report.
@@ -77,6 +74,14 @@ struct RunnerOptions {
   /// runtime's own counts of the last step are read on the rank's thread
   /// with precrtCompiledGetTraffic.
   PrecLoweringOptions lowering;
+  /// A pipeline of the pass pipeline registry (as prec-opt names them) that
+  /// lowers the entry in place of the backend's; empty: the backend's,
+  /// prec-lower-to-cpu or prec-lower-to-cuda (nccl). It is given the options
+  /// the backend's pipeline would get (`lowering`, and on nccl `gpuChip`
+  /// and `gpuFormat`) as an option string, and must take them; its first
+  /// stage may be the signature stage, which has run already and changes
+  /// nothing when it runs again.
+  std::string pipeline;
   /// The program's malloc and free through the runtime's caching allocator.
   bool cacheBuffers = true;
   /// Collective timeout; 0: the runtime's default; negative: an error.
@@ -90,6 +95,10 @@ struct RunnerOptions {
   /// features the host lacks is an error; compiling it (dumpObject) is not.
   std::string targetCPU = "host";
   std::string targetFeatures;
+  /// LLVM's optimization level (0 to 3) of the host code the JIT compiles
+  /// (makeHostOptimizer); the kernels of a GPU are compiled by the driver
+  /// from what the pipeline made of them.
+  unsigned optLevel = 3;
   /// Keep the JIT's object file, for Runner::dumpObject.
   bool keepObject = false;
 };
@@ -230,16 +239,21 @@ public:
   /// Fails unless every grid of static size the module uses has `ranks`
   /// ranks; `how` says where the number came from.
   llvm::Error checkRanks(int64_t ranks, llvm::StringRef how) const;
-  /// Lowers the module with the backend's pipeline. The entry's tensor
+  /// Lowers the module with RunnerOptions::pipeline. The entry's tensor
   /// arguments that no result feeds are marked `bufferization.writable =
   /// false` first, so that a step that writes into one writes into a copy.
   llvm::Error lower();
-  /// JIT-compiles the lowered module for the host (on nccl, each rank
-  /// compiles again for its GPU when it runs: the kernels load into the
-  /// rank's device).
+  /// JIT-compiles the lowered module for the host, once for every rank;
+  /// on nccl, a module that embeds GPU binaries is compiled by each rank
+  /// when it runs instead, since its kernels load into the rank's device
+  /// (compilesOnRanks).
   llvm::Error jit();
-  /// Writes the object file jit compiled (RunnerOptions::keepObject; CPU
-  /// backends and emulated GPUs).
+  /// Whether each rank compiles the program when it starts (after jit: the
+  /// lowered module embeds GPU binaries, which load into the rank's
+  /// device), rather than jit once for all (host code only).
+  bool compilesOnRanks() const;
+  /// Writes the object file jit compiled (RunnerOptions::keepObject; a
+  /// module that jit compiled once for all ranks).
   llvm::Error dumpObject(llvm::StringRef path);
 
   /// Runs `numSteps` steps on every rank of the backend. Each rank allocates

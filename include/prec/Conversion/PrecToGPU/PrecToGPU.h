@@ -3,9 +3,9 @@
 // The GPU half of prec-lower-to-cuda: elementwise kernels mapped to GPU
 // launches (prec-map-elementwise-to-gpu), math ops as correctly rounded
 // NVVM intrinsics (prec-gpu-math-to-intrinsics), host code staged through
-// prec's runtime (prec-gpu-host-to-runtime), and the emulation of compiled
-// kernels on the CPU (prec-emulate-gpu-kernels). The passes are declared in
-// prec/Conversion/Passes.td.
+// prec's runtime (prec-gpu-host-to-runtime). The passes are declared in
+// prec/Conversion/Passes.td; the tests' emulation of the kernels on the host
+// is test/lib's.
 //
 //===----------------------------------------------------------------------===//
 

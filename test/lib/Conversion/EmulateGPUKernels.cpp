@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Conversion/Passes.h"
+#include "TestPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -20,10 +20,10 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
-namespace mlir::prec {
+namespace mlir::prec::test {
 #define GEN_PASS_DEF_PRECEMULATEGPUKERNELS
-#include "prec/Conversion/Passes.h.inc"
-} // namespace mlir::prec
+#include "TestPasses.h.inc"
+} // namespace mlir::prec::test
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -536,7 +536,8 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
 }
 
 struct PrecEmulateGPUKernelsPass
-    : public prec::impl::PrecEmulateGPUKernelsBase<PrecEmulateGPUKernelsPass> {
+    : public prec::test::impl::PrecEmulateGPUKernelsBase<
+          PrecEmulateGPUKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     DenseMap<Operation *, func::FuncOp> emulated;
