@@ -391,8 +391,19 @@ llvm::Error prec::detail::compileForHost(
   // ExecutionEngine::create.
   // Emulated kernels run tests on small buffers: compiling them fast
   // matters more than running them fast.
-  auto optimize =
-      makeHostOptimizer(hostMachine->get(), options.gpuEmulation ? 1 : 3);
+  // ExecutionEngine::create takes a transformer's error for a bug
+  // (cantFail): the inspector's is kept here and returned after it.
+  llvm::Error inspectError = llvm::Error::success();
+  auto optimize = [&inspectError, &inspect = options.inspectOptimizedLLVM,
+                   optimizer = makeHostOptimizer(hostMachine->get(),
+                                                 options.gpuEmulation ? 1 : 3)](
+                      llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error error = optimizer(llvmModule))
+      return error;
+    if (inspect)
+      inspectError = inspect(*llvmModule);
+    return llvm::Error::success();
+  };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.enableObjectDump = options.keepObject;
@@ -401,9 +412,14 @@ llvm::Error prec::detail::compileForHost(
     return ExecutionEngine::create(module, engineOptions,
                                    std::move(*hostMachine));
   }();
-  if (!created)
+  if (!created) {
+    llvm::consumeError(std::move(inspectError));
     return makeError("JIT compilation failed: " +
                      llvm::toString(created.takeError()));
+  }
+  if (inspectError)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(std::move(inspectError)));
   engine = std::move(*created);
   bool cacheBuffers = options.cacheBuffers;
   engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
