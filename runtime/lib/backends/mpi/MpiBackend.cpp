@@ -326,8 +326,8 @@ bool MpiCommunicator::announceExit() {
 
 /// A world given up on asks each peer whose notice is not in whether it is
 /// alive, and records one that neither answers nor leaves within the timeout
-/// as lost (see recordLostProcess): a process killed in the middle of a call may
-/// never have been waited for in a data phase here.
+/// as lost (see recordLostProcess): a process killed in the middle of a call
+/// may never have been waited for in a data phase here.
 void MpiCommunicator::lookForLostProcesses() {
   Liveness &liveness = world_->liveness;
   exits_.poll();
