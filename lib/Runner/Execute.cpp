@@ -89,6 +89,73 @@ SmallVector<int64_t, 8> describeBuffer(void *data, ArrayRef<int64_t> shape) {
   return fields;
 }
 
+/// The entry's arguments in the packed calling convention: the fields of
+/// each lowered argument (a buffer's descriptor, or a scalar's 8 bytes) into
+/// `packed`, one pointer per field, then `resultStorage` if there are
+/// results.
+SmallVector<void *>
+packArguments(const EntrySignature &signature, ArrayRef<void *> buffers,
+              ArrayRef<int64_t> scalars,
+              SmallVectorImpl<SmallVector<int64_t, 8>> &packed,
+              void *resultStorage) {
+  packed.assign(signature.arguments.size(), {});
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    packed[i] = spec.isBuffer ? describeBuffer(buffers[i], spec.shape)
+                              : SmallVector<int64_t, 8>{scalars[i]};
+  SmallVector<void *> pointers;
+  for (SmallVector<int64_t, 8> &value : packed)
+    for (int64_t &field : value)
+      pointers.push_back(&field);
+  if (!signature.results.empty())
+    pointers.push_back(resultStorage);
+  return pointers;
+}
+
+/// Takes the results out of the struct the entry returned (`storage`): the
+/// data of each into `data`, and into `allocations` the buffers the program
+/// allocated for them (none of the `arguments`). `when` starts the
+/// messages.
+llvm::Error takeResults(const EntrySignature &signature,
+                        const ResultLayout &layout, const int64_t *storage,
+                        ArrayRef<void *> arguments,
+                        SmallVectorImpl<void *> &data,
+                        SmallVectorImpl<void *> &allocations,
+                        const llvm::Twine &when) {
+  auto *resultBytes = reinterpret_cast<const uint8_t *>(storage);
+  for (auto [i, spec] : llvm::enumerate(signature.results)) {
+    const uint8_t *field = resultBytes + layout.offsets[i];
+    if (!spec.isBuffer) {
+      data[i] = const_cast<uint8_t *>(field);
+      continue;
+    }
+    int64_t fields[3];
+    std::memcpy(fields, field, sizeof(fields));
+    auto *allocated = reinterpret_cast<void *>(fields[0]);
+    bool isArgument = llvm::is_contained(arguments, allocated);
+    if (!isArgument && !llvm::is_contained(allocations, allocated))
+      allocations.push_back(allocated);
+    data[i] = reinterpret_cast<uint8_t *>(fields[1]) +
+              fields[2] * spec.elementBytes();
+    // The buffer is read as dense row-major data of the declared shape.
+    size_t rank = spec.shape.size();
+    SmallVector<int64_t> sizesAndStrides(2 * rank);
+    std::memcpy(sizesAndStrides.data(), field + 24, 16 * rank);
+    int64_t expectedStride = 1;
+    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      int64_t size = sizesAndStrides[d], stride = sizesAndStrides[rank + d];
+      if (size != spec.shape[d])
+        return makeError(when + ": result " + llvm::Twine(i) + " has size " +
+                         llvm::Twine(size) + " in dimension " + llvm::Twine(d) +
+                         ", expected " + llvm::Twine(spec.shape[d]));
+      if (size != 1 && stride != expectedStride)
+        return makeError(when + ": result " + llvm::Twine(i) +
+                         " is not dense row-major");
+      expectedStride *= size;
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// Everything the rank threads share.
 struct RunState {
   const Runner *runner;
@@ -194,40 +261,9 @@ llvm::Expected<const void *> RankRun::getHostResult(unsigned index) {
 /// Takes the step's results out of the returned struct: the data of each,
 /// and the buffers the program allocated for them.
 llvm::Error RankRun::readResults(int step) {
-  auto *resultBytes = reinterpret_cast<uint8_t *>(resultStorage.data());
-  for (auto [i, spec] : llvm::enumerate(signature.results)) {
-    uint8_t *field = resultBytes + layout.offsets[i];
-    if (!spec.isBuffer) {
-      resultData[i] = field;
-      continue;
-    }
-    int64_t fields[3];
-    std::memcpy(fields, field, sizeof(fields));
-    auto *allocated = reinterpret_cast<void *>(fields[0]);
-    bool isArgument = llvm::is_contained(callBuffers, allocated);
-    if (!isArgument && !llvm::is_contained(resultAllocations, allocated))
-      resultAllocations.push_back(allocated);
-    resultData[i] = reinterpret_cast<uint8_t *>(fields[1]) +
-                    fields[2] * spec.elementBytes();
-    // The buffer is read as dense row-major data of the declared shape.
-    size_t rank = spec.shape.size();
-    SmallVector<int64_t> sizesAndStrides(2 * rank);
-    std::memcpy(sizesAndStrides.data(), field + 24, 16 * rank);
-    int64_t expectedStride = 1;
-    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
-      int64_t size = sizesAndStrides[d], stride = sizesAndStrides[rank + d];
-      if (size != spec.shape[d])
-        return makeError("step " + llvm::Twine(step) + ": result " +
-                         llvm::Twine(i) + " has size " + llvm::Twine(size) +
-                         " in dimension " + llvm::Twine(d) + ", expected " +
-                         llvm::Twine(spec.shape[d]));
-      if (size != 1 && stride != expectedStride)
-        return makeError("step " + llvm::Twine(step) + ": result " +
-                         llvm::Twine(i) + " is not dense row-major");
-      expectedStride *= size;
-    }
-  }
-  return llvm::Error::success();
+  return takeResults(signature, layout, resultStorage.data(), callBuffers,
+                     resultData, resultAllocations,
+                     "step " + llvm::Twine(step));
 }
 
 llvm::Error RankRun::run() {
@@ -359,17 +395,9 @@ llvm::Error RankRun::run() {
           return describeGpuFailure(status,
                                     "restoring argument " + llvm::Twine(i));
       }
-    // Pack: one pointer per lowered scalar argument, then the results.
-    SmallVector<SmallVector<int64_t, 8>> packed(numArgs);
-    SmallVector<void *> pointers;
-    for (auto [i, spec] : llvm::enumerate(signature.arguments))
-      packed[i] = spec.isBuffer ? describeBuffer(callBuffers[i], spec.shape)
-                                : SmallVector<int64_t, 8>{scalarStorage[i]};
-    for (SmallVector<int64_t, 8> &value : packed)
-      for (int64_t &field : value)
-        pointers.push_back(&field);
-    if (!signature.results.empty())
-      pointers.push_back(resultStorage.data());
+    SmallVector<SmallVector<int64_t, 8>> packed;
+    SmallVector<void *> pointers = packArguments(
+        signature, callBuffers, scalarStorage, packed, resultStorage.data());
 
     auto stepStart = std::chrono::steady_clock::now();
     entry(pointers.data());
@@ -585,4 +613,41 @@ llvm::Error Runner::run(int numSteps, RunObserver &observer) {
     return makeError(llvm::Twine(precrtStatusName(status)) + ": " +
                      precrtGetLastErrorMessage());
   return llvm::Error::success();
+}
+
+void CallResults::release() {
+  for (void *allocation : allocations)
+    precrtCompiledFree(allocation); // free() unless it came from the cache
+  allocations.clear();
+}
+
+llvm::Error Runner::call(llvm::ArrayRef<void *> arguments,
+                         CallResults &results) const {
+  if (options.backend == RunnerBackend::NCCL)
+    return makeError("call runs the entry on CPU backends only");
+  if (!impl->compiled)
+    return makeError("the program is not compiled: call jit() first");
+  if (!impl->missingOnHost.empty())
+    return makeError("the program is compiled for CPU '" + options.targetCPU +
+                     "', whose features " + impl->missingOnHost +
+                     " this host lacks: it can be compiled here, not run");
+  if (arguments.size() != signature.arguments.size())
+    return makeError("expected " + llvm::Twine(signature.arguments.size()) +
+                     " arguments, got " + llvm::Twine(arguments.size()));
+  SmallVector<int64_t> scalars(arguments.size(), 0);
+  for (auto [i, spec] : llvm::enumerate(signature.arguments))
+    if (!spec.isBuffer)
+      std::memcpy(&scalars[i], arguments[i], spec.elementBytes());
+  results.release();
+  ResultLayout layout = layoutResults(signature.results);
+  results.storage.assign(layout.size / 8 + 1, 0);
+  results.data.assign(signature.results.size(), nullptr);
+  SmallVector<SmallVector<int64_t, 8>> packed;
+  SmallVector<void *> pointers = packArguments(signature, arguments, scalars,
+                                               packed, results.storage.data());
+  impl->entry(pointers.data());
+  if (const char *compiledError = precrtCompiledGetError())
+    return makeError(compiledError);
+  return takeResults(signature, layout, results.storage.data(), arguments,
+                     results.data, results.allocations, "the call");
 }

@@ -390,7 +390,19 @@ llvm::Error prec::detail::compileForHost(
     return hostMachine.takeError();
   // The options hold a reference to the transformer, which must outlive
   // ExecutionEngine::create.
-  auto optimize = makeHostOptimizer(hostMachine->get(), options.optLevel);
+  // ExecutionEngine::create takes a transformer's error for a bug
+  // (cantFail): the inspector's is kept here and returned after it.
+  llvm::Error inspectError = llvm::Error::success();
+  auto optimize = [&inspectError, &inspect = options.inspectOptimizedLLVM,
+                   optimizer = makeHostOptimizer(hostMachine->get(),
+                                                 options.optLevel)](
+                      llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error error = optimizer(llvmModule))
+      return error;
+    if (inspect)
+      inspectError = inspect(*llvmModule);
+    return llvm::Error::success();
+  };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.enableObjectDump = options.keepObject;
@@ -399,9 +411,14 @@ llvm::Error prec::detail::compileForHost(
     return ExecutionEngine::create(module, engineOptions,
                                    std::move(*hostMachine));
   }();
-  if (!created)
+  if (!created) {
+    llvm::consumeError(std::move(inspectError));
     return makeError("JIT compilation failed: " +
                      llvm::toString(created.takeError()));
+  }
+  if (inspectError)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(std::move(inspectError)));
   engine = std::move(*created);
   bool cacheBuffers = options.cacheBuffers;
   engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {

@@ -14,6 +14,11 @@
 // (every argument writable), and a store into a memref argument, each run
 // for 3 steps against the float64 value of the arguments as initialized.
 //
+// Runner::call: the test's own ranks (precrtRun) call the compiled step on
+// their buffers, results checked as above; a call with the wrong number of
+// arguments or before jit is an error. RunnerOptions::inspectOptimizedLLVM
+// sees the optimized module, and its error fails compilation.
+//
 //===----------------------------------------------------------------------===//
 
 #include "prec-c/Passes.h"
@@ -29,7 +34,10 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include "precrt/precrt.h"
 
 #include <atomic>
 #include <cmath>
@@ -52,10 +60,33 @@ func.func @step(%x: tensor<32xf32>) -> tensor<32xf32> {
 }
 )mlir";
 
-/// Generated arguments; rank `failingRank` fails instead. Counts the
-/// results outside the tolerance: each input rounded once to bf16 (2^-8),
+/// The results of the step on `data` outside the tolerance, for arguments
+/// from the generator with seed 7: each input rounded once to bf16 (2^-8),
 /// the f32 sum ((N + 1) 2^-24) and the result rounded once more to bf16 on
 /// the all-gather (2^-8), relative to the sum of magnitudes.
+int countOutsideSums(const prec::ValueSpec &spec, const void *data) {
+  std::vector<std::vector<float>> inputs(kRanks, std::vector<float>(kSize));
+  for (int r = 0; r < kRanks; ++r)
+    prec::generateArgument(spec, 7, 0, r, false, inputs[r].data());
+  const double bf16 = std::ldexp(1.0, -8), f32 = std::ldexp(1.0, -24);
+  int outside = 0;
+  for (int i = 0; i < kSize; ++i) {
+    double sum = 0, magnitude = 0;
+    for (int r = 0; r < kRanks; ++r) {
+      sum += inputs[r][i];
+      magnitude += std::fabs(inputs[r][i]);
+    }
+    double tolerance =
+        (2 * bf16 + bf16 * bf16 + (kRanks + 1) * f32) * magnitude;
+    double value = prec::readElement(spec, data, i);
+    if (!(std::fabs(value - sum) <= tolerance))
+      ++outside;
+  }
+  return outside;
+}
+
+/// Generated arguments; rank `failingRank` fails instead. Counts the
+/// results outside the tolerance (countOutsideSums).
 class Generated : public prec::RunObserver {
 public:
   Generated(const prec::Runner &runner, int failingRank)
@@ -76,22 +107,7 @@ public:
     llvm::Expected<const void *> data = results.getHostResult(0);
     if (!data)
       return data.takeError();
-    std::vector<std::vector<float>> inputs(kRanks, std::vector<float>(kSize));
-    for (int r = 0; r < kRanks; ++r)
-      prec::generateArgument(spec, 7, 0, r, false, inputs[r].data());
-    const double bf16 = std::ldexp(1.0, -8), f32 = std::ldexp(1.0, -24);
-    for (int i = 0; i < kSize; ++i) {
-      double sum = 0, magnitude = 0;
-      for (int r = 0; r < kRanks; ++r) {
-        sum += inputs[r][i];
-        magnitude += std::fabs(inputs[r][i]);
-      }
-      double tolerance =
-          (2 * bf16 + bf16 * bf16 + (kRanks + 1) * f32) * magnitude;
-      double value = prec::readElement(spec, *data, i);
-      if (!(std::fabs(value - sum) <= tolerance))
-        ++outside;
-    }
+    outside += countOutsideSums(spec, *data);
     compared += kSize;
     return llvm::Error::success();
   }
@@ -234,6 +250,76 @@ bool runMemrefSums(MLIRContext &context) {
   return runColumnSums(**runner, "memref argument, 3 steps");
 }
 
+/// Each rank of the test's own precrtRun calls the step twice on its
+/// buffer, between barriers of its own.
+struct CallState {
+  const prec::Runner *runner;
+  std::atomic<int> compared{0}, outside{0}, failed{0};
+};
+
+int callRank(precrt_comm_t world, void *userData) {
+  auto &state = *static_cast<CallState *>(userData);
+  int32_t rank = 0;
+  precrtCommRank(world, &rank);
+  const prec::ValueSpec &spec = state.runner->getSignature().arguments[0];
+  std::vector<float> x(kSize);
+  prec::generateArgument(spec, 7, 0, rank, false, x.data());
+  void *args[] = {x.data()};
+  for (int call = 0; call < 2; ++call) {
+    if (precrtBarrier(world) != PRECRT_SUCCESS)
+      return ++state.failed, 1;
+    prec::CallResults results;
+    if (llvm::Error error = state.runner->call(args, results)) {
+      llvm::outs() << "rank " << rank << ": "
+                   << llvm::toString(std::move(error)) << "\n";
+      return ++state.failed, 1;
+    }
+    state.outside += countOutsideSums(spec, results.get(0));
+    state.compared += kSize;
+  }
+  return 0;
+}
+
+bool callOnOwnRanks(const prec::Runner &runner) {
+  CallState state{&runner};
+  precrt_init_options init{};
+  init.backend = PRECRT_BACKEND_LOCAL;
+  init.num_local_ranks = kRanks;
+  precrt_status_t status = precrtRun(&init, callRank, &state);
+  llvm::outs() << "call on " << kRanks << " ranks: " << state.compared
+               << " values, " << state.outside << " outside tolerance, "
+               << state.failed << " failed\n";
+  return status == PRECRT_SUCCESS && state.failed == 0 && state.outside == 0 &&
+         state.compared == 2 * kRanks * kSize;
+}
+
+/// inspectOptimizedLLVM sees the module the JIT compiles; its error fails
+/// the compilation.
+bool inspectOptimizedLLVM(MLIRContext &context) {
+  bool sawEntry = false;
+  for (bool failing : {false, true}) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kColumnSums, &context);
+    prec::RunnerOptions options;
+    options.numRanks = 1;
+    options.inspectOptimizedLLVM =
+        [&](const llvm::Module &llvmModule) -> llvm::Error {
+      const llvm::Function *entry = llvmModule.getFunction("column_sums");
+      sawEntry = entry && !entry->isDeclaration();
+      if (failing)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "refused by the inspector");
+      return llvm::Error::success();
+    };
+    auto runner = prec::Runner::compile(*module, options);
+    llvm::outs() << "inspected, " << (failing ? "failing" : "passing") << ": "
+                 << (sawEntry ? "saw @column_sums" : "no @column_sums") << ", "
+                 << (runner ? "compiled" : llvm::toString(runner.takeError()))
+                 << "\n";
+  }
+  return sawEntry;
+}
+
 } // namespace
 
 int main() {
@@ -271,6 +357,12 @@ int main() {
     llvm::outs() << "before jit: " << llvm::toString(runner.run(1, observer))
                  << "\n";
     // CHECK: before jit: the program is not compiled: call jit() first
+    prec::CallResults results;
+    float x[kSize] = {};
+    void *args[] = {x};
+    llvm::outs() << "call before jit: "
+                 << llvm::toString(runner.call(args, results)) << "\n";
+    // CHECK: call before jit: the program is not compiled: call jit() first
   }
   if (llvm::Error error = runner.jit()) {
     llvm::outs() << llvm::toString(std::move(error)) << "\n";
@@ -308,6 +400,21 @@ int main() {
   }
   // CHECK: run 0: 128 values, 0 outside tolerance
   // CHECK: run 1: 128 values, 0 outside tolerance
+
+  failures += !callOnOwnRanks(runner);
+  // CHECK: call on 4 ranks: 256 values, 0 outside tolerance, 0 failed
+  {
+    prec::CallResults results;
+    float x[kSize] = {};
+    void *args[] = {x, x};
+    llvm::outs() << "call with 2 arguments: "
+                 << llvm::toString(runner.call(args, results)) << "\n";
+    // CHECK: call with 2 arguments: expected 1 arguments, got 2
+  }
+  failures += !inspectOptimizedLLVM(context);
+  // CHECK: inspected, passing: saw @column_sums, compiled
+  // CHECK: inspected, failing: saw @column_sums, JIT compilation failed:
+  // CHECK-SAME: refused by the inspector
 
   failures += !runLoweredColumnSums(context);
   // CHECK: lowered before, 3 steps: 16 values, 0 outside tolerance

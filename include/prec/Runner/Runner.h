@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -101,6 +102,9 @@ struct RunnerOptions {
   unsigned optLevel = 3;
   /// Keep the JIT's object file, for Runner::dumpObject.
   bool keepObject = false;
+  /// Called by jit with the LLVM IR it optimized, before code generation
+  /// (to write it out or look at it); an error fails jit.
+  std::function<llvm::Error(const llvm::Module &)> inspectOptimizedLLVM;
 };
 
 /// The entry function as the runner calls it.
@@ -187,6 +191,28 @@ public:
   virtual void rankFailed(int32_t rank, llvm::StringRef message);
 };
 
+/// The results of one Runner::call, as the entry function returned them.
+/// The buffers the program allocated for them are the caller's until
+/// release() (or the destructor) returns them to the runtime.
+class CallResults {
+public:
+  CallResults() = default;
+  CallResults(const CallResults &) = delete;
+  CallResults &operator=(const CallResults &) = delete;
+  ~CallResults() { release(); }
+
+  /// Result `index`: a buffer's data, dense row-major as the signature says,
+  /// or a scalar's value. Valid until release().
+  const void *get(unsigned index) const { return data[index]; }
+  void release();
+
+private:
+  friend class Runner;
+  std::vector<int64_t> storage;
+  llvm::SmallVector<void *, 2> data;
+  llvm::SmallVector<void *, 2> allocations;
+};
+
 /// A rank's failure, as run returns it (joined with the others').
 class RankError : public llvm::ErrorInfo<RankError> {
 public:
@@ -267,6 +293,17 @@ public:
   /// a process of mpirun that runs several times initializes MPI itself
   /// first (MPI_Init_thread), or its second run fails.
   llvm::Error run(int numSteps, RunObserver &observer);
+
+  /// Calls the compiled entry function once on the calling thread with the
+  /// caller's `arguments` (per argument of the signature: a buffer's data,
+  /// or the address of a scalar's value), for a program that starts the
+  /// ranks itself (precrtRun) and calls the entry between calls of its own,
+  /// as a benchmark that times each call between its own barriers does. CPU
+  /// backends. Its collectives run on the calling thread's world; it may
+  /// write into arguments that run would restore (see lower). A failure of
+  /// the compiled code (precrtCompiledGetError) is returned.
+  llvm::Error call(llvm::ArrayRef<void *> arguments,
+                   CallResults &results) const;
 
   const EntrySignature &getSignature() const { return signature; }
   const RunnerOptions &getOptions() const { return options; }

@@ -27,9 +27,15 @@
 // Reductions run the same ring as the local backend (chunk c is reduced from
 // rank c + 1 around to rank c, rounding to the dtype at each step), so both
 // backends give the same bits.
+// This file is the transport (the communicator, its collectives and
+// point-to-point calls); MpiLiveness.h has the exit notices and liveness
+// checks, MpiRequests.h the poller that waits for a phase's requests.
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/mpi/MpiCommon.h"
+#include "backends/mpi/MpiLiveness.h"
+#include "backends/mpi/MpiRequests.h"
 #include "core/Backends.h"
 #include "core/Communicator.h"
 #include "core/Error.h"
@@ -49,549 +55,13 @@
 namespace precrt {
 namespace {
 
-/// Every communicator of a world sends on the world's MPI communicator, on a
-/// channel of its own: channel c has the tags [c * kTagsPerChannel,
-/// (c + 1) * kTagsPerChannel), one per kind of message.
-enum MessageKind : int {
-  kCollectiveHeader,
-  kCollectiveData,
-  kSendHeader,
-  kExpectedHeader,
-  kPointToPointData,
-  kExitNotice,
-  kPing, ///< channel 0 only: are you alive?
-  kPong, ///< the answer
-};
-constexpr int kTagsPerChannel = 8;
-
-/// MPI counts are ints: larger messages travel in pieces of this size.
-constexpr size_t kMaxMessageBytes = size_t(1) << 30;
-
-/// The data phase of a call waits for its peers, not for the clock.
-constexpr Clock::time_point kNoDeadline = Clock::time_point::max();
-constexpr Clock::time_point kNever = Clock::time_point::min();
-
-/// The shortest wait for the answer to a ping: a live rank on a loaded
-/// machine may not run for a while.
-constexpr int64_t kMinReplyMs = 1000;
-
-std::string mpiErrorText(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
-    return "MPI error " + std::to_string(code);
-  return std::string(text, length);
-}
+using namespace mpi;
 
 /// Keeps `buffer` allocated until the process ends: MPI may still use it
 /// after a call that failed.
 template <typename T> void retire(std::vector<T> &buffer) {
   static auto *retired = new std::vector<std::vector<T>>();
   retired->push_back(std::move(buffer));
-}
-
-/// What a rank tells each peer of a communicator when it leaves it: how many
-/// calls it made, so that a peer waiting for it can tell a call it never made
-/// (fail now) from one whose messages are still on the way (keep waiting). A
-/// call it gave up on midway (timeout, MPI error, a peer that left) does not
-/// count: some of its messages may never have been sent.
-struct ExitNotice {
-  uint64_t collectives = 0;
-  uint64_t sendsTo = 0;      ///< point-to-point sends to the notice's receiver
-  uint64_t receivesFrom = 0; ///< and receives from it
-  /// Nonzero when the rank gave up on the communicator after a failure,
-  /// zero when its world ended.
-  uint64_t gaveUp = 0;
-  /// The peer it gave up waiting for (that stopped answering, or the only
-  /// one missing at a deadline), or -1.
-  int64_t lostPeer = -1;
-};
-
-/// "rank 2 exited while the others waited in all_reduce #3 (...)".
-std::string peerLeft(int peer, const ExitNotice &notice,
-                     const std::string &what) {
-  std::string reason = " exited";
-  if (notice.gaveUp && notice.lostPeer >= 0)
-    reason = " gave up waiting for rank " + std::to_string(notice.lostPeer);
-  else if (notice.gaveUp)
-    reason = " gave up after a failure of its own";
-  return "rank " + std::to_string(peer) + reason + " while the others waited in " +
-         what;
-}
-
-/// "rank 5 stopped answering while the others waited in all_reduce #3 (...)".
-std::string peerLost(int peer, const std::string &what, int64_t replyMs) {
-  return "rank " + std::to_string(peer) + " stopped answering while the " +
-         "others waited in " + what + ": no reply to a liveness check in " +
-         std::to_string(replyMs) + " ms (the process died or hangs)";
-}
-
-/// Set when a process of the job was found lost (it stopped answering
-/// liveness checks), with the reason: Open MPI's MPI_Finalize waits for every
-/// process of the job, a dead one too, so finalizeMpi() must not call it.
-std::string lostProcess;
-
-void recordLostProcess(int mpiRank) {
-  if (lostProcess.empty())
-    lostProcess = "MPI_COMM_WORLD rank " + std::to_string(mpiRank) +
-                  " stopped answering";
-}
-
-/// The liveness checks of one world: zero-byte messages on channel 0 of its
-/// MPI communicator. Every wait of every communicator answers pings, so a
-/// rank that is in a call (and only such a rank is ever asked) answers
-/// within a poll, whatever it waits for.
-class Liveness {
-public:
-  void start(MPI_Comm comm, int size) {
-    comm_ = comm;
-    lastAnswer_.assign(size, kNever);
-  }
-
-  /// Answers the pings that have arrived and takes in the answers.
-  void poll() {
-    if (comm_ == MPI_COMM_NULL)
-      return;
-    for (int kind : {kPing, kPong}) {
-      for (;;) {
-        int found = 0;
-        MPI_Status status;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, kind, comm_, &found, &status) !=
-                MPI_SUCCESS ||
-            !found)
-          break;
-        // A probed zero-byte message: the receive returns at once.
-        if (MPI_Recv(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kind, comm_,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          break;
-        if (kind == kPing)
-          send(status.MPI_SOURCE, kPong);
-        else
-          lastAnswer_[status.MPI_SOURCE] = Clock::now();
-      }
-    }
-  }
-
-  void ping(int mpiRank) { send(mpiRank, kPing); }
-  bool answeredSince(int mpiRank, Clock::time_point asked) const {
-    return lastAnswer_[mpiRank] >= asked;
-  }
-
-private:
-  /// No buffer to keep: the request is freed at once (a ping to a dead rank
-  /// never completes).
-  void send(int mpiRank, int kind) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (MPI_Isend(nullptr, 0, MPI_BYTE, mpiRank, kind, comm_, &request) ==
-        MPI_SUCCESS)
-      MPI_Request_free(&request);
-  }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  std::vector<Clock::time_point> lastAnswer_;
-};
-
-/// The exit notices of one communicator's peers. A single receive from any
-/// source stays posted until every peer's notice is in: one entry in MPI's
-/// matching queues however many ranks there are.
-class PeerExits {
-public:
-  /// Notices come with `tag`; `groupRanks[r]` is the communicator rank of MPI
-  /// rank r of `comm`, or -1 for a process outside the communicator.
-  void start(MPI_Comm comm, int tag, int size, std::vector<int> groupRanks) {
-    comm_ = comm;
-    tag_ = tag;
-    groupRanks_ = std::move(groupRanks);
-    notices_.resize(size);
-    exited_.assign(size, false);
-    expected_ = size - 1;
-    post();
-  }
-
-  /// Takes in the notices that have arrived; returns whether any peer has
-  /// left.
-  bool poll() {
-    while (request_ != MPI_REQUEST_NULL) {
-      int done = 0;
-      MPI_Status status;
-      if (MPI_Test(&request_, &done, &status) != MPI_SUCCESS || !done)
-        break;
-      int source = status.MPI_SOURCE;
-      int peer = source >= 0 && source < int(groupRanks_.size())
-                     ? groupRanks_[source]
-                     : -1;
-      if (peer >= 0 && !exited_[peer]) {
-        notices_[peer] = incoming_;
-        exited_[peer] = true;
-        ++received_;
-      }
-      post();
-    }
-    return received_ > 0;
-  }
-
-  /// The notice of `peer`, or nullptr while it has not left.
-  const ExitNotice *notice(int peer) const {
-    return exited_[peer] ? &notices_[peer] : nullptr;
-  }
-  bool complete() const { return received_ >= expected_; }
-
-  /// Withdraws the posted receive (when peers are still missing).
-  void cancel() {
-    if (request_ == MPI_REQUEST_NULL)
-      return;
-    MPI_Cancel(&request_);
-    MPI_Wait(&request_, MPI_STATUS_IGNORE);
-  }
-
-private:
-  void post() {
-    if (complete())
-      return;
-    if (MPI_Irecv(&incoming_, sizeof(ExitNotice), MPI_BYTE, MPI_ANY_SOURCE,
-                  tag_, comm_, &request_) != MPI_SUCCESS)
-      request_ = MPI_REQUEST_NULL;
-  }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int tag_ = 0;
-  std::vector<int> groupRanks_;
-  MPI_Request request_ = MPI_REQUEST_NULL;
-  ExitNotice incoming_;
-  std::vector<ExitNotice> notices_;
-  std::vector<bool> exited_;
-  int expected_ = 0, received_ = 0;
-};
-
-/// Polls before a wait starts yielding the core (and looks for exits).
-constexpr int kSpinPolls = 64;
-
-/// Between two polls of a wait: spin briefly for latency, then yield the
-/// core, since ranks often share cores with each other.
-void pauseAfter(int polls) {
-  if (polls < kSpinPolls)
-    return;
-  if (polls < 1024)
-    sched_yield();
-  else
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-}
-
-/// Requests in flight on one communicator, with the rank each one talks to.
-class RequestSet {
-public:
-  /// `ranks[peer]` is the MPI rank in `comm` of communicator rank `peer`.
-  RequestSet(MPI_Comm comm, const std::vector<int> &ranks, Liveness &liveness)
-      : comm_(comm), ranks_(ranks), liveness_(liveness),
-        lost_(ranks.size(), false) {}
-  RequestSet(const RequestSet &) = delete;
-  RequestSet &operator=(const RequestSet &) = delete;
-
-  void send(const void *data, size_t bytes, int peer, int tag) {
-    post(
-        peer, /*receive=*/false,
-        [&](const char *piece, int length, MPI_Request *request) {
-          return MPI_Isend(piece, length, MPI_BYTE, ranks_[peer], tag, comm_,
-                           request);
-        },
-        static_cast<const char *>(data), bytes);
-  }
-  void recv(void *data, size_t bytes, int peer, int tag) {
-    post(
-        peer, /*receive=*/true,
-        [&](const char *piece, int length, MPI_Request *request) {
-          return MPI_Irecv(const_cast<char *>(piece), length, MPI_BYTE,
-                           ranks_[peer], tag, comm_, request);
-        },
-        static_cast<const char *>(data), bytes);
-  }
-
-  /// Polls until every request completes, an MPI call fails, the deadline
-  /// passes, a peer it waits for has left without making the call
-  /// (`madeCall(peer, notice)` is false), or, without a deadline, a peer it
-  /// waits for stops answering (see the file comment; `timeoutMs` sets the
-  /// intervals). On failure the requests stay in flight: settle() must
-  /// withdraw them.
-  template <typename MadeCall>
-  precrt_status_t wait(Clock::time_point deadline, int64_t timeoutMs,
-                       const std::string &what, PeerExits &exits,
-                       MadeCall madeCall) {
-    if (postError_ != MPI_SUCCESS)
-      return fail(PRECRT_ERROR_BACKEND, "%s: %s", what.c_str(),
-                  mpiErrorText(postError_).c_str());
-    std::vector<int> completed(requests_.size());
-    size_t remaining = requests_.size();
-    timeoutMs_ = timeoutMs;
-    Watch watch(ranks_.size());
-    for (int polls = 0; remaining > 0; ++polls) {
-      int count = 0;
-      int rc = MPI_Testsome(int(requests_.size()), requests_.data(), &count,
-                            completed.data(), MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS)
-        return fail(PRECRT_ERROR_BACKEND, "%s: %s", what.c_str(),
-                    mpiErrorText(rc).c_str());
-      if (count == MPI_UNDEFINED)
-        break;
-      remaining -= count;
-      if (remaining == 0)
-        break;
-      if (count > 0)
-        watch.progressed();
-      if (Clock::now() >= deadline) {
-        std::string missing;
-        std::vector<int> missingPeers;
-        for (size_t i = 0; i < requests_.size(); ++i) {
-          if (requests_[i] == MPI_REQUEST_NULL ||
-              std::find(missingPeers.begin(), missingPeers.end(), peers_[i]) !=
-                  missingPeers.end())
-            continue;
-          missingPeers.push_back(peers_[i]);
-          missing += (missing.empty() ? "rank " : ", rank ") +
-                     std::to_string(peers_[i]);
-        }
-        if (missingPeers.size() == 1)
-          lostPeer_ = missingPeers.front();
-        return fail(PRECRT_ERROR_TIMEOUT, "%s timed out waiting for %s",
-                    what.c_str(), missing.c_str());
-      }
-      // Past the spin, a wait is long enough to afford a look for exits.
-      if (polls >= kSpinPolls && exits.poll()) {
-        for (size_t i = 0; i < requests_.size(); ++i) {
-          if (requests_[i] == MPI_REQUEST_NULL)
-            continue;
-          const ExitNotice *notice = exits.notice(peers_[i]);
-          if (notice && !madeCall(peers_[i], *notice)) {
-            lostPeer_ = int(notice->lostPeer);
-            return fail(PRECRT_ERROR_PEER_FAILED, "%s",
-                        peerLeft(peers_[i], *notice, what).c_str());
-          }
-        }
-      }
-      if (polls >= kSpinPolls) {
-        liveness_.poll();
-        // The exchange of descriptors has its deadline instead.
-        int silent = deadline == kNoDeadline
-                         ? silentPeer(watch, [](size_t) { return true; })
-                         : -1;
-        if (silent >= 0) {
-          lost_[silent] = true;
-          lostPeer_ = silent;
-          recordLostProcess(ranks_[silent]);
-          return fail(PRECRT_ERROR_PEER_FAILED, "%s",
-                      peerLost(silent, what, replyMs()).c_str());
-        }
-      }
-      pauseAfter(polls);
-    }
-    clear();
-    return PRECRT_SUCCESS;
-  }
-
-  /// After a failed wait, withdraws what is still in flight so that MPI is
-  /// done with the buffers when it returns. A receive that has not matched a
-  /// message yet is cancelled; one that has is being filled by a peer that
-  /// waits for it, and is waited for. Then `leaving()` tells the peers that
-  /// this rank takes in nothing more, and each send is waited for until it
-  /// completes or its peer has left without the call (`madeCall` false):
-  /// that peer never matches it, so MPI never reads its buffer again. These
-  /// waits end when the peers, all past the deadline-bound exchange of
-  /// descriptors, finish or leave; nothing is waited for from a peer that
-  /// stopped answering (its requests are freed: a dead process never writes
-  /// or reads the buffers again). With `retirable` (buffers of the runtime's
-  /// own) nothing is waited for, and holdsBuffers() says whether the caller
-  /// must retire the buffers.
-  template <typename MadeCall, typename Leaving>
-  void settle(bool retirable, PeerExits &exits, MadeCall madeCall,
-              Leaving leaving) {
-    for (size_t i = 0; i < requests_.size(); ++i)
-      if (receives_[i] && requests_[i] != MPI_REQUEST_NULL)
-        MPI_Cancel(&requests_[i]);
-    auto lost = [&](size_t i) { return bool(lost_[peers_[i]]); };
-    complete(
-        retirable, exits, [&](size_t i) { return bool(receives_[i]); }, lost);
-    leaving();
-    complete(
-        retirable, exits, [&](size_t i) { return !receives_[i]; },
-        [&](size_t i) {
-          const ExitNotice *notice = exits.notice(peers_[i]);
-          return lost(i) || (notice && !madeCall(peers_[i], *notice));
-        });
-    for (MPI_Request &request : requests_) {
-      if (request == MPI_REQUEST_NULL)
-        continue;
-      MPI_Request_free(&request);
-      holdsBuffers_ = true;
-    }
-    clear();
-  }
-
-  bool holdsBuffers() const { return holdsBuffers_; }
-  /// The peer the failed wait gave up on (one that stopped answering, or
-  /// the only one missing at the deadline), or the one named by the notice
-  /// that failed it; -1 if none.
-  int lostPeer() const { return lostPeer_; }
-
-  /// Payload bytes of the sends and receives posted so far.
-  size_t bytesSent() const { return bytesSent_; }
-  size_t bytesReceived() const { return bytesReceived_; }
-
-private:
-  /// What silentPeer() knows of one wait: when something last completed,
-  /// and per peer when it was asked (kNever: not now) and when to ask it
-  /// again after it answered.
-  struct Watch {
-    explicit Watch(size_t peers) : asked(peers, kNever), askAgain(peers, kNever) {}
-    void progressed() {
-      lastProgress = Clock::now();
-      std::fill(asked.begin(), asked.end(), kNever);
-    }
-    Clock::time_point lastProgress = Clock::now();
-    std::vector<Clock::time_point> asked, askAgain;
-  };
-
-  std::chrono::milliseconds stallAfter() const {
-    return std::chrono::milliseconds(timeoutMs_ / 2);
-  }
-  int64_t replyMs() const { return std::max(timeoutMs_ / 2, kMinReplyMs); }
-
-  /// Once nothing has completed for half the timeout, asks each peer that a
-  /// request picked by `selected` waits for whether it is alive. Returns a
-  /// peer that has not answered within replyMs(), or -1.
-  template <typename Selected>
-  int silentPeer(Watch &watch, Selected selected) {
-    auto now = Clock::now();
-    if (now - watch.lastProgress < stallAfter())
-      return -1;
-    for (size_t i = 0; i < requests_.size(); ++i) {
-      int peer = peers_[i];
-      if (requests_[i] == MPI_REQUEST_NULL || !selected(i) || lost_[peer])
-        continue;
-      int mpiRank = ranks_[peer];
-      if (watch.asked[peer] == kNever) {
-        if (now >= watch.askAgain[peer]) {
-          liveness_.ping(mpiRank);
-          watch.asked[peer] = now;
-        }
-      } else if (liveness_.answeredSince(mpiRank, watch.asked[peer])) {
-        watch.asked[peer] = kNever;
-        watch.askAgain[peer] = now + stallAfter();
-      } else if (now - watch.asked[peer] >=
-                 std::chrono::milliseconds(replyMs())) {
-        return peer;
-      }
-    }
-    return -1;
-  }
-
-  template <typename Post>
-  void post(int peer, bool receive, Post postPiece, const char *data,
-            size_t bytes) {
-    size_t offset = 0;
-    do {
-      size_t length = std::min(bytes - offset, kMaxMessageBytes);
-      MPI_Request request = MPI_REQUEST_NULL;
-      int rc = postPiece(data + offset, int(length), &request);
-      (receive ? bytesReceived_ : bytesSent_) += length;
-      if (rc != MPI_SUCCESS && postError_ == MPI_SUCCESS)
-        postError_ = rc;
-      requests_.push_back(request);
-      peers_.push_back(peer);
-      receives_.push_back(receive);
-      offset += length;
-    } while (offset < bytes);
-  }
-
-  /// Polls the requests that `selected` picks until each completes,
-  /// `unneeded` lets it go, or its peer stops answering (a single pass when
-  /// `once`).
-  template <typename Selected, typename Unneeded>
-  void complete(bool once, PeerExits &exits, Selected selected,
-                Unneeded unneeded) {
-    Watch watch(ranks_.size());
-    for (int polls = 0;; ++polls) {
-      bool pending = false, progressed = false;
-      for (size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL || !selected(i))
-          continue;
-        int done = 0;
-        // An MPI that fails here can tell nothing more.
-        if (MPI_Test(&requests_[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          return;
-        progressed = progressed || done;
-        pending = pending || (!done && !unneeded(i) && !lost_[peers_[i]]);
-      }
-      if (!pending || once)
-        return;
-      if (progressed)
-        watch.progressed();
-      exits.poll();
-      liveness_.poll();
-      int silent = silentPeer(watch, [&](size_t i) {
-        return selected(i) && !unneeded(i);
-      });
-      if (silent >= 0) {
-        lost_[silent] = true;
-        recordLostProcess(ranks_[silent]);
-      }
-      pauseAfter(polls);
-    }
-  }
-
-  void clear() {
-    requests_.clear();
-    peers_.clear();
-    receives_.clear();
-  }
-
-  MPI_Comm comm_;
-  const std::vector<int> &ranks_;
-  Liveness &liveness_;
-  std::vector<MPI_Request> requests_;
-  std::vector<int> peers_;
-  std::vector<bool> receives_;
-  int postError_ = MPI_SUCCESS;
-  bool holdsBuffers_ = false;
-  size_t bytesSent_ = 0;
-  size_t bytesReceived_ = 0;
-  int64_t timeoutMs_ = 0;
-  /// Peers that stopped answering: nothing more is waited for from them.
-  std::vector<bool> lost_;
-  int lostPeer_ = -1;
-};
-
-/// Receives and drops every message still waiting on `comm` with a tag in
-/// [firstTag, firstTag + tags): descriptors of calls this rank never made.
-/// Returns false if one could not be taken in by the deadline.
-bool drainUnreceived(MPI_Comm comm, int firstTag, int tags,
-                     Clock::time_point deadline) {
-  for (int tag = firstTag; tag < firstTag + tags;) {
-    int found = 0, bytes = 0;
-    MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &found, &status) != MPI_SUCCESS)
-      return false;
-    if (!found) {
-      ++tag;
-      continue;
-    }
-    if (MPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
-      return false;
-    std::unique_ptr<char[]> scratch(new char[std::max(bytes, 1)]);
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (MPI_Irecv(scratch.get(), bytes, MPI_BYTE, status.MPI_SOURCE,
-                  status.MPI_TAG, comm, &request) != MPI_SUCCESS)
-      return false;
-    int done = 0;
-    while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-           !done && Clock::now() < deadline)
-      sched_yield();
-    if (!done) {
-      // A matched receive cannot be cancelled: MPI keeps the buffer.
-      MPI_Request_free(&request);
-      scratch.release();
-      return false;
-    }
-  }
-  return true;
 }
 
 /// What the communicators of one world share.
@@ -678,10 +148,11 @@ private:
   /// failure this rank gives up on the communicator: `uncount()` takes the
   /// call out of its counts, and the requests are settled (see
   /// RequestSet::settle), telling the peers on the way.
-  template <typename MadeCall, typename Uncount>
+  template <typename Uncount>
   precrt_status_t finish(RequestSet &requests, Clock::time_point deadline,
                          const std::string &what, bool retirable,
-                         MadeCall madeCall, Uncount uncount) {
+                         const RequestSet::MadeCall &madeCall,
+                         Uncount uncount) {
     precrt_status_t status =
         requests.wait(deadline, timeoutMs(), what, exits_, madeCall);
     if (status == PRECRT_SUCCESS) {
@@ -855,8 +326,8 @@ bool MpiCommunicator::announceExit() {
 
 /// A world given up on asks each peer whose notice is not in whether it is
 /// alive, and records one that neither answers nor leaves within the timeout
-/// as lost (see lostProcess): a process killed in the middle of a call may
-/// never have been waited for in a data phase here.
+/// as lost (see recordLostProcess): a process killed in the middle of a call
+/// may never have been waited for in a data phase here.
 void MpiCommunicator::lookForLostProcesses() {
   Liveness &liveness = world_->liveness;
   exits_.poll();
@@ -1254,11 +725,11 @@ precrt_status_t finalizeMpi() {
   if (!initializedMpiHere)
     return PRECRT_SUCCESS;
   initializedMpiHere = false;
-  if (!lostProcess.empty())
+  if (!lostProcess().empty())
     return fail(PRECRT_ERROR_PEER_FAILED,
                 "MPI is left unfinalized: %s, and MPI_Finalize waits for every "
                 "process of the job",
-                lostProcess.c_str());
+                lostProcess().c_str());
   int rc = MPI_Finalize();
   if (rc != MPI_SUCCESS)
     return fail(PRECRT_ERROR_BACKEND, "MPI_Finalize failed: %s",
