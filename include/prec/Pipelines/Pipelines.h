@@ -71,7 +71,7 @@ struct PrecKernelsStageOptions {
   int64_t allReduceBlockBytes = 1048576;
   int64_t reduceScatterBlockBytes = 1048576;
   /// CPU: kernels write and read the group's buffers of all_gathers and
-  /// all_to_alls in place (convert-prec-to-runtime{peer-windows}; the same
+  /// all_to_alls in place (canonicalize, prec-plan-peer-windows; the same
   /// values).
   bool peerWindows = true;
 };
@@ -208,7 +208,7 @@ struct PrecLowerToCPUOptions
       llvm::cl::desc("let the kernels around an all_gather or all_to_all "
                      "write and read the group's buffers in place, in memory "
                      "the ranks share where they share a machine "
-                     "(convert-prec-to-runtime{peer-windows}; the same values)"),
+                     "(prec-plan-peer-windows; the same values)"),
       llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
 };
 
