@@ -3,7 +3,7 @@
 // A peer window's slot is rewritten by the peers once every rank has passed
 // the fence of the window's other slot, which a rank reaches only at a later
 // collective: a read of the slot after the next collective may see the next
-// use's values. convert-prec-to-runtime only makes windows whose readers
+// use's values. prec-plan-peer-windows only plans windows whose readers
 // precede the next collective; this pass checks that it still holds after
 // bufferization and deallocation, which insert and place copies.
 //

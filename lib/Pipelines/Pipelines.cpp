@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -110,10 +111,15 @@ void mlir::prec::populatePrecKernelsStage(
     pm.nest<func::FuncOp>().addPass(createPrecReportTraffic());
   }
   // Peer windows: kernels write and read transports' buffers in host memory
-  // the group shares (the GPU's buffers live on the device).
-  ConvertPrecToRuntimeOptions runtime;
-  runtime.peerWindows = onCPU && options.peerWindows;
-  pm.addPass(createConvertPrecToRuntime(runtime));
+  // the group shares (the GPU's buffers live on the device). The plan reads
+  // the kernels as the canonicalizer leaves them; constants stay where they
+  // are until the canonicalizer after the conversion, which places them.
+  if (onCPU && options.peerWindows) {
+    pm.addPass(createCanonicalizerPass(
+        GreedyRewriteConfig().enableConstantCSE(false)));
+    pm.nest<func::FuncOp>().addPass(createPrecPlanPeerWindows());
+  }
+  pm.addPass(createConvertPrecToRuntime());
 }
 
 void mlir::prec::populatePrecBufferizeStage(

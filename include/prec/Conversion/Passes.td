@@ -35,20 +35,14 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     no longer sees the members as aliases of one tensor, whose conflict
     analysis visits every alias at every use and would cost O(members^2).
 
-    With `peer-windows`, an all_gather or all_to_all over more than one
-    rank whose wire buffer is the fresh result of one kernel that nothing
-    else reads, and whose received buffer only kernels read (through static
-    slices and reshapes; an all_to_all's through its expansion to
-    `[N, ...]`; no kernel that only moves data once the canonicalizer has
-    folded its body, which the canonicalizer would replace by the window
-    itself), with no other collective from that kernel to the last read in
-    the block (`prec/Conversion/RuntimeCalls.h`), goes through a peer window
-    instead: the kernel
-    writes the rank's segment of a buffer the runtime owns
+    A transport `prec-plan-peer-windows` marked `prec.through_peer_window`
+    goes through a peer window instead: the kernel that writes its wire
+    buffer writes the rank's segment of a buffer the runtime owns
     (`precrtCompiledWindow`, made a memref in the LLVM dialect so that no
     deallocation takes it), `precrtCompiledWindowFence` replaces the
     transport, and the readers read views of the peers' segments in place
-    (docs/Prec.md, "Peer windows").
+    (docs/Prec.md, "Peer windows"). A marked transport that does not fit a
+    window (the conditions of `prec-plan-peer-windows`) is an error.
 
     `shard.process_linear_index`, `shard.process_multi_index` and
     `shard.grid_shape` of a grid of static shape over the whole world (what
@@ -61,13 +55,6 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     that nothing refers to any more are erased: their shapes now live in the
     constant globals.
   }];
-  let options = [
-    Option<"peerWindows", "peer-windows", "bool", /*default=*/"false",
-           "lower all_gathers and all_to_alls whose wire buffer one kernel "
-           "writes and whose received buffer only kernels read (before the "
-           "next collective) through peer windows: the kernels write and "
-           "read the group's shared buffers in place">,
-  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
@@ -75,6 +62,48 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::LLVM::LLVMDialect",
   ];
+}
+
+def PrecPlanPeerWindows
+    : InterfacePass<"prec-plan-peer-windows", "mlir::FunctionOpInterface"> {
+  let summary = "mark the transports that go through a peer window";
+  let description = [{
+    Marks `prec.through_peer_window` on each all_gather or all_to_all that
+    `convert-prec-to-runtime` can lower through a peer window, and removes
+    it from every other transport. The plan belongs with that conversion: a
+    window is the runtime's memory, and its lowering reads the plan. A
+    transport fits when it runs over more than one rank of a static grid,
+    and
+
+    - its wire buffer is the fresh result of one kernel of its block (a
+      `linalg` op whose destination is a `tensor.empty` of its own, possibly
+      collapsed to the flat buffer) that nothing else reads;
+    - its received buffer is read only by kernels of its block, as inputs,
+      through static slices and reshapes (an all_to_all's only through its
+      expansion to `[N, ...]`), never returned, yielded or stored, and by no
+      kernel that only moves data (a copy, transpose or broadcast), which
+      later passes may remove or fold into its readers;
+    - no other collective runs from that kernel to the last read: no
+      transport, and no call but the runtime's entry points that do not
+      communicate (`prec/Conversion/RuntimeCalls.h`).
+
+    The readers are judged as they are, so the pass runs after
+    `canonicalize` (prec-lower-to-cpu runs both with `peer-windows`), with
+    nothing in between that moves a read. `prec-check-peer-windows` checks
+    the windows again after bufferization.
+
+    ```mlir
+    %p = linalg.generic ... outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+    %g = prec.transport <all_gather> %p on @dp : tensor<8xbf16> -> tensor<16xbf16>
+    %w = linalg.generic ... ins(%g : tensor<16xbf16>) ...
+    ```
+    becomes
+    ```mlir
+    %g = prec.transport <all_gather> %p on @dp {prec.through_peer_window} : tensor<8xbf16> -> tensor<16xbf16>
+    ```
+    while a gather that is returned, or read after the next collective,
+    stays unmarked.
+  }];
 }
 
 def ConvertContractionsToRuntime

@@ -1,8 +1,8 @@
 //===- RuntimeCalls.h - What a call into precrt may do ----------*- C++ -*-===//
 //
-// Peer windows (convert-prec-to-runtime{peer-windows}) hold while no
-// collective runs between a window's acquisition and its last read; the
-// conversion plans by this and prec-check-peer-windows checks it after
+// Peer windows (prec-plan-peer-windows, convert-prec-to-runtime) hold while
+// no collective runs between a window's acquisition and its last read; the
+// plan is made by this and prec-check-peer-windows checks it after
 // bufferization, with the same notion of a collective.
 //
 //===----------------------------------------------------------------------===//

@@ -254,16 +254,16 @@ def PrecCheckPeerWindows
   let summary = "check that peer windows are read only before the next "
                 "collective";
   let description = [{
-    After bufferization: every use of a peer window's slot
-    (`convert-prec-to-runtime{peer-windows}`, the memref marked
-    `prec.peer_window`), of its views, of its address and of what ops
-    without effects compute from them (selects, address arithmetic) lies in
-    the slot's block, before the next collective after its fence: a
+    After bufferization: every use of a peer window's slot (the memref
+    marked `prec.peer_window` that `convert-prec-to-runtime` makes of a
+    transport `prec-plan-peer-windows` marked), of its views, of its
+    address and of what ops without effects compute from them (selects,
+    address arithmetic) lies in the slot's block, before the next collective after its fence: a
     runtime collective or fence, or a call of any function but the
     runtime's entry points that do not communicate
     (`prec/Conversion/RuntimeCalls.h`). Later than
     that, a peer may already be rewriting the slot for its next use, and
-    the read would see those values. `convert-prec-to-runtime` only makes
+    the read would see those values. `prec-plan-peer-windows` only plans
     windows whose reads satisfy this; the check turns any later pass that
     moves a read, or lets a view out of the block, into an error at the
     offending op instead of silently wrong values.

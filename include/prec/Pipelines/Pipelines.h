@@ -65,7 +65,7 @@ struct PrecKernelsStageOptions {
   /// prec-block-reduce-scatter; 0: collectives whole.
   int64_t allReduceBlockBytes = 1048576;
   int64_t reduceScatterBlockBytes = 1048576;
-  /// CPU: convert-prec-to-runtime{peer-windows}.
+  /// CPU: prec-plan-peer-windows (after a canonicalize); off: no windows.
   bool peerWindows = true;
 };
 
@@ -188,8 +188,8 @@ struct PrecLowerToCPUOptions
   PassOptions::Option<bool> peerWindows{
       *this, "peer-windows",
       llvm::cl::desc("kernels read and write the buffers of all_gathers and "
-                     "all_to_alls in place (convert-prec-to-runtime"
-                     "{peer-windows}); the values are the same either way"),
+                     "all_to_alls in place (prec-plan-peer-windows); the "
+                     "values are the same either way"),
       llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
 };
 

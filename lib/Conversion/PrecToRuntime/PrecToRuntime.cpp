@@ -1,7 +1,8 @@
 //===- PrecToRuntime.cpp - prec.transport to precrt calls -----------------===//
 
+#include "PeerWindows.h"
+
 #include "prec/Conversion/Passes.h"
-#include "prec/Conversion/RuntimeCalls.h"
 #include "prec/Dialect/Prec/Utils/StaticSlices.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
@@ -17,7 +18,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTPRECTORUNTIME
@@ -475,154 +475,6 @@ void splitIntoMemberTensors(bufferization::ToTensorOp received) {
 // Peer windows: transports whose kernels write and read in place
 //===----------------------------------------------------------------------===//
 
-/// Whether no op strictly between `first` and `last` (same block, in order)
-/// may run a collective.
-bool noCollectiveBetween(Operation *first, Operation *last) {
-  for (Operation *op = first->getNextNode(); op && op != last;
-       op = op->getNextNode())
-    if (mayRunCollective(op))
-      return false;
-  return true;
-}
-
-/// Whether `op`, as it is, only moves its inputs' elements: a copy,
-/// transpose or broadcast, as a named op or a generic whose body yields
-/// input elements.
-bool yieldsInputsOnly(linalg::LinalgOp op) {
-  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(op))
-    return true;
-  Block *body = op.getBlock();
-  if (!body || !body->without_terminator().empty())
-    return false;
-  return llvm::all_of(body->getTerminator()->getOperands(), [&](Value v) {
-    auto argument = dyn_cast<BlockArgument>(v);
-    return argument && argument.getOwner() == body &&
-           op.isDpsInput(op.getMatchingOpOperand(argument));
-  });
-}
-
-/// Whether `op` only moves its inputs' elements once the canonicalizer has
-/// folded its body (`truncf(extf(x))`, `x * 1.0`, dead ops): the
-/// canonicalizer that runs after this pass then replaces it by its input,
-/// and the received view would outlive the reads planned here. The body is
-/// folded on a copy, with the canonicalizer's patterns.
-bool movesDataOnly(linalg::LinalgOp op,
-                   const FrozenRewritePatternSet &canonicalization) {
-  if (yieldsInputsOnly(op))
-    return true;
-  if (op->getNumRegions() != 1 || op.getBlock()->without_terminator().empty())
-    return false;
-  OpBuilder builder(op);
-  auto copy = cast<linalg::LinalgOp>(builder.clone(*op));
-  SmallVector<Operation *> bodyOps;
-  for (Operation &bodyOp : copy.getBlock()->without_terminator())
-    bodyOps.push_back(&bodyOp);
-  (void)applyOpPatternsGreedily(bodyOps, canonicalization,
-                                GreedyRewriteConfig().setStrictness(
-                                    GreedyRewriteStrictness::AnyOp));
-  bool result = yieldsInputsOnly(copy);
-  copy->erase();
-  return result;
-}
-
-/// Collects into `readers` the ops that read `value` in place: kernels
-/// (linalg ops reading it as an input), reached through static views
-/// (extract_slice, reshapes). Fails on any other use, so that nothing
-/// keeps the value (or a view of it) beyond those reads.
-LogicalResult
-collectInPlaceReaders(Value value, SmallVectorImpl<Operation *> &readers,
-                      const FrozenRewritePatternSet &canonicalization) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp>(user)) {
-      readers.push_back(user);
-      if (failed(collectInPlaceReaders(user->getResult(0), readers,
-                                       canonicalization)))
-        return failure();
-      continue;
-    }
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use) ||
-        movesDataOnly(linalgOp, canonicalization))
-      return failure();
-    readers.push_back(user);
-  }
-  return success();
-}
-
-/// What a transport through a peer window needs: the kernel that writes the
-/// wire buffer and the ops that read what arrives.
-struct WindowPlan {
-  linalg::LinalgOp producer;
-  /// A collapse of the producer's result into the flat wire buffer, or null.
-  tensor::CollapseShapeOp flatten;
-  /// all_to_all: the reshapes of the received buffer to [N, chunk shape].
-  SmallVector<tensor::ExpandShapeOp> expansions;
-  int64_t groupSize = 1;
-};
-
-/// The plan for `op`, if it can run through a peer window: an all_gather or
-/// all_to_all over more than one rank whose wire buffer is the fresh result
-/// of one kernel used by nothing else, whose received buffer only kernels
-/// read, and with no other collective from that kernel to its last reader,
-/// all in one block.
-std::optional<WindowPlan>
-planPeerWindow(TransportOp op, shard::GridOp grid,
-               const FrozenRewritePatternSet &canonicalization) {
-  if (op.getKind() != TransportKind::AllGather &&
-      op.getKind() != TransportKind::AllToAll)
-    return std::nullopt;
-  WindowPlan plan;
-  for (int64_t axis : getAxesOrAll(op.getGridAxes(), grid.getShape().size()))
-    plan.groupSize *= grid.getShape()[axis];
-  if (plan.groupSize < 2 || !getRuntimeDtype(op.getType().getElementType()))
-    return std::nullopt;
-
-  Value wire = op.getInput();
-  if (!wire.hasOneUse())
-    return std::nullopt;
-  plan.flatten = wire.getDefiningOp<tensor::CollapseShapeOp>();
-  if (plan.flatten) {
-    wire = plan.flatten.getSrc();
-    if (!wire.hasOneUse())
-      return std::nullopt;
-  }
-  plan.producer = wire.getDefiningOp<linalg::LinalgOp>();
-  if (!plan.producer || plan.producer->getNumResults() != 1 ||
-      plan.producer->getBlock() != op->getBlock())
-    return std::nullopt;
-  Value init = plan.producer.getDpsInitOperand(0)->get();
-  if (!init.getDefiningOp<tensor::EmptyOp>() || !init.hasOneUse())
-    return std::nullopt;
-
-  SmallVector<Operation *> readers;
-  if (failed(collectInPlaceReaders(op.getResult(), readers, canonicalization)))
-    return std::nullopt;
-  Operation *last = op;
-  for (Operation *reader : readers) {
-    if (reader->getBlock() != op->getBlock())
-      return std::nullopt;
-    if (last->isBeforeInBlock(reader))
-      last = reader;
-  }
-  if (!noCollectiveBetween(plan.producer, op) || !noCollectiveBetween(op, last))
-    return std::nullopt;
-
-  if (op.getKind() == TransportKind::AllToAll) {
-    // Each source's block lies in its own segment: the received buffer is a
-    // strided [N, chunk] view, which only an expansion to [N, ...] reads.
-    for (Operation *user : op->getUsers()) {
-      auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
-      if (!expand || expand.getReassociationIndices().size() != 1 ||
-          expand.getResultType().getDimSize(0) != plan.groupSize)
-        return std::nullopt;
-      plan.expansions.push_back(expand);
-    }
-  }
-  return plan;
-}
-
 /// A memref<bytes x i8> of memory the runtime owns at `pointer`: its
 /// descriptor built in the LLVM dialect and cast, which the conversion to
 /// LLVM folds away.
@@ -653,7 +505,7 @@ Value wrapRuntimeBuffer(OpBuilder &builder, Location loc, Value pointer,
   return slot.getResult(0);
 }
 
-/// Lowers `op` through a peer window (see planPeerWindow):
+/// A transport prec-plan-peer-windows marked, through a peer window:
 ///
 ///   %slot = call @precrtCompiledWindow(segment bytes, grid), made a memref
 ///   %own  = subview of segment `group rank` of %slot
@@ -661,13 +513,33 @@ Value wrapRuntimeBuffer(OpBuilder &builder, Location loc, Value pointer,
 ///   call @precrtCompiledWindowFence(kind, %slot, count, dtype, grid)
 ///   <readers read views of %slot in place>
 ///
-/// Returns the tensors taken of the received views.
-SmallVector<bufferization::ToTensorOp>
-lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
+/// The received views become tensors (`restrict`, not writable).
+struct PeerWindowTransportLowering : OpConversionPattern<TransportOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransportOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(PrecDialect::kThroughPeerWindowAttrName))
+      return rewriter.notifyMatchFailure(op, "not planned for a peer window");
+    FailureOr<PeerWindowPlan> plan = planPeerWindow(op);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, "does not fit a peer window");
+    lowerThroughPeerWindow(op, *plan, rewriter);
+    return success();
+  }
+
+private:
+  static void lowerThroughPeerWindow(TransportOp op, PeerWindowPlan &plan,
+                                     ConversionPatternRewriter &builder);
+};
+
+void PeerWindowTransportLowering::lowerThroughPeerWindow(
+    TransportOp op, PeerWindowPlan &plan, ConversionPatternRewriter &builder) {
   Location loc = op.getLoc();
   auto module = op->getParentOfType<ModuleOp>();
   MLIRContext *context = op.getContext();
-  OpBuilder builder(plan.producer);
+  builder.setInsertionPoint(plan.producer);
   Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
        index = builder.getIndexType();
   auto wireType = op.getInput().getType();
@@ -676,7 +548,7 @@ lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
   int64_t n = plan.groupSize;
   int64_t elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
 
-  GridOperands gridOperands = createGridOperands(builder, loc, op, grid);
+  GridOperands gridOperands = createGridOperands(builder, loc, op, plan.grid);
   auto pointer = LLVM::LLVMPointerType::get(context);
   func::FuncOp windowDecl = getOrCreateDecl(
       builder, module, PRECRT_COMPILED_WINDOW_SYMBOL,
@@ -739,8 +611,8 @@ lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
       /*writable=*/true);
   OpOperand *init = plan.producer.getDpsInitOperand(0);
   Operation *empty = init->get().getDefiningOp();
-  init->set(destination);
-  empty->erase();
+  builder.modifyOpInPlace(plan.producer, [&] { init->set(destination); });
+  builder.eraseOp(empty);
   builder.setInsertionPointAfter(plan.producer);
   auto materialize = bufferization::MaterializeInDestinationOp::create(
       builder, loc, plan.producer->getResult(0), producedView);
@@ -761,21 +633,17 @@ lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
           gridOperands.numDims, gridOperands.shape, gridOperands.numAxes,
           gridOperands.axes});
 
-  SmallVector<bufferization::ToTensorOp> received;
   auto takeTensor = [&](Value view, RankedTensorType type) {
-    auto tensor = bufferization::ToTensorOp::create(
+    return bufferization::ToTensorOp::create(
         builder, loc, type, view, /*restrict=*/true, /*writable=*/false);
-    received.push_back(tensor);
-    return tensor;
   };
   if (op.getKind() == TransportKind::AllGather) {
     // Every segment, one after another: the gathered buffer itself.
     Value flat = memref::ViewOp::create(
         builder, loc, MemRefType::get({n * segment}, element), slotBytes, zero,
         {});
-    op.getResult().replaceAllUsesWith(takeTensor(flat, op.getType()));
-    op->erase();
-    return received;
+    builder.replaceOp(op, takeTensor(flat, op.getType()));
+    return;
   }
   // all_to_all: block `rank` of every segment.
   int64_t chunk = segment / n;
@@ -801,11 +669,21 @@ lowerThroughPeerWindow(TransportOp op, shard::GridOp grid, WindowPlan &plan) {
       view = memref::ExpandShapeOp::create(builder, loc, type.getShape(),
                                            blocks, groups, shape);
     }
-    expand.getResult().replaceAllUsesWith(takeTensor(view, type));
-    expand->erase();
+    builder.replaceOp(expand, takeTensor(view, type));
   }
-  op->erase();
-  return received;
+  builder.eraseOp(op);
+}
+
+/// Whether `buffer` is a view of a peer window's slot.
+bool isPeerWindowView(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (def->hasAttr(PrecDialect::kPeerWindowAttrName))
+      return true;
+    if (!isa<memref::ViewOp, memref::SubViewOp, memref::ExpandShapeOp>(def))
+      return false;
+    buffer = def->getOperand(0);
+  }
+  return false;
 }
 
 struct ConvertPrecToRuntimePass
@@ -826,48 +704,36 @@ struct ConvertPrecToRuntimePass
     if (shapes.wasInterrupted())
       return signalPassFailure();
 
-    SmallVector<bufferization::ToTensorOp> windowed;
-    if (peerWindows) {
-      // The patterns of the canonicalizer that runs next, to see the
-      // readers as it will leave them.
-      RewritePatternSet patterns(&getContext());
-      for (Dialect *dialect : getContext().getLoadedDialects())
-        dialect->getCanonicalizationPatterns(patterns);
-      for (RegisteredOperationName name :
-           getContext().getRegisteredOperations())
-        name.getCanonicalizationPatterns(patterns, &getContext());
-      FrozenRewritePatternSet canonicalization(std::move(patterns));
-      SmallVector<TransportOp> transports;
-      getOperation().walk([&](TransportOp op) { transports.push_back(op); });
-      for (TransportOp op : transports) {
-        auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-            op, op.getGridAttr());
-        if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
-          continue;
-        if (std::optional<WindowPlan> plan =
-                planPeerWindow(op, grid, canonicalization))
-          llvm::append_range(windowed, lowerThroughPeerWindow(op, grid, *plan));
-      }
-    }
-
+    // Planned windows first, then every other op: the module declares the
+    // window's entry points before the collective's.
+    RewritePatternSet patterns(&getContext());
+    populatePrecToRuntimeConversionPatterns(patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    ConversionTarget windows(getContext());
+    windows.addDynamicallyLegalOp<TransportOp>([](TransportOp op) {
+      return !op->hasAttr(PrecDialect::kThroughPeerWindowAttrName);
+    });
+    windows.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(getOperation(), windows, frozen)))
+      return signalPassFailure();
     ConversionTarget target(getContext());
     target.addIllegalOp<TransportOp, shard::ProcessLinearIndexOp,
                         shard::ProcessMultiIndexOp, shard::GridShapeOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    RewritePatternSet patterns(&getContext());
-    populatePrecToRuntimeConversionPatterns(patterns);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target, frozen)))
       return signalPassFailure();
 
-    // Received buffers are fresh allocations owned by their one `to_tensor`.
+    // Received buffers are fresh allocations owned by their one `to_tensor`,
+    // or views of a peer window's slot.
     SmallVector<bufferization::ToTensorOp> received;
     getOperation().walk([&](bufferization::ToTensorOp toTensor) {
-      if (toTensor.getBuffer().getDefiningOp<memref::AllocOp>() &&
-          toTensor.getRestrict())
+      if (!toTensor.getRestrict())
+        return;
+      Value buffer = toTensor.getBuffer();
+      if (buffer.getDefiningOp<memref::AllocOp>() ||
+          (!toTensor.getWritable() && isPeerWindowView(buffer)))
         received.push_back(toTensor);
     });
-    llvm::append_range(received, windowed);
     for (bufferization::ToTensorOp toTensor : received)
       splitIntoMemberTensors(toTensor);
 
@@ -887,4 +753,7 @@ void mlir::prec::populatePrecToRuntimeConversionPatterns(
   patterns.add<TransportOpLowering, ProcessLinearIndexOpLowering,
                ProcessMultiIndexOpLowering, GridShapeOpLowering>(
       patterns.getContext());
+  // Before the runtime's collective, for the transports it fits.
+  patterns.add<PeerWindowTransportLowering>(patterns.getContext(),
+                                            /*benefit=*/2);
 }

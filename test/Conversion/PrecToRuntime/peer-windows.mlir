@@ -1,4 +1,4 @@
-// RUN: prec-opt %s --convert-prec-to-runtime=peer-windows --split-input-file | FileCheck %s
+// RUN: prec-opt %s --pass-pipeline="builtin.module(canonicalize, func.func(prec-plan-peer-windows), convert-prec-to-runtime)" --split-input-file | FileCheck %s
 // RUN: prec-opt %s --convert-prec-to-runtime --split-input-file | FileCheck %s --check-prefix=OFF
 
 // A direct reduce-scatter's all_to_all: the pack kernel writes its segment of

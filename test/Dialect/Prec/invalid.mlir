@@ -657,6 +657,32 @@ func.func @peer_window_on_alloc() {
 // -----
 
 shard.grid @dp(shape = 4)
+func.func @through_peer_window_on_all_reduce(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected 'prec.through_peer_window' to be a unit attribute on an all_gather or all_to_all prec.transport, got unit on 'prec.transport'}}
+  %0 = prec.transport <all_reduce> %x on @dp reduction = <sum> {prec.through_peer_window} : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @through_peer_window_not_unit(%x: tensor<8xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{expected 'prec.through_peer_window' to be a unit attribute on an all_gather or all_to_all prec.transport, got true on 'prec.transport'}}
+  %0 = prec.transport <all_gather> %x on @dp {prec.through_peer_window = true} : tensor<8xf32> -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
+func.func @through_peer_window_on_alloc() {
+  // expected-error @+1 {{expected 'prec.through_peer_window' to be a unit attribute on an all_gather or all_to_all prec.transport, got unit on 'memref.alloc'}}
+  %0 = memref.alloc() {prec.through_peer_window} : memref<4xf32>
+  return
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
 func.func @transport_converts(%x: tensor<8xf32>) -> tensor<32xbf16> {
   // expected-error @+1 {{expected input and result of one wire dtype, got 'f32' and 'bf16'}}
   %0 = prec.transport <all_gather> %x on @dp : tensor<8xf32> -> tensor<32xbf16>

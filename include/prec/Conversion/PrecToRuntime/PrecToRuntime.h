@@ -7,7 +7,9 @@
 
 namespace mlir::prec {
 
-/// Patterns lowering prec.transport to calls of precrtCompiledCollective.
+/// Patterns lowering prec.transport to calls of precrtCompiledCollective, or
+/// through a peer window where prec-plan-peer-windows marked it and it
+/// fits; and the shard queries of a static grid to the calling rank's.
 void populatePrecToRuntimeConversionPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::prec

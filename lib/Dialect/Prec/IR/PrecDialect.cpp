@@ -81,6 +81,17 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue() << " on '" << op->getName() << "'";
     return success();
   }
+  if (attribute.getName() == kThroughPeerWindowAttrName) {
+    auto transport = dyn_cast<TransportOp>(op);
+    if (!isa<UnitAttr>(attribute.getValue()) || !transport ||
+        (transport.getKind() != TransportKind::AllGather &&
+         transport.getKind() != TransportKind::AllToAll))
+      return op->emitError("expected '")
+             << kThroughPeerWindowAttrName << "' to be a unit attribute on "
+             << "an all_gather or all_to_all prec.transport, got "
+             << attribute.getValue() << " on '" << op->getName() << "'";
+    return success();
+  }
   if (attribute.getName() == kGradDtypeAttrName) {
     // The gradient dtype of an op's one result (a gathered weight's), as an
     // argument's `prec.grad_dtype` is of the argument.

@@ -64,6 +64,10 @@ def Prec_Dialect : Dialect {
     /// slot, which prec-check-peer-windows follows after bufferization.
     static constexpr ::llvm::StringLiteral kPeerWindowAttrName =
         "prec.peer_window";
+    /// Marks a prec.transport that prec-plan-peer-windows found fit for a
+    /// peer window; convert-prec-to-runtime lowers it through one.
+    static constexpr ::llvm::StringLiteral kThroughPeerWindowAttrName =
+        "prec.through_peer_window";
   }];
 }
 
