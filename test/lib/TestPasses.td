@@ -41,7 +41,14 @@ def PrecEmulateGPUKernels
       as its descriptor, an `index` as an i64), and `extra` is
       `{0x50524543, {count, size of each argument}, nullptr}` so that the
       driver can copy the arguments at the launch and run the kernel later,
-      in stream order.
+      in stream order. The call is made only when
+      `@__prec_emulated_kernels_ready()` says the driver takes emulated
+      kernels: the first call in the process loads the marker image
+      `"prec-emulated-kernels"` through `mgpuModuleLoad`, which the test
+      driver takes and a CUDA driver rejects as an invalid image; rejected,
+      it writes `emulated kernels need the test CUDA driver ...` on stderr
+      and no launch is made, so that no real driver is handed a host
+      function.
 
     The driver calls the function as `kernel(params, launch)`, `launch`
     pointing to `{i64 grid[3]; i64 block[3]; i32 (*inDeviceMemory)(launch,

@@ -12,8 +12,11 @@ namespace cl = llvm::cl;
 namespace prec_run {
 
 // Only these are listed by --help: the hundreds of LLVM options linked into
-// the tool are hidden (still accepted).
-cl::OptionCategory runCategory("prec-run options");
+// the tool are hidden (still accepted). Each says briefly what it does; the
+// README's "Running programs" owns the details.
+cl::OptionCategory runCategory("prec-run options",
+                               "What each does in full: README.md, "
+                               "\"Running programs\".");
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<input .mlir file>"), cl::Required,
@@ -86,25 +89,20 @@ cl::list<std::string>
                    cl::CommaSeparated, cl::cat(runCategory));
 cl::opt<std::string> loadPath(
     "load",
-    cl::desc("FILE.safetensors: fill every argument whose name is a tensor "
-             "of the file (a sharded one with the rank's block); the file "
-             "must hold every parameter; optimizer state it lacks starts at "
-             "zero"),
+    cl::desc("FILE.safetensors: fill the arguments from a PyTorch "
+             "checkpoint, by name (a sharded one with the rank's block)"),
     cl::init(""), cl::cat(runCategory));
 cl::opt<std::string> savePath(
     "save",
     cl::desc("FILE.safetensors: after the last step, write the state the "
-             "step feeds back under the arguments' names, sharded tensors "
-             "reassembled whole"),
+             "step feeds back, by name, sharded tensors whole"),
     cl::init(""), cl::cat(runCategory));
 cl::list<std::string> dataArgs(
     "data",
     cl::desc("NAME[:DTYPE]=PATH: a tensor argument's own values at every "
-             "step from a token stream of little-endian elements of DTYPE "
-             "(default: the argument's; u8, u16, u32, i8, i16, i32, i64, "
-             "f32, f64): step s of rank r reads window (s * ranks + r) mod "
-             "W of the W whole windows of the argument's size; with %s in "
-             "PATH, one file per step (%r: the rank)"),
+             "step, read from a stream of little-endian tokens (each step "
+             "and rank its own window; %s and %r in PATH: a file per step "
+             "and rank)"),
     cl::cat(runCategory));
 cl::opt<bool>
     listArgs("list-args",
@@ -121,24 +119,23 @@ cl::opt<std::string> printMode("print",
 cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write every argument and result of every rank "
-                       "as raw files into this directory, and "
-                       "manifest.json: their names, shapes, dtypes and files"),
+                       "as raw files into this directory, with "
+                       "manifest.json"),
               cl::init(""), cl::cat(runCategory));
 cl::opt<int64_t>
     timeoutMs("timeout-ms",
               cl::desc("collective timeout (default: the runtime's)"),
               cl::init(0), cl::cat(runCategory));
-cl::opt<bool> cacheBuffers(
-    "cache-buffers",
-    cl::desc("give the program's malloc and free the runtime's caching "
-             "allocator, which keeps freed buffers for the next step "
-             "(default; =false: plain malloc and free)"),
-    cl::init(true), cl::cat(runCategory));
+cl::opt<bool>
+    cacheBuffers("cache-buffers",
+                 cl::desc("the program's buffers through the runtime's caching "
+                          "allocator (default; =false: plain malloc and free)"),
+                 cl::init(true), cl::cat(runCategory));
 cl::opt<std::string> maxMemory(
     "max-memory",
-    cl::desc("largest total size of the arguments and results of the ranks "
-             "of this process, as bytes with an optional K, M, G or T "
-             "(binary) suffix (default: the machine's physical memory)"),
+    cl::desc("BYTES (K, M, G, T suffixes): the most the ranks of this "
+             "process may hold in arguments and results (default: the "
+             "machine's physical memory)"),
     cl::init(""), cl::cat(runCategory));
 cl::opt<bool> fuseKernels(
     "fuse-kernels",
@@ -152,19 +149,16 @@ cl::opt<bool> profileSteps(
     cl::init(false), cl::cat(runCategory));
 cl::opt<std::string> trafficMode(
     "traffic",
-    cl::desc("state the bytes each rank moves per step, as the compiler "
-             "figures them (prec-report-traffic, callees included) beside "
-             "what the runtime counted in the last step: a summary per "
-             "collective kind (--traffic); =full: a remark per collective "
-             "and kernel, and every collective the runtime counted"),
+    cl::desc("print the bytes each rank moves per step, the compiler's "
+             "figure (prec-report-traffic) beside the runtime's counts: per "
+             "collective kind (summary, default) or per collective (full)"),
     cl::ValueOptional, cl::value_desc("summary|full"), cl::init(""),
     cl::cat(runCategory));
 cl::opt<std::string> precisionReport(
     "precision-report",
-    cl::desc("print, before running, the dtypes, scaling, rounding, "
-             "algorithm, group, bytes per rank and error bounds (own and "
-             "end to end) of every collective as it will run, per function: "
-             "=table (default) or =json (prec-error-bounds)"),
+    cl::desc("print, before running, the error bounds of every collective "
+             "as it will run (prec-error-bounds): =table (default) or "
+             "=json"),
     cl::ValueOptional, cl::init(""), cl::cat(runCategory));
 cl::opt<bool> gemmContractions(
     "gemm-contractions",

@@ -116,26 +116,24 @@ def ConvertContractionsToRuntime
     batch loop at most, one m, n and k loop, operands indexed by
     permutations of their loops, a body `out + ext(a) * ext(b)`) becomes a
     call of `precrtCompiledMatmul` (`runtime/include/precrt/compiled.h`) on
-    the operands' addresses and strides, so a transposed operand costs
-    nothing. The runtime runs it through OpenBLAS's sgemm, single-threaded
-    on the calling rank's thread, or a builtin kernel where OpenBLAS is
-    absent.
+    the operands' addresses and their strides along the batch, row and
+    column loops, so a transposed operand costs nothing.
 
-    The precision contract (docs/Prec.md, "Contractions"): f32, bf16, f16,
-    f8E4M3FN or f8E5M2 inputs are extended exactly to f32 and every product
-    and partial sum is kept in f32. An f32 output is what linalg specifies,
-    up to the order of the sum; a bf16 or f16 output of inputs of its own
-    type is rounded once instead of at every step, which is more precise.
-    What the gemm cannot honour stays for `convert-linalg-to-loops`: other
-    element types (f64, integers, an fp8 output), inputs that linalg rounds
-    to a narrower output type first, bodies other than a multiply-add, more
-    than one loop of a kind, and outputs that may overlap an input.
+    It converts only what the gemm's contract (inputs of f32, bf16, f16,
+    f8E4M3FN or f8E5M2 extended exactly to f32, products and sums in f32)
+    computes as linalg specifies, or more precisely; the rest stays for
+    `convert-linalg-to-loops`: other element types (f64, integers, an fp8
+    output), inputs that linalg rounds to a narrower output type first,
+    bodies other than a multiply-add, more than one loop of a kind, and
+    outputs that may overlap an input. The contract, and the kernel that
+    runs the call, are in docs/Prec.md, "Contractions".
 
     A `linalg.transpose` into a buffer that only feeds the contraction (and
     is then deallocated), with nothing between them that may write or free
-    its source, is folded into the strides of the operand and erased (on
-    tensors, `prec-fold-transposes` has folded those that several gemms
-    read, a weight's in the forward and the backward):
+    its source, is folded into the strides of the operand and erased, the
+    free of its source moved after the call (on tensors,
+    `prec-fold-transposes` has folded those that several gemms read, a
+    weight's in the forward and the backward):
 
     ```mlir
     linalg.transpose ins(%w : memref<64x16xbf16>) outs(%wt : memref<16x64xbf16>) permutation = [1, 0]

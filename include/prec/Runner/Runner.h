@@ -8,13 +8,8 @@
 // under mpirun (mpi), or GPUs (nccl). What a run does on each rank besides
 // calling the entry function (where arguments come from, what happens to
 // results) is a RunObserver's business; errors are values, never exits.
-//
-//   prec::RunnerOptions options;
-//   options.numRanks = 4;
-//   auto runner = prec::Runner::compile(module, options);
-//   if (!runner) ... llvm::toString(runner.takeError()) ...
-//   MyObserver observer; // fills arguments, reads results
-//   if (llvm::Error error = (*runner)->run(/*numSteps=*/2, observer)) ...
+// docs/Embedding.md, "The runner from C++", has a whole program and what a
+// run guarantees across these classes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -230,7 +225,8 @@ private:
 };
 
 /// A failure already reported as diagnostics of the module's context (a
-/// verifier or pass error, an entry function the runner cannot call).
+/// verifier or pass error, an entry function the runner cannot call); its
+/// text only points at the diagnostics.
 class DiagnosedError : public llvm::ErrorInfo<DiagnosedError> {
 public:
   static char ID;
@@ -267,7 +263,11 @@ public:
   llvm::Error checkRanks(int64_t ranks, llvm::StringRef how) const;
   /// Lowers the module with RunnerOptions::pipeline. The entry's tensor
   /// arguments that no result feeds are marked `bufferization.writable =
-  /// false` first, so that a step that writes into one writes into a copy.
+  /// false` first, so that a step that writes into one (a matmul
+  /// accumulating into it, a loop carrying it) writes into a copy, while an
+  /// argument fed back may still be updated in place. A memref argument the
+  /// program stores into is restored from its initial value before each
+  /// step instead.
   llvm::Error lower();
   /// JIT-compiles the lowered module for the host, once for every rank;
   /// on nccl, a module that embeds GPU binaries is compiled by each rank
@@ -283,7 +283,8 @@ public:
   llvm::Error dumpObject(llvm::StringRef path);
 
   /// Runs `numSteps` steps on every rank of the backend. Each rank allocates
-  /// its arguments, has `observer` fill them, calls the entry function
+  /// its arguments (64-byte aligned host memory; on nccl copied to device
+  /// buffers once), has `observer` fill them, calls the entry function
   /// `numSteps` times, feeding every result whose type is that of the
   /// argument at the same position into it, and shows `observer` the
   /// results. Every other argument is the same at every step (see lower).

@@ -24,7 +24,11 @@
 // cuStreamQuery answer CUDA_ERROR_NOT_READY forever (a hung kernel);
 // FAKE_CUDA_DEVICE_COUNT (default 4) is the number of devices;
 // FAKE_CUDA_MEMORY_POOLS=0 makes the devices lack stream-ordered allocation;
-// FAKE_CUDA_COMPUTE_CAPABILITY (default 9.0) is every device's.
+// FAKE_CUDA_COMPUTE_CAPABILITY (default 9.0) is every device's;
+// FAKE_CUDA_REJECT_EMULATED_KERNELS=1 answers emulated kernels as a real
+// driver would: their marker module (an image that starts with
+// "prec-emulated-kernels", which the emulated code loads before its first
+// launch) is an invalid image, and a launch of one fails, saying so.
 //
 // Tests read the order of stream operations from a per-thread log
 // (fakeCudaCallLog): one line per event record, stream wait, stream query
@@ -117,6 +121,11 @@ std::atomic<int> liveEvents{0};
 
 bool streamNeverDone() {
   const char *value = std::getenv("FAKE_CUDA_STREAM_NEVER_DONE");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+bool rejectsEmulatedKernels() {
+  const char *value = std::getenv("FAKE_CUDA_REJECT_EMULATED_KERNELS");
   return value && std::strcmp(value, "1") == 0;
 }
 
@@ -331,8 +340,12 @@ int fakeCudaThreadContextDepth() { return threadContextDepth; }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
   REQUIRE_CONTEXT("cuModuleLoadData");
-  // Accepts only images that start with "FAKECUBIN".
-  if (std::strncmp(static_cast<const char *>(image), "FAKECUBIN", 9) != 0)
+  // Accepts only images that start with "FAKECUBIN", and the marker of
+  // emulated kernels.
+  const char *text = static_cast<const char *>(image);
+  bool isMarker = std::strncmp(text, "prec-emulated-kernels", 21) == 0;
+  if (isMarker ? rejectsEmulatedKernels()
+               : std::strncmp(text, "FAKECUBIN", 9) != 0)
     return kInvalidImage;
   *module = new FakeModule();
   return kSuccess;
@@ -395,6 +408,11 @@ static CUresult launch(void *function, const unsigned grid[3],
   if (!extra || reinterpret_cast<uintptr_t>(extra[0]) != kEmulatedParamSizes) {
     kernel(params, &shape);
     return shape.failed ? kIllegalAddress : kSuccess;
+  }
+  if (rejectsEmulatedKernels()) {
+    std::fprintf(stderr, "fake CUDA driver: launch of an emulated kernel on "
+                         "a driver that rejects them\n");
+    return kInvalidValue;
   }
   const auto *sizes = static_cast<const int64_t *>(extra[1]);
   auto values = std::make_shared<std::vector<std::vector<char>>>();
@@ -615,8 +633,8 @@ CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
 /// Whether `bytes` at `pointer` lie in one live device allocation (the test
 /// NCCL refuses other buffers, as NCCL faults on them).
 int fakeCudaIsDeviceMemory(const void *pointer, size_t bytes) {
-  return bytes == 0 || isDeviceMemory(reinterpret_cast<uintptr_t>(pointer),
-                                      bytes);
+  return bytes == 0 ||
+         isDeviceMemory(reinterpret_cast<uintptr_t>(pointer), bytes);
 }
 /// Runs the work issued on `stream` so far (the test NCCL, which reads its
 /// buffers when it is called, takes the stream this way first).

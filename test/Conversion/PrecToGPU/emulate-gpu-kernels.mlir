@@ -40,7 +40,10 @@ module attributes {gpu.container_module} {
   // CHECK:         llvm.mlir.constant(8 : i64)
   // CHECK:         %[[KEY:.*]] = llvm.mlir.constant(1347568963 : i64)
   // CHECK:         llvm.inttoptr %[[KEY]]
-  // CHECK:         llvm.call @mgpuLaunchKernel(%[[FP]], {{.*}}, %[[ON]], %[[PARAMS]], %[[EXTRA]], {{.*}})
+  // Only a driver that took the marker module is handed the host function.
+  // CHECK:         %[[READY:.*]] = call @__prec_emulated_kernels_ready() : () -> i1
+  // CHECK:         scf.if %[[READY]] {
+  // CHECK:           llvm.call @mgpuLaunchKernel(%[[FP]], {{.*}}, %[[ON]], %[[PARAMS]], %[[EXTRA]], {{.*}})
   // CHECK-NOT:     gpu.launch_func
   func.func @step(%in: memref<1024xf32>, %out: memref<1024xbf16>, %stream: !llvm.ptr) {
     %token = builtin.unrealized_conversion_cast %stream : !llvm.ptr to !gpu.async.token
@@ -87,6 +90,26 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:          memref.store
   // CHECK-NOT:   gpu.module
   // CHECK:       llvm.mlir.global internal constant @__prec_emulated_pack_pack_out_of_bounds("out-of-bounds access in kernel pack::pack\00")
+
+  // The first launch of the process loads the marker module through the
+  // driver: a CUDA driver rejects it, and then no launch is made.
+  // CHECK:       llvm.mlir.global internal @__prec_emulated_kernels_state(0 : i32)
+  // CHECK:       llvm.mlir.global internal constant @__prec_emulated_kernels_marker("prec-emulated-kernels\00")
+  // CHECK:       llvm.mlir.global internal constant @__prec_emulated_kernels_refused("emulated kernels need the test CUDA driver
+  // CHECK-LABEL: func.func private @__prec_emulated_kernels_ready() -> i1
+  // CHECK:         %[[STATE:.*]] = llvm.mlir.addressof @__prec_emulated_kernels_state
+  // CHECK:         %[[KNOWN:.*]] = llvm.load %[[STATE]] atomic monotonic
+  // CHECK:         scf.if
+  // CHECK:           %[[MARKER:.*]] = llvm.mlir.addressof @__prec_emulated_kernels_marker
+  // CHECK:           %[[MODULE:.*]] = llvm.call @mgpuModuleLoad(%[[MARKER]], %{{.*}})
+  // CHECK:           %[[LOADED:.*]] = llvm.icmp "ne" %[[MODULE]]
+  // CHECK:           scf.if %[[LOADED]] {
+  // CHECK:             llvm.call @mgpuModuleUnload(%[[MODULE]])
+  // CHECK:           } else {
+  // CHECK:             llvm.call @write
+  // CHECK:           }
+  // CHECK:           llvm.store %{{.*}}, %[[STATE]] atomic monotonic
+  // CHECK:           scf.yield %[[LOADED]]
 }
 
 // -----

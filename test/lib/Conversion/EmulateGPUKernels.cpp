@@ -44,6 +44,15 @@ enum LaunchField : int32_t {
 /// test driver's; "PREC").
 constexpr int64_t kEmulatedParamSizes = 0x50524543;
 
+/// The image emulated code loads through the driver before its first launch.
+/// The test driver takes it; a CUDA driver rejects it as an invalid image,
+/// and then no host function reaches its cuLaunchKernel.
+constexpr llvm::StringLiteral kMarkerImage = "prec-emulated-kernels";
+constexpr llvm::StringLiteral kRefusedMessage =
+    "emulated kernels need the test CUDA driver (runtime/test/fakes, named "
+    "by PRECRT_CUDA_DRIVER_LIBRARY): the CUDA driver loaded rejects their "
+    "marker module, so no kernel is launched\n";
+
 /// The type a kernel argument of type `type` is passed as in `params`.
 Type getSlotType(Type type) {
   MLIRContext *context = type.getContext();
@@ -393,11 +402,17 @@ private:
   SmallVector<Value> gridSizes, blockSizes, blockIds, threadIds;
 };
 
-/// Declares `mgpuLaunchKernel` as upstream's translation calls it.
-LLVM::LLVMFuncOp getOrDeclareLaunch(ModuleOp module) {
-  StringRef name = "mgpuLaunchKernel";
+/// Declares the external function `name` of type `type`, once.
+LLVM::LLVMFuncOp getOrDeclare(ModuleOp module, StringRef name,
+                              LLVM::LLVMFunctionType type) {
   if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
     return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
+}
+
+/// Declares `mgpuLaunchKernel` as upstream's translation calls it.
+LLVM::LLVMFuncOp getOrDeclareLaunch(ModuleOp module) {
   MLIRContext *context = module.getContext();
   auto pointer = LLVM::LLVMPointerType::get(context);
   auto i64 = IntegerType::get(context, 64);
@@ -405,13 +420,119 @@ LLVM::LLVMFuncOp getOrDeclareLaunch(ModuleOp module) {
   auto type = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(context), {pointer, i64, i64, i64, i64, i64, i64,
                                          i32, pointer, pointer, pointer, i64});
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
+  return getOrDeclare(module, "mgpuLaunchKernel", type);
+}
+
+/// A constant global holding `text` and its terminating NUL.
+LLVM::GlobalOp getOrCreateString(ModuleOp module, StringRef name,
+                                 StringRef text) {
+  if (auto existing = module.lookupSymbol<LLVM::GlobalOp>(name))
+    return existing;
+  MLIRContext *context = module.getContext();
+  auto type =
+      LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size() + 1);
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  return LLVM::GlobalOp::create(
+      builder, module.getLoc(), type, /*isConstant=*/true,
+      LLVM::Linkage::Internal, name,
+      builder.getStringAttr((text + Twine('\0')).str()));
+}
+
+/// `__prec_emulated_kernels_ready() -> i1`: whether the driver loaded takes
+/// emulated kernels. The first call in the process loads the marker image
+/// through mgpuModuleLoad (and unloads it); where the driver rejects it, it
+/// says why on stderr, the failed load is the rank's error, and every call
+/// answers false, so that no launch is made. Ranks share the answer: one
+/// driver serves the process.
+func::FuncOp buildReadyCheck(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  Location loc = module.getLoc();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  auto i64 = IntegerType::get(context, 64);
+  auto i32 = IntegerType::get(context, 32);
+  auto i1 = IntegerType::get(context, 1);
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+
+  // 0: not asked yet, 1: the driver took the marker, 2: it rejected it.
+  auto state = LLVM::GlobalOp::create(
+      builder, loc, i32, /*isConstant=*/false, LLVM::Linkage::Internal,
+      "__prec_emulated_kernels_state", builder.getI32IntegerAttr(0));
+  LLVM::GlobalOp marker =
+      getOrCreateString(module, "__prec_emulated_kernels_marker", kMarkerImage);
+  LLVM::GlobalOp message = getOrCreateString(
+      module, "__prec_emulated_kernels_refused", kRefusedMessage);
+  LLVM::LLVMFuncOp load =
+      getOrDeclare(module, "mgpuModuleLoad",
+                   LLVM::LLVMFunctionType::get(pointer, {pointer, i64}));
+  LLVM::LLVMFuncOp unload = getOrDeclare(
+      module, "mgpuModuleUnload",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {pointer}));
+  LLVM::LLVMFuncOp write = getOrDeclare(
+      module, "write", LLVM::LLVMFunctionType::get(i64, {i32, pointer, i64}));
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto function =
+      func::FuncOp::create(builder, loc, "__prec_emulated_kernels_ready",
+                           builder.getFunctionType({}, {i1}));
+  function.setPrivate();
+  builder.setInsertionPointToStart(function.addEntryBlock());
+  Value stateAddress = LLVM::AddressOfOp::create(builder, loc, state);
+  Value known = LLVM::LoadOp::create(
+      builder, loc, i32, stateAddress, /*alignment=*/4, /*isVolatile=*/false,
+      /*isNonTemporal=*/false, /*isInvariant=*/false,
+      /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic);
+  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  Value one = arith::ConstantIntOp::create(builder, loc, 1, 32);
+  Value two = arith::ConstantIntOp::create(builder, loc, 2, 32);
+  Value unasked = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                        known, zero);
+  auto ifUnasked = scf::IfOp::create(builder, loc, TypeRange{i1}, unasked,
+                                     /*withElseRegion=*/true);
+
+  builder.setInsertionPointToStart(ifUnasked.thenBlock());
+  Value image = LLVM::AddressOfOp::create(builder, loc, marker);
+  Value imageBytes = LLVM::ConstantOp::create(builder, loc, i64,
+                                              int64_t(kMarkerImage.size() + 1));
+  Value loadedModule =
+      LLVM::CallOp::create(builder, loc, load, ValueRange{image, imageBytes})
+          .getResult();
+  Value null = LLVM::ZeroOp::create(builder, loc, pointer);
+  Value loaded = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
+                                      loadedModule, null);
+  auto ifLoaded = scf::IfOp::create(builder, loc, loaded,
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(ifLoaded.thenBlock());
+    LLVM::CallOp::create(builder, loc, unload, ValueRange{loadedModule});
+    builder.setInsertionPointToStart(ifLoaded.elseBlock());
+    Value stderrFd = LLVM::ConstantOp::create(builder, loc, i32, 2);
+    Value text = LLVM::AddressOfOp::create(builder, loc, message);
+    Value textBytes = LLVM::ConstantOp::create(builder, loc, i64,
+                                               int64_t(kRefusedMessage.size()));
+    LLVM::CallOp::create(builder, loc, write,
+                         ValueRange{stderrFd, text, textBytes});
+  }
+  Value answer = arith::SelectOp::create(builder, loc, loaded, one, two);
+  LLVM::StoreOp::create(builder, loc, answer, stateAddress, /*alignment=*/4,
+                        /*isVolatile=*/false, /*isNonTemporal=*/false,
+                        /*isInvariantGroup=*/false,
+                        LLVM::AtomicOrdering::monotonic);
+  scf::YieldOp::create(builder, loc, loaded);
+
+  builder.setInsertionPointToStart(ifUnasked.elseBlock());
+  Value took =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, known, one);
+  scf::YieldOp::create(builder, loc, took);
+
+  builder.setInsertionPointAfter(ifUnasked);
+  func::ReturnOp::create(builder, loc, ifUnasked.getResult(0));
+  return function;
 }
 
 /// The launch as the driver call with the emulated kernel as the function.
 LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
-                            func::FuncOp emulated) {
+                            func::FuncOp emulated, func::FuncOp ready) {
   MLIRContext *context = module.getContext();
   Location loc = launch.getLoc();
   auto pointer = LLVM::LLVMPointerType::get(context);
@@ -517,6 +638,12 @@ LogicalResult rewriteLaunch(ModuleOp module, gpu::LaunchFuncOp launch,
   }
   Value count =
       LLVM::ConstantOp::create(builder, loc, i64, int64_t(arguments.size()));
+  // Only a driver that took the marker is given a host function as kernel.
+  Value isReady =
+      func::CallOp::create(builder, loc, ready, ValueRange{}).getResult(0);
+  auto ifReady = scf::IfOp::create(builder, loc, isReady,
+                                   /*withElseRegion=*/false);
+  builder.setInsertionPointToStart(ifReady.thenBlock());
   LLVM::CallOp::create(builder, loc, getOrDeclareLaunch(module),
                        ValueRange{kernel, toI64(grid.x), toI64(grid.y),
                                   toI64(grid.z), toI64(block.x), toI64(block.y),
@@ -555,6 +682,9 @@ struct PrecEmulateGPUKernelsPass
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    func::FuncOp ready;
+    if (!launches.empty())
+      ready = buildReadyCheck(module);
     for (gpu::LaunchFuncOp launch : launches) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
@@ -564,7 +694,7 @@ struct PrecEmulateGPUKernelsPass
                              << ", which is no kernel of this module";
         return signalPassFailure();
       }
-      if (failed(rewriteLaunch(module, launch, found->second)))
+      if (failed(rewriteLaunch(module, launch, found->second, ready)))
         return signalPassFailure();
     }
     for (auto gpuModule :

@@ -220,7 +220,12 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     integer state fed back into its last arguments, as
     `prec-globals-to-arguments` makes a dropout seed: the step takes them
     right after the optimizer's state and returns them at the same
-    positions.
+    positions. The loss needs a body of one block, and the parameters a
+    static shape of rank 1 or more; anything else the pass cannot build a
+    step from is an error naming the option or argument to change.
+
+    How this maps to FSDP2 and how the step works with the generated
+    backward and the runner: docs/Prec.md, "Training steps from a loss".
 
     Before (a loss exported by torch-mlir, parameters named):
     ```mlir
@@ -431,61 +436,47 @@ def PrecAccumulateMicrobatches
 def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
   let summary = "report the worst-case relative error of every collective";
   let description = [{
-    Emits a remark on every prec collective with a first-principles bound
-    on its relative error, from its dtypes, its group size `N` and its
-    reduction algorithm (`getReductionAlgorithm`). With unit roundoffs
-    `u(t) = 2^-p(t)` (`p` counts the implicit bit) and
-    `gamma(k, u) = k u / (1 - k u)`:
+    Emits a remark on every prec collective with two worst-case bounds on
+    its relative error, assuming no overflow and no underflow (for fp8
+    wires: values within the scaled normal range):
 
-    ```
-    reductions:  (1 + e_pre)(1 + e_wire)(1 + gamma(N - 1, u_sum))(1 + e_post)(1 + e_gather)(1 + e_out) - 1
-    moves:       (1 + e_wire)(1 + e_out) - 1
-    ```
+    - its own bound, from its dtypes, its scaling, its group size `N` and
+      its reduction algorithm (`getReductionAlgorithm`): relative to
+      `sum_i |x_i| / divisor` for a reduction (relative to `|sum_i x_i|` no
+      bound exists once terms cancel) and to `|x|` for a move;
+    - an end-to-end bound, relative to the exact value, which adds the
+      roundings of its input since the op that computed it (0 for an entry
+      argument passed on unchanged).
 
-    `e_wire = u(forward_dtype)` unless the wire type holds the input type
-    (then 0), `e_out = u(result)` unless the result type holds the value it
-    is cast from, `e_pre` / `e_post` are `u(input)` / `u(acc_dtype)` for
-    divisors that are not powers of two, and `u_sum` is `u(acc_dtype)` for
-    `direct` and `u(forward_dtype)` for `ring` (partial sums re-rounded at
-    each of `N - 1` hops). `e_gather` is a direct all_reduce's: its
-    reduced slices are rounded to the dtype they are gathered in
-    (`getAllReduceGatherType`: the result type when no wider than the wire,
-    else the wire), `u` of that dtype unless it holds `acc_dtype` (or the
-    undivided max / min of wire values it gathers); `e_out` is then counted
-    from that dtype. The bound of a sum is relative to
-    `sum_i |x_i| / divisor`: relative to `|sum_i x_i|` no bound exists once
-    terms cancel. Bounds assume no overflow and no underflow (for fp8
-    wires: values within the scaled normal range). See docs/Prec.md.
+    How each bound is derived, rounding by rounding: docs/Prec.md, "Error
+    bounds".
 
-    Scaled fp8 wires add the scale's roundings: `(1 + e_q)` for the quotient
-    `x / scale` (`u(f32)`, or `u(input)` for wider inputs) and `(1 + e_d)`
-    for the product `q * scale` (`u` of the type it is rounded to: the
-    result for moves, `acc_dtype` for reductions); both are 0 with MX
-    power-of-two (`f8E8M0FNU`) block scales, where instead `e_wire` is at
-    least the saturation of a block's largest elements,
-    `1 - max_finite / 2^(emax + 1)` (1/8 for f8E4M3FN and f8E5M2).
-
-    Each collective also gets an end-to-end bound, relative to its exact
-    value (to the magnitudes of the exact terms of every sum on the way):
-    `(1 + e_in)(1 + bound) - 1`, where `e_in` collects the roundings of its
-    input since the op that computed it (that op's rounding to its dtype,
-    casts, fp8 quantizations, and the end-to-end bounds of the collectives
-    it passed through; 0 for an entry argument passed on unchanged). Its input is traced
-    through calls, reshapes, slices and concatenations to the entry
-    arguments it is read from (`arg0`), its result to the gradients
-    (`grad(arg0)`, through functions marked `prec.backward_of` or an
-    optimizer's gradient operand) and entry results it becomes.
+    A remark names the op and its function, and what the collective moves:
+    the entry arguments its input is read from (their `prec.name`, else
+    `arg0`; `@f:arg0` where the module has several entry functions), the
+    gradients its result becomes (`grad(arg0)`: the result reaches the
+    return of a function marked `prec.backward_of` at the index of the
+    argument whose gradient it is, or an optimizer's gradient operand) and
+    the entry results it becomes (`result2`), traced through calls,
+    reshapes, slices, concatenations, transposes, broadcasts and casts. A
+    collective whose location is `loc("gradient of prec.all_gather"(...))`
+    (as `prec-generate-backward` names them) is reported as the gradient of
+    that op; a bucketed one lists the locations of all its members.
 
     `report=remarks` (default) emits the remarks; `report=table` prints a
     table per function to stdout instead (the op, its location, what it
     moves, dtypes, scaling, rounding, algorithm, group, bytes per rank and
     both bounds), `report=json` the JSON array. `max-rel-error=<x>` turns a
     bound (own or end to end) above `x` into an error on the op (and a
-    failed pass); `json=<path>` (`-` for stdout) writes every bound as a
-    JSON array for tools. The pass works on the whole module so that one
-    JSON document lists every function's collectives. The
-    `prec-precision-report` pipeline runs it where prec-lower-to-cpu would
-    see the collectives: after backward generation and bucketing.
+    failed pass). `json=<path>` (`-` for stdout) writes every bound as a JSON
+    array of `{op, location, group_size, input_dtype, forward_dtype,
+    acc_dtype, result_dtype, algorithm, gather_dtype, bound, input_error,
+    end_to_end_bound, function, group, scaling, rounding, bytes_per_rank,
+    moves, locations, gradient_of}` (`null` where not applicable or not
+    known; `bytes_per_rank` is the payload one rank sends, as
+    `prec-report-traffic` counts it, fp8 scales aside). The pass works on
+    the whole module so that one JSON document lists every function's
+    collectives.
 
     Example:
     ```mlir
@@ -616,18 +607,19 @@ def PrecMaterializeScales
       travel with the data (`all_gather` of the scales, or an `all_to_all`
       of block scales beside the data's `all_to_all`), so no amax is reduced
       before the wire. One kernel dequantizes each received term with its
-      sender's scale and sums the terms in `acc_dtype`, in source-rank order
-      (the direct algorithm), then divides once by `pre_divisor *
-      post_divisor` (and the group size for `avg`) and casts to the result.
-      The scale keeps the wire in range, so the pre-divisor is applied after
-      the sum, where it rounds nothing more.
+      sender's scale, divides it by `pre_divisor` and rounds it once to
+      `acc_dtype`, and combines the terms in source-rank order (the direct
+      algorithm); a sum is then divided by `post_divisor` (and the group
+      size for `avg`) and cast to the result.
     - `all_to_all`: per-rank or per-block scales travel with the data, and
       each received chunk is dequantized with its sender's scale.
 
     `delayed` scaling keeps state across steps and is written explicitly
-    (see docs/Prec.md); the verifier rejects it on collectives. Runs before
-    `prec-bucket-collectives`: the shards of a batch are quantized together
-    before its first gather, so that the fp8 gathers are bucketed.
+    (docs/Prec.md, "Delayed scaling"); the verifier rejects it on
+    collectives. Runs before `prec-bucket-collectives`: the shards of a
+    batch are quantized together before its first gather, so that the fp8
+    gathers are bucketed. Why the terms and scales are formed as they are:
+    docs/Prec.md, "Scaling modes on collectives".
 
     Before:
     ```mlir
