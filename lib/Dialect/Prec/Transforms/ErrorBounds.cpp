@@ -78,6 +78,10 @@ struct CollectiveBound {
   double preDivisor = 1.0, postDivisor = 1.0;
   /// The dtype a direct all_reduce gathers its reduced slices in.
   Type gather;
+  /// A two-level collective's hosts H and ranks per host M (docs/Prec.md),
+  /// and the dtype its partial sums cross hosts in; H = M = 0 otherwise.
+  int64_t hosts = 0, ranksPerHost = 0;
+  Type interHost;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
   /// The roundings of the input between the op that computed it and this
@@ -242,6 +246,12 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   info.forward = op.getEffectiveForwardDtype();
   info.result = op.getResult().getType().getElementType();
   info.bytesPerRank = getBytesPerRank(op, info.groupSize);
+  if (auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+          op, op.getGridAttr()))
+    if (std::optional<TwoLevelGroup> group = getTwoLevelGroup(op, grid)) {
+      info.hosts = group->hosts;
+      info.ranksPerHost = group->ranksPerHost;
+    }
   // The value that is cast to the result type: the sum in acc_dtype for
   // reductions, the wire value otherwise.
   Type received = info.forward;
@@ -261,10 +271,27 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     product *= 1.0 + getDivisionError(info.preDivisor, info.input);
     product *= 1.0 + getDivisionError(info.postDivisor, info.acc);
     // max and min select a value: they round nothing.
-    if (*info.reduction == ReductionKind::Sum ||
-        *info.reduction == ReductionKind::Avg) {
-      Type sumType =
-          *info.algorithm == ReductionAlgorithm::Ring ? info.forward : info.acc;
+    bool sums = *info.reduction == ReductionKind::Sum ||
+                *info.reduction == ReductionKind::Avg;
+    Type sumType =
+        *info.algorithm == ReductionAlgorithm::Ring ? info.forward : info.acc;
+    if (info.hosts) {
+      // M - 1 additions inside the host, the partial sum rounded once to
+      // the inter-host dtype, then H - 1 additions in acc_dtype: each term
+      // is multiplied by at most (1 + gamma(M - 1))(1 + e_inter)(1 +
+      // gamma(H - 1)).
+      info.interHost = getEffectiveInterHostDtype(op);
+      product *= 1.0 + getConversionError(info.acc, info.interHost);
+      if (sums) {
+        std::optional<double> intra =
+            getGamma(info.ranksPerHost - 1, getUnitRoundoff(sumType));
+        std::optional<double> inter =
+            getGamma(info.hosts - 1, getUnitRoundoff(info.acc));
+        if (!intra || !inter)
+          return info;
+        product *= (1.0 + *intra) * (1.0 + *inter);
+      }
+    } else if (sums) {
       std::optional<double> gamma =
           getGamma(info.groupSize - 1, getUnitRoundoff(sumType));
       if (!gamma)
@@ -283,7 +310,23 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     dequantizeError *= rounding;
   product *= (1.0 + quantizeError) * (1.0 + dequantizeError);
   info.gather = getAllReduceGatherType(op, info.groupSize);
-  if (info.gather) {
+  if (info.hosts && isa<AllReduceOp>(op.getOperation())) {
+    // The slices are finished across hosts into the gathered dtype (the
+    // result type for a ring), which a direct inter-host all_reduce
+    // gathers in the narrower of it and the inter-host dtype
+    // (getAllReduceGatherType of that level).
+    Type gathered = info.gather ? info.gather : info.result;
+    Type finished = gathered;
+    bool interHostRing = info.algorithm == ReductionAlgorithm::Ring &&
+                         info.interHost == info.acc;
+    if (!interHostRing && cast<FloatType>(gathered).getWidth() >
+                              cast<FloatType>(info.interHost).getWidth())
+      finished = info.interHost;
+    product *= 1.0 + getConversionError(received, finished);
+    product *= 1.0 + getConversionError(finished, gathered);
+    info.gather = gathered;
+    received = gathered;
+  } else if (info.gather) {
     // The reduced slices are rounded to the gathered dtype, then converted
     // to the result type. max and min (undivided) select a wire value,
     // which the wire dtype holds exactly.
@@ -545,6 +588,12 @@ std::string describe(const CollectiveBound &info) {
   if (info.gather)
     os << ", slices gathered in " << info.gather;
   os << ", result " << info.result;
+  if (info.hosts) {
+    os << "; two-level: H = " << info.hosts
+       << " hosts x M = " << info.ranksPerHost << " ranks";
+    if (info.interHost)
+      os << ", partial sums across hosts in " << info.interHost;
+  }
   return text;
 }
 
@@ -697,6 +746,12 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         json.attribute("group", describeGroup(info));
         json.attribute("scaling", describeScaling(info.op));
         json.attribute("rounding", describeRounding(info.op));
+        if (info.hosts) {
+          json.attribute("hosts", info.hosts);
+          json.attribute("ranks_per_host", info.ranksPerHost);
+          if (info.interHost)
+            json.attribute("inter_host_dtype", printType(info.interHost));
+        }
         json.attribute("bytes_per_rank",
                        info.bytesPerRank ? llvm::json::Value(*info.bytesPerRank)
                                          : llvm::json::Value(nullptr));

@@ -64,6 +64,11 @@ def Prec_Dialect : Dialect {
     /// slot, which prec-check-peer-windows follows after bufferization.
     static constexpr ::llvm::StringLiteral kPeerWindowAttrName =
         "prec.peer_window";
+    /// On a `shard.grid`: the axes whose neighbouring ranks are on other
+    /// hosts (the others stay inside a host), which makes collectives over
+    /// both kinds of axes two-level (docs/Prec.md).
+    static constexpr ::llvm::StringLiteral kInterHostAxesAttrName =
+        "prec.inter_host_axes";
   }];
 }
 
