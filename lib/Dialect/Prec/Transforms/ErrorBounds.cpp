@@ -82,6 +82,9 @@ struct CollectiveBound {
   /// and the dtype its partial sums cross hosts in; H = M = 0 otherwise.
   int64_t hosts = 0, ranksPerHost = 0;
   Type interHost;
+  /// Of a two-level collective's bytesPerRank: those sent to ranks of the
+  /// same host and those sent to other hosts (0 for one level).
+  int64_t bytesInsideHosts = 0, bytesAcrossHosts = 0;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
   /// The roundings of the input between the op that computed it and this
@@ -234,6 +237,41 @@ std::optional<int64_t> getBytesPerRank(CollectiveOpInterface op,
   return peers * (count / groupSize) * elementBytes;
 }
 
+int64_t getElementBytes(Type type) {
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// The bytes one rank sends inside its host and to other hosts in the
+/// two-level form of `info.op` (DecomposeCollectives.cpp): per level what
+/// getBytesPerRank counts for that level's collective, in its wire dtype.
+void setBytesPerLinkClass(CollectiveBound &info, Type gatherAcrossHosts) {
+  CollectiveOpInterface op = info.op;
+  int64_t hosts = info.hosts, perHost = info.ranksPerHost;
+  int64_t count = op.getInput().getType().getNumElements();
+  int64_t wire = getElementBytes(info.forward);
+  if (isa<AllGatherOp>(op.getOperation())) {
+    info.bytesAcrossHosts = (hosts - 1) * count * wire;
+    info.bytesInsideHosts = (perHost - 1) * hosts * count * wire;
+  } else if (isa<ReduceScatterOp>(op.getOperation())) {
+    info.bytesInsideHosts = (perHost - 1) * (count / perHost) * wire;
+    info.bytesAcrossHosts = (hosts - 1) * (count / (hosts * perHost)) *
+                            getElementBytes(info.interHost);
+  } else {
+    // Inside: the reduce_scatter of the wire values and the all_gather of
+    // the finished slices; across: the all_reduce of each slice, its
+    // partial sums in the inter-host dtype, its finished part in the
+    // gathered dtype.
+    int64_t slice = llvm::divideCeil(count, perHost);
+    int64_t part = llvm::divideCeil(slice, hosts);
+    info.bytesInsideHosts =
+        (perHost - 1) * slice * (wire + getElementBytes(info.gather));
+    info.bytesAcrossHosts = (hosts - 1) * part *
+                            (getElementBytes(info.interHost) +
+                             getElementBytes(gatherAcrossHosts));
+  }
+  info.bytesPerRank = info.bytesInsideHosts + info.bytesAcrossHosts;
+}
+
 FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   FailureOr<int64_t> groupSize =
       getStaticCollectiveGroupSize(op, "its error bound");
@@ -309,6 +347,7 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
                                          Float32Type::get(op->getContext())))
     dequantizeError *= rounding;
   product *= (1.0 + quantizeError) * (1.0 + dequantizeError);
+  Type gatherAcrossHosts;
   info.gather = getAllReduceGatherType(op, info.groupSize);
   if (info.hosts && isa<AllReduceOp>(op.getOperation())) {
     // The slices are finished across hosts into the gathered dtype (the
@@ -325,6 +364,7 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     product *= 1.0 + getConversionError(received, finished);
     product *= 1.0 + getConversionError(finished, gathered);
     info.gather = gathered;
+    gatherAcrossHosts = finished;
     received = gathered;
   } else if (info.gather) {
     // The reduced slices are rounded to the gathered dtype, then converted
@@ -340,6 +380,8 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   }
   product *= 1.0 + rounding * getConversionError(received, info.result);
   info.bound = product - 1.0;
+  if (info.hosts)
+    setBytesPerLinkClass(info, gatherAcrossHosts);
   return info;
 }
 
@@ -593,6 +635,9 @@ std::string describe(const CollectiveBound &info) {
        << " hosts x M = " << info.ranksPerHost << " ranks";
     if (info.interHost)
       os << ", partial sums across hosts in " << info.interHost;
+    if (info.bytesInsideHosts || info.bytesAcrossHosts)
+      os << ", bytes per rank " << info.bytesInsideHosts
+         << " inside hosts and " << info.bytesAcrossHosts << " across";
   }
   return text;
 }
@@ -751,6 +796,10 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
           json.attribute("ranks_per_host", info.ranksPerHost);
           if (info.interHost)
             json.attribute("inter_host_dtype", printType(info.interHost));
+          if (info.bytesInsideHosts || info.bytesAcrossHosts) {
+            json.attribute("bytes_inside_hosts", info.bytesInsideHosts);
+            json.attribute("bytes_across_hosts", info.bytesAcrossHosts);
+          }
         }
         json.attribute("bytes_per_rank",
                        info.bytesPerRank ? llvm::json::Value(*info.bytesPerRank)
