@@ -452,7 +452,11 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
     (`getAllReduceGatherType`: the result type when no wider than the wire,
     else the wire), `u` of that dtype unless it holds `acc_dtype` (or the
     undivided max / min of wire values it gathers); `e_out` is then counted
-    from that dtype. The bound of a sum is relative to
+    from that dtype. A two-level reduction (`H` hosts of `M` ranks, see
+    prec-decompose-collectives) has `(1 + gamma(M - 1, u_sum))(1 +
+    e_inter)(1 + gamma(H - 1, u(acc_dtype)))` for its sum, `e_inter =
+    u(inter_host_dtype)` unless that holds `acc_dtype`, and the remark
+    gives the bytes a rank sends inside its host and across hosts. The bound of a sum is relative to
     `sum_i |x_i| / divisor`: relative to `|sum_i x_i|` no bound exists once
     terms cancel. Bounds assume no overflow and no underflow (for fp8
     wires: values within the scaled normal range). See docs/Prec.md.
@@ -831,6 +835,18 @@ def PrecDecomposeCollectives
     a conversion to a scaled fp8 wire must have been made explicit by
     `prec-materialize-scales`. Static shapes and static group sizes are
     required; anything else is rejected naming the op.
+
+    On a grid with `prec.inter_host_axes`, a reduce_scatter, all_reduce or
+    all_gather whose group has several hosts and several ranks per host
+    (`getTwoLevelGroup`) first becomes one collective per level, with the
+    one-level op's layout: a reduce_scatter inside the host (the chunks
+    reordered host-major where needed) into partial sums in `acc_dtype`,
+    then one across hosts of the partial sums in `inter_host_dtype`
+    (default `acc_dtype`); an all_reduce is a reduce_scatter inside the
+    host, an all_reduce of the slice across hosts and an all_gather inside
+    the host; an all_gather gathers across hosts first, then inside, then
+    restores group order. Each is then lowered as above (docs/Prec.md,
+    "Topology and two-level collectives").
 
     Before:
     ```mlir
