@@ -8,9 +8,9 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -113,12 +113,11 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
       if (axis < 0 || axis >= grid.getRank())
         return op->emitError("expected '")
                << kInterHostAxesAttrName << "' to name axes of grid @"
-               << grid.getSymName() << " in [0, " << grid.getRank()
-               << "), got " << axis;
+               << grid.getSymName() << " in [0, " << grid.getRank() << "), got "
+               << axis;
       if (!seen.insert(axis).second)
         return op->emitError("expected distinct '")
-               << kInterHostAxesAttrName << "', got axis " << axis
-               << " twice";
+               << kInterHostAxesAttrName << "', got axis " << axis << " twice";
     }
     return success();
   }

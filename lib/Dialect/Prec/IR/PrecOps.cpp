@@ -329,13 +329,14 @@ static void printReduceScatterClauses(
                         interHostDtype);
 }
 
-static ParseResult parseAllReduceClauses(
-    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
-    ReductionKindAttr &reduction, TypeAttr &forwardDtype,
-    TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
-    ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
-    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
-    TypeAttr &interHostDtype) {
+static ParseResult
+parseAllReduceClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
+                      ReductionKindAttr &reduction, TypeAttr &forwardDtype,
+                      TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+                      OptionalOperand &seed, ScalingAttr &scaling,
+                      TypeAttr &accDtype, FloatAttr &preDivisor,
+                      FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
+                      TypeAttr &interHostDtype) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.all_reduce");
   clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
@@ -346,15 +347,12 @@ static ParseResult parseAllReduceClauses(
   return clauses.parse(parser);
 }
 
-static void printAllReduceClauses(OpAsmPrinter &printer, AllReduceOp,
-                                  DenseI16ArrayAttr gridAxes,
-                                  ReductionKindAttr reduction,
-                                  TypeAttr forwardDtype, TypeAttr backwardDtype,
-                                  RoundingModeAttr rounding, Value seed,
-                                  ScalingAttr scaling, TypeAttr accDtype,
-                                  FloatAttr preDivisor, FloatAttr postDivisor,
-                                  ReductionAlgorithmAttr algorithm,
-                                  TypeAttr interHostDtype) {
+static void printAllReduceClauses(
+    OpAsmPrinter &printer, AllReduceOp, DenseI16ArrayAttr gridAxes,
+    ReductionKindAttr reduction, TypeAttr forwardDtype, TypeAttr backwardDtype,
+    RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
+    TypeAttr accDtype, FloatAttr preDivisor, FloatAttr postDivisor,
+    ReductionAlgorithmAttr algorithm, TypeAttr interHostDtype) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
@@ -1217,8 +1215,7 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
              << dtype;
     if (!floatTypeContains(cast<FloatType>(acc), dtype))
       return op.emitOpError("expected an inter_host_dtype that acc_dtype ")
-             << acc << " holds (partial sums are summed in it), got "
-             << dtype;
+             << acc << " holds (partial sums are summed in it), got " << dtype;
     if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
       return op.emitOpError("expected rounding = <nearest_even> and no "
                             "scaling with inter_host_dtype (two-level "
@@ -1280,9 +1277,9 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return failure();
   int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
   int64_t axis = static_cast<int64_t>(getScatterAxis());
-  if (failed(verifyScaledExtent(
-          *this, "input", axis, getType().getDimSize(axis),
-          getInput().getType().getDimSize(axis), groupSize)))
+  if (failed(
+          verifyScaledExtent(*this, "input", axis, getType().getDimSize(axis),
+                             getInput().getType().getDimSize(axis), groupSize)))
     return failure();
   return verifyScaledChunks(*this, axis, groupSize);
 }

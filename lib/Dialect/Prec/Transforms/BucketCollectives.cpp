@@ -58,8 +58,8 @@ struct BucketKey {
     auto fields = [](const BucketKey &key) {
       return std::tie(key.kind, key.grid, key.axes, key.inputElement,
                       key.resultElement, key.forward, key.backward, key.acc,
-                      key.interHost, key.rounding, key.reduction, key.preDivisor,
-                      key.postDivisor, key.algorithm);
+                      key.interHost, key.rounding, key.reduction,
+                      key.preDivisor, key.postDivisor, key.algorithm);
     };
     return fields(*this) == fields(other);
   }

@@ -18,6 +18,10 @@
 // default only when acc_dtype == forward_dtype) is the backend's own
 // reduction, which rounds at every step.
 //
+// A collective over both levels of a grid with `prec.inter_host_axes`
+// (getTwoLevelGroup) first becomes one collective per level, each then
+// decomposed as above (docs/Prec.md, "Topology and two-level collectives").
+//
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
@@ -627,8 +631,7 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
 Value permuteChunks(OpBuilder &b, Location loc, Value value, int64_t dim,
                     ArrayRef<int64_t> chunkExtents,
                     ArrayRef<int64_t> permutation) {
-  if (llvm::equal(permutation,
-                  llvm::seq<int64_t>(0, permutation.size())))
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
     return value;
   auto type = cast<RankedTensorType>(value.getType());
   int64_t chunks = 1;
@@ -660,9 +663,8 @@ Value permuteChunks(OpBuilder &b, Location loc, Value value, int64_t dim,
   }
   Value init =
       tensor::EmptyOp::create(b, loc, transposed, type.getElementType());
-  Value moved =
-      linalg::TransposeOp::create(b, loc, source, init, transposition)
-          .getResult()[0];
+  Value moved = linalg::TransposeOp::create(b, loc, source, init, transposition)
+                    .getResult()[0];
   return tensor::CollapseShapeOp::create(b, loc, type, moved, groups);
 }
 
@@ -721,10 +723,10 @@ LevelDtypes getLevelDtypes(OpBuilder &b, CollectiveOpInterface op,
   ReductionAlgorithm algorithm = getReductionAlgorithm(op);
   levels.intraAlgorithm = ReductionAlgorithmAttr::get(context, algorithm);
   levels.interAlgorithm = ReductionAlgorithmAttr::get(
-      context, algorithm == ReductionAlgorithm::Ring &&
-                       levels.interHost == levels.acc
-                   ? ReductionAlgorithm::Ring
-                   : ReductionAlgorithm::Direct);
+      context,
+      algorithm == ReductionAlgorithm::Ring && levels.interHost == levels.acc
+          ? ReductionAlgorithm::Ring
+          : ReductionAlgorithm::Direct);
   return levels;
 }
 
@@ -744,9 +746,9 @@ Value splitTwoLevel(OpBuilder &b, ReduceScatterOp op, shard::GridOp grid,
   int64_t dim = op.getScatterAxis();
   SmallVector<int16_t> hostMajor(group.intraHostAxes);
   hostMajor.append(group.interHostAxes);
-  Value input = permuteChunks(b, loc, op.getInput(), dim,
-                              getExtents(grid, group.axes),
-                              getAxisPermutation(group.axes, hostMajor));
+  Value input =
+      permuteChunks(b, loc, op.getInput(), dim, getExtents(grid, group.axes),
+                    getAxisPermutation(group.axes, hostMajor));
   SmallVector<int64_t> partialShape(op.getType().getShape());
   partialShape[dim] *= group.hosts;
   auto partialType = RankedTensorType::get(
@@ -832,8 +834,8 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
   Value all = AllGatherOp::create(
       b, loc, RankedTensorType::get({padded}, gathered), reduced,
       op.getGridAttr(), getAxesAttr(b, group.intraHostAxes),
-      TypeAttr::get(gathered), op.getBackwardDtypeAttr(),
-      op.getRoundingAttr(), ScalingAttr(), /*seed=*/Value(), axis0,
+      TypeAttr::get(gathered), op.getBackwardDtypeAttr(), op.getRoundingAttr(),
+      ScalingAttr(), /*seed=*/Value(), axis0,
       ReductionKindAttr::get(b.getContext(), ReductionKind::Sum));
   if (padded != count)
     all = tensor::ExtractSliceOp::create(
@@ -854,8 +856,7 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
 
 /// Replaces every collective over both levels of its grid's topology by
 /// one collective per level.
-LogicalResult splitTwoLevelCollectives(Operation *root,
-                                       SymbolTableCollection &tables) {
+void splitTwoLevelCollectives(Operation *root, SymbolTableCollection &tables) {
   SmallVector<CollectiveOpInterface> collectives;
   root->walk([&](CollectiveOpInterface op) { collectives.push_back(op); });
   for (CollectiveOpInterface op : collectives) {
@@ -877,7 +878,6 @@ LogicalResult splitTwoLevelCollectives(Operation *root,
     op.getResult().replaceAllUsesWith(replacement);
     op->erase();
   }
-  return success();
 }
 
 struct DecomposeCollectivesPass
@@ -885,8 +885,7 @@ struct DecomposeCollectivesPass
           DecomposeCollectivesPass> {
   void runOnOperation() override {
     SymbolTableCollection tables;
-    if (failed(splitTwoLevelCollectives(getOperation(), tables)))
-      return signalPassFailure();
+    splitTwoLevelCollectives(getOperation(), tables);
     SmallVector<CollectiveOpInterface> collectives;
     getOperation().walk(
         [&](CollectiveOpInterface op) { collectives.push_back(op); });

@@ -265,9 +265,9 @@ void setBytesPerLinkClass(CollectiveBound &info, Type gatherAcrossHosts) {
     int64_t part = llvm::divideCeil(slice, hosts);
     info.bytesInsideHosts =
         (perHost - 1) * slice * (wire + getElementBytes(info.gather));
-    info.bytesAcrossHosts = (hosts - 1) * part *
-                            (getElementBytes(info.interHost) +
-                             getElementBytes(gatherAcrossHosts));
+    info.bytesAcrossHosts =
+        (hosts - 1) * part *
+        (getElementBytes(info.interHost) + getElementBytes(gatherAcrossHosts));
   }
   info.bytesPerRank = info.bytesInsideHosts + info.bytesAcrossHosts;
 }
@@ -636,8 +636,8 @@ std::string describe(const CollectiveBound &info) {
     if (info.interHost)
       os << ", partial sums across hosts in " << info.interHost;
     if (info.bytesInsideHosts || info.bytesAcrossHosts)
-      os << ", bytes per rank " << info.bytesInsideHosts
-         << " inside hosts and " << info.bytesAcrossHosts << " across";
+      os << ", bytes per rank " << info.bytesInsideHosts << " inside hosts and "
+         << info.bytesAcrossHosts << " across";
   }
   return text;
 }
