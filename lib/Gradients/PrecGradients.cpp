@@ -208,7 +208,7 @@ FailureOr<Value> transpose(AllReduceOp allReduce, const Transpose &t) {
              t.backward, RoundingMode::NearestEven, t.scaling,
              /*seed=*/Value(), *kind, /*acc_dtype=*/nullptr,
              allReduce.getPreDivisorAttr(), allReduce.getPostDivisorAttr(),
-             /*algorithm=*/nullptr)
+             /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr)
       .getResult();
 }
 

@@ -6,6 +6,7 @@
 
 shard.grid @dp(shape = 4)
 shard.grid @hsdp(shape = 2x4)
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
 
 // Every function lowers to LLVM after bucketing.
 // LOWER-LABEL: llvm.func @gathers
@@ -204,4 +205,25 @@ func.func @capped(%p: tensor<8xf32>, %q: tensor<8xf32>, %r: tensor<8xf32>)
   %rq = prec.all_reduce %q on @dp : tensor<8xf32> -> tensor<8xf32>
   %rr = prec.all_reduce %r on @dp : tensor<8xf32> -> tensor<8xf32>
   return %rp, %rq, %rr : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// The dtype of the partial sums between hosts is part of what must agree: a
+// bucket with bf16 ones and one with f32 ones (the default, acc_dtype, the
+// same written or not).
+// CHECK-LABEL: func.func @inter_host_dtypes
+// CHECK: prec.reduce_scatter %{{.*}} on @hosts scatter_axis = 0 forward_dtype = bf16 backward_dtype = bf16 acc_dtype = f32 inter_host_dtype = bf16 : tensor<32xf32> -> tensor<4xf32>
+// CHECK: prec.reduce_scatter %{{.*}} on @hosts scatter_axis = 0 forward_dtype = bf16 backward_dtype = bf16 acc_dtype = f32 : tensor<32xf32> -> tensor<4xf32>
+// CHECK-NOT: prec.reduce_scatter
+// CHECK: return
+func.func @inter_host_dtypes(%a: tensor<16xf32>)
+    -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %s1 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 inter_host_dtype = bf16 : tensor<16xf32> -> tensor<2xf32>
+  %s2 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 : tensor<16xf32> -> tensor<2xf32>
+  %s3 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 inter_host_dtype = bf16 : tensor<16xf32> -> tensor<2xf32>
+  %s4 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 inter_host_dtype = f32 : tensor<16xf32> -> tensor<2xf32>
+  return %s1, %s2, %s3, %s4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }

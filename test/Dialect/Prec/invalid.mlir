@@ -1412,3 +1412,70 @@ func.func private @range_beyond_i1(i1 {prec.range = [0, 3]})
 
 // expected-error @+1 {{expected 'prec.policy' of argument 0 to be a #prec.policy, got "bf16"}}
 func.func private @argument_policy_not_a_policy(tensor<4xf32> {prec.policy = "bf16"})
+
+// -----
+
+// expected-error @+1 {{expected 'prec.inter_host_axes' to be an array<i16> of axes on a 'shard.grid', got [0] on 'shard.grid'}}
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = [0]}
+
+// -----
+
+// expected-error @+1 {{expected 'prec.inter_host_axes' to be an array<i16> of axes on a 'shard.grid', got array<i16: 0> on 'func.func'}}
+func.func @inter_host_axes_on_function() attributes {prec.inter_host_axes = array<i16: 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'prec.inter_host_axes' to name axes of grid @hosts in [0, 2), got 2}}
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 2>}
+
+// -----
+
+// expected-error @+1 {{expected distinct 'prec.inter_host_axes', got axis 0 twice}}
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0, 0>}
+
+// -----
+
+shard.grid @dp(shape = 2x4)
+func.func @inter_host_dtype_without_topology(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has inter_host_dtype, but grid @dp declares no 'prec.inter_host_axes'}}
+  %0 = prec.all_reduce %x on @dp forward_dtype = bf16 inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_inside_a_host(%x: tensor<8xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{has inter_host_dtype, but its group (grid axes [1] of @hosts) does not span both levels (inter-host axes [0])}}
+  %0 = prec.reduce_scatter %x on @hosts grid_axes = [1] scatter_axis = 0 forward_dtype = bf16 inter_host_dtype = bf16 : tensor<8xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_fp8(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected an inter_host_dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E4M3FN'}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 inter_host_dtype = f8E4M3FN : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_wider_than_acc(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  // expected-error @+1 {{expected an inter_host_dtype that acc_dtype 'bf16' holds (partial sums are summed in it), got 'f32'}}
+  %0 = prec.all_reduce %x on @hosts acc_dtype = bf16 inter_host_dtype = f32 : tensor<8xbf16> -> tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<8xf32> {
+  // expected-error @+1 {{expected rounding = <nearest_even> and no scaling with inter_host_dtype (two-level reductions round to nearest even)}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 rounding = <stochastic> seed %seed inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -253,3 +253,19 @@ shard.grid @hsdp_entry(shape = 2x4)
 func.func private @sharded_entry(
     tensor<3x4xf32> {prec.shard = {grid = @hsdp_entry, grid_axes = [1], dim = 0 : i64, size = 10 : i64}},
     tensor<8xi32> {prec.range = [0, 50257]}, tensor<8xi1> {prec.range = [0, 2]})
+
+// A grid whose axis 0 crosses hosts, and reductions that name the dtype of
+// their partial sums between hosts.
+// CHECK: shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+// CHECK-LABEL: func @two_level
+// CHECK-SAME: (%[[G:.*]]: tensor<64xf32>)
+func.func @two_level(%g: tensor<64xf32>) -> (tensor<8xf32>, tensor<64xf32>) {
+  // CHECK: prec.reduce_scatter %[[G]] on @hosts scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32 inter_host_dtype = bf16 : tensor<64xf32> -> tensor<8xf32>
+  %0 = prec.reduce_scatter %g on @hosts inter_host_dtype = bf16 scatter_axis = 0
+         forward_dtype = bf16 acc_dtype = f32 : tensor<64xf32> -> tensor<8xf32>
+  // CHECK: prec.all_reduce %[[G]] on @hosts grid_axes = [1, 0] forward_dtype = bf16 inter_host_dtype = f16 : tensor<64xf32> -> tensor<64xf32>
+  %1 = prec.all_reduce %g on @hosts grid_axes = [1, 0] forward_dtype = bf16
+         inter_host_dtype = f16 : tensor<64xf32> -> tensor<64xf32>
+  return %0, %1 : tensor<8xf32>, tensor<64xf32>
+}

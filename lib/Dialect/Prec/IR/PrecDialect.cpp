@@ -8,8 +8,9 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/Support/MathExtras.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::prec;
@@ -108,6 +109,27 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
              << kGradDtypeAttrName << "' on an op with one ranked tensor "
              << "result, got '" << op->getName() << "' with "
              << op->getNumResults() << " results";
+    return success();
+  }
+  if (attribute.getName() == kInterHostAxesAttrName) {
+    auto grid = dyn_cast<shard::GridOp>(op);
+    auto axes = dyn_cast<DenseI16ArrayAttr>(attribute.getValue());
+    if (!grid || !axes)
+      return op->emitError("expected '")
+             << kInterHostAxesAttrName << "' to be an array<i16> of axes on "
+             << "a 'shard.grid', got " << attribute.getValue() << " on '"
+             << op->getName() << "'";
+    llvm::SmallSet<int16_t, 4> seen;
+    for (int16_t axis : axes.asArrayRef()) {
+      if (axis < 0 || axis >= grid.getRank())
+        return op->emitError("expected '")
+               << kInterHostAxesAttrName << "' to name axes of grid @"
+               << grid.getSymName() << " in [0, " << grid.getRank() << "), got "
+               << axis;
+      if (!seen.insert(axis).second)
+        return op->emitError("expected distinct '")
+               << kInterHostAxesAttrName << "', got axis " << axis << " twice";
+    }
     return success();
   }
   return op->emitError("unknown prec attribute '")

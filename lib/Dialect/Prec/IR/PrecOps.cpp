@@ -229,20 +229,24 @@ void printDtypeClauses(OpAsmPrinter &printer, TypeAttr forwardDtype,
 
 void addReductionClauses(ClauseParser &clauses, TypeAttr &accDtype,
                          FloatAttr &preDivisor, FloatAttr &postDivisor,
-                         ReductionAlgorithmAttr &algorithm, Builder &builder) {
+                         ReductionAlgorithmAttr &algorithm,
+                         TypeAttr &interHostDtype, Builder &builder) {
   clauses.attr("acc_dtype", accDtype)
       .attr("pre_divisor", preDivisor, builder.getF64Type())
       .attr("post_divisor", postDivisor, builder.getF64Type())
-      .attr("algorithm", algorithm);
+      .attr("algorithm", algorithm)
+      .attr("inter_host_dtype", interHostDtype);
 }
 
 void printReductionClauses(OpAsmPrinter &printer, TypeAttr accDtype,
                            FloatAttr preDivisor, FloatAttr postDivisor,
-                           ReductionAlgorithmAttr algorithm) {
+                           ReductionAlgorithmAttr algorithm,
+                           TypeAttr interHostDtype) {
   printClause(printer, "acc_dtype", accDtype);
   printClause(printer, "pre_divisor", preDivisor);
   printClause(printer, "post_divisor", postDivisor);
   printClause(printer, "algorithm", algorithm);
+  printClause(printer, "inter_host_dtype", interHostDtype);
 }
 
 ReductionKindAttr unlessReduction(ReductionKindAttr value,
@@ -293,7 +297,8 @@ static ParseResult parseReduceScatterClauses(
     ReductionKindAttr &reduction, TypeAttr &forwardDtype,
     TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
     ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
-    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm) {
+    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
+    TypeAttr &interHostDtype) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.reduce_scatter");
   clauses.attr("grid_axes", gridAxes)
@@ -303,7 +308,7 @@ static ParseResult parseReduceScatterClauses(
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
   addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
-                      builder);
+                      interHostDtype, builder);
   return clauses.parse(parser);
 }
 
@@ -312,46 +317,49 @@ static void printReduceScatterClauses(
     IntegerAttr scatterAxis, ReductionKindAttr reduction, TypeAttr forwardDtype,
     TypeAttr backwardDtype, RoundingModeAttr rounding, Value seed,
     ScalingAttr scaling, TypeAttr accDtype, FloatAttr preDivisor,
-    FloatAttr postDivisor, ReductionAlgorithmAttr algorithm) {
+    FloatAttr postDivisor, ReductionAlgorithmAttr algorithm,
+    TypeAttr interHostDtype) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "scatter_axis", scatterAxis);
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
                     scaling);
-  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm);
+  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm,
+                        interHostDtype);
 }
 
-static ParseResult parseAllReduceClauses(
-    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
-    ReductionKindAttr &reduction, TypeAttr &forwardDtype,
-    TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
-    ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
-    FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm) {
+static ParseResult
+parseAllReduceClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
+                      ReductionKindAttr &reduction, TypeAttr &forwardDtype,
+                      TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+                      OptionalOperand &seed, ScalingAttr &scaling,
+                      TypeAttr &accDtype, FloatAttr &preDivisor,
+                      FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
+                      TypeAttr &interHostDtype) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.all_reduce");
   clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
   addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
-                      builder);
+                      interHostDtype, builder);
   return clauses.parse(parser);
 }
 
-static void printAllReduceClauses(OpAsmPrinter &printer, AllReduceOp,
-                                  DenseI16ArrayAttr gridAxes,
-                                  ReductionKindAttr reduction,
-                                  TypeAttr forwardDtype, TypeAttr backwardDtype,
-                                  RoundingModeAttr rounding, Value seed,
-                                  ScalingAttr scaling, TypeAttr accDtype,
-                                  FloatAttr preDivisor, FloatAttr postDivisor,
-                                  ReductionAlgorithmAttr algorithm) {
+static void printAllReduceClauses(
+    OpAsmPrinter &printer, AllReduceOp, DenseI16ArrayAttr gridAxes,
+    ReductionKindAttr reduction, TypeAttr forwardDtype, TypeAttr backwardDtype,
+    RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
+    TypeAttr accDtype, FloatAttr preDivisor, FloatAttr postDivisor,
+    ReductionAlgorithmAttr algorithm, TypeAttr interHostDtype) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
                     scaling);
-  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm);
+  printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm,
+                        interHostDtype);
 }
 
 static ParseResult parseAllToAllClauses(
@@ -632,6 +640,52 @@ FloatType mlir::prec::getAllReduceGatherType(CollectiveOpInterface op,
     return {};
   auto result = cast<FloatType>(op.getResult().getType().getElementType());
   return result.getWidth() <= wire.getWidth() ? result : wire;
+}
+
+ArrayRef<int16_t> mlir::prec::getInterHostAxes(shard::GridOp grid) {
+  if (auto axes = grid->getAttrOfType<DenseI16ArrayAttr>(
+          PrecDialect::kInterHostAxesAttrName))
+    return axes.asArrayRef();
+  return {};
+}
+
+std::optional<TwoLevelGroup>
+mlir::prec::getTwoLevelGroup(CollectiveOpInterface op, shard::GridOp grid) {
+  ArrayRef<int16_t> interHost = getInterHostAxes(grid);
+  if (interHost.empty() ||
+      !isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(op.getOperation()))
+    return std::nullopt;
+  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven ||
+      !op.getInput().getType().hasStaticShape() ||
+      !op.getResult().getType().hasStaticShape() ||
+      llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+    return std::nullopt;
+  TwoLevelGroup group;
+  if (op.getGridAxes().empty()) {
+    for (int16_t axis = 0; axis < grid.getRank(); ++axis)
+      group.axes.push_back(axis);
+  } else {
+    group.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());
+  }
+  for (int16_t axis : group.axes) {
+    int64_t extent = grid.getShape()[axis];
+    if (llvm::is_contained(interHost, axis)) {
+      group.interHostAxes.push_back(axis);
+      group.hosts *= extent;
+    } else {
+      group.intraHostAxes.push_back(axis);
+      group.ranksPerHost *= extent;
+    }
+  }
+  if (group.hosts <= 1 || group.ranksPerHost <= 1)
+    return std::nullopt;
+  return group;
+}
+
+FloatType mlir::prec::getEffectiveInterHostDtype(CollectiveOpInterface op) {
+  if (TypeAttr dtype = op.getInterHostDtypeAttr())
+    return cast<FloatType>(dtype.getValue());
+  return cast<FloatType>(op.getEffectiveAccDtype());
 }
 
 ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
@@ -1152,6 +1206,21 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
   if (op.getReduction() == ReductionKind::Avg && isScaledLowPrecisionType(acc))
     return op.emitOpError("cannot average in the scaled accumulation dtype ")
            << acc << ": a divisor gives the sum no headroom";
+  if (TypeAttr interHost = op.getInterHostDtypeAttr()) {
+    auto dtype = cast<FloatType>(interHost.getValue());
+    if (isScaledLowPrecisionType(dtype) || isa<Float8E8M0FNUType>(dtype))
+      return op.emitOpError("expected an inter_host_dtype of 16 bits or "
+                            "more (an fp8 inter-host wire needs scales, "
+                            "which two-level reductions do not make), got ")
+             << dtype;
+    if (!floatTypeContains(cast<FloatType>(acc), dtype))
+      return op.emitOpError("expected an inter_host_dtype that acc_dtype ")
+             << acc << " holds (partial sums are summed in it), got " << dtype;
+    if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
+      return op.emitOpError("expected rounding = <nearest_even> and no "
+                            "scaling with inter_host_dtype (two-level "
+                            "reductions round to nearest even)");
+  }
   if (op.getAlgorithm() != ReductionAlgorithm::Ring)
     return success();
   Type forward = op.getEffectiveForwardDtype();
@@ -1160,6 +1229,36 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
   return op.emitOpError("expected acc_dtype equal to forward_dtype ")
          << forward << " for a ring reduction (it rounds partial sums to the "
          << "wire dtype), got " << acc;
+}
+
+/// An `inter_host_dtype` needs a grid with a topology and a group with axes
+/// on both levels: anywhere else there are no partial sums between hosts.
+static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
+                                          shard::GridOp grid) {
+  if (!op.getInterHostDtypeAttr())
+    return success();
+  ArrayRef<int16_t> interHost = getInterHostAxes(grid);
+  if (interHost.empty())
+    return op->emitOpError("has inter_host_dtype, but grid ")
+           << op.getGridAttr() << " declares no '"
+           << PrecDialect::kInterHostAxesAttrName << "'";
+  SmallVector<int16_t> axes(op.getGridAxes());
+  if (axes.empty())
+    for (int16_t axis = 0; axis < grid.getRank(); ++axis)
+      axes.push_back(axis);
+  bool crosses = llvm::any_of(
+      axes, [&](int16_t axis) { return llvm::is_contained(interHost, axis); });
+  bool inside = llvm::any_of(
+      axes, [&](int16_t axis) { return !llvm::is_contained(interHost, axis); });
+  if (crosses && inside)
+    return success();
+  InFlightDiagnostic diag =
+      op->emitOpError("has inter_host_dtype, but its group (grid axes [");
+  llvm::interleaveComma(axes, diag);
+  diag << "] of " << op.getGridAttr() << ") does not span both levels (inter-"
+       << "host axes [";
+  llvm::interleaveComma(interHost, diag);
+  return diag << "])";
 }
 
 LogicalResult ReduceScatterOp::verify() {
@@ -1173,15 +1272,16 @@ LogicalResult ReduceScatterOp::verify() {
 
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize = verifiedGroupSize(*this, symbolTable);
-  if (failed(groupSize))
+  FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
+  if (failed(grid) || failed(verifyInterHostDtype(*this, *grid)))
     return failure();
+  int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
   int64_t axis = static_cast<int64_t>(getScatterAxis());
-  if (failed(verifyScaledExtent(
-          *this, "input", axis, getType().getDimSize(axis),
-          getInput().getType().getDimSize(axis), *groupSize)))
+  if (failed(
+          verifyScaledExtent(*this, "input", axis, getType().getDimSize(axis),
+                             getInput().getType().getDimSize(axis), groupSize)))
     return failure();
-  return verifyScaledChunks(*this, axis, *groupSize);
+  return verifyScaledChunks(*this, axis, groupSize);
 }
 
 LogicalResult AllReduceOp::verify() {
@@ -1192,7 +1292,10 @@ LogicalResult AllReduceOp::verify() {
 
 LogicalResult
 AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  return verifyGridUse(*this, symbolTable);
+  FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
+  if (failed(grid))
+    return failure();
+  return verifyInterHostDtype(*this, *grid);
 }
 
 LogicalResult AllToAllOp::verify() {

@@ -221,6 +221,7 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
             reduceScatter.getRoundingAttr(), reduceScatter.getScalingAttr(),
             seed, sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
             reduceScatter.getAlgorithmAttr(),
+            reduceScatter.getInterHostDtypeAttr(),
             body.getI64IntegerAttr(reduceScatter.getScatterAxis() - 1));
         Value next = arith::AddFOp::create(body, bodyLoc, acc.front(), shard);
         scf::YieldOp::create(body, bodyLoc, next);
@@ -235,7 +236,7 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
       allReduce.getRoundingAttr(), allReduce.getScalingAttr(),
       allReduce.getSeed(), sum,
       replicateDtypes.acc, /*pre_divisor=*/nullptr, postDivisor,
-      allReduce.getAlgorithmAttr());
+      allReduce.getAlgorithmAttr(), allReduce.getInterHostDtypeAttr());
 
   microbatchSum.replaceAllUsesWith(reduced);
   microbatchSum.erase();

@@ -48,6 +48,7 @@ struct BucketKey {
   SmallVector<int16_t> axes; // all axes of the grid when written as none
   Type inputElement, resultElement;
   Type forward, backward, acc;
+  Type interHost; // the effective inter_host_dtype of a reduction
   RoundingMode rounding;
   ReductionKind reduction; // grad_reduction for an all_gather
   double preDivisor = 1.0, postDivisor = 1.0;
@@ -57,8 +58,8 @@ struct BucketKey {
     auto fields = [](const BucketKey &key) {
       return std::tie(key.kind, key.grid, key.axes, key.inputElement,
                       key.resultElement, key.forward, key.backward, key.acc,
-                      key.rounding, key.reduction, key.preDivisor,
-                      key.postDivisor, key.algorithm);
+                      key.interHost, key.rounding, key.reduction,
+                      key.preDivisor, key.postDivisor, key.algorithm);
     };
     return fields(*this) == fields(other);
   }
@@ -118,6 +119,9 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     key.preDivisor = divisors.pre;
     key.postDivisor = divisors.post;
     key.algorithm = getReductionAlgorithm(op);
+    // The merged op is a clone of the first member: equal effective dtypes
+    // keep every member's.
+    key.interHost = getEffectiveInterHostDtype(op);
   } else {
     key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
   }

@@ -18,6 +18,10 @@
 // default only when acc_dtype == forward_dtype) is the backend's own
 // reduction, which rounds at every step.
 //
+// A collective over both levels of a grid with `prec.inter_host_axes`
+// (getTwoLevelGroup) first becomes one collective per level, each then
+// decomposed as above (docs/Prec.md, "Topology and two-level collectives").
+//
 //===----------------------------------------------------------------------===//
 
 #include "prec/Dialect/Prec/IR/PrecOps.h"
@@ -616,11 +620,272 @@ Value decompose(OpBuilder &b, AllReduceOp op, const DecompositionPlan &plan) {
                           });
 }
 
+//===----------------------------------------------------------------------===//
+// Two-level collectives: one collective per level of the grid's topology
+//===----------------------------------------------------------------------===//
+
+/// `value` with its dimension `dim`, read as chunks of the extents
+/// `chunkExtents` (row-major) followed by the rest, holding them in the order
+/// `permutation` gives: chunk dimension i of the result is chunk dimension
+/// permutation[i] of `value`. Nothing is built for the identity.
+Value permuteChunks(OpBuilder &b, Location loc, Value value, int64_t dim,
+                    ArrayRef<int64_t> chunkExtents,
+                    ArrayRef<int64_t> permutation) {
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t chunks = 1;
+  for (int64_t extent : chunkExtents)
+    chunks *= extent;
+  SmallVector<int64_t> expanded(type.getShape().take_front(dim));
+  expanded.append(chunkExtents.begin(), chunkExtents.end());
+  expanded.push_back(type.getDimSize(dim) / chunks);
+  expanded.append(type.getShape().begin() + dim + 1, type.getShape().end());
+  SmallVector<ReassociationIndices> groups;
+  int64_t k = chunkExtents.size();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d < dim)
+      groups.push_back({d});
+    else if (d == dim)
+      groups.push_back(llvm::to_vector(llvm::seq<int64_t>(d, d + k + 1)));
+    else
+      groups.push_back({d + k});
+  }
+  Value source = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(expanded, type.getElementType()), value,
+      groups);
+  SmallVector<int64_t> transposition, transposed(expanded);
+  for (int64_t d = 0; d < static_cast<int64_t>(expanded.size()); ++d)
+    transposition.push_back(d);
+  for (auto [i, from] : llvm::enumerate(permutation)) {
+    transposition[dim + i] = dim + from;
+    transposed[dim + i] = expanded[dim + from];
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, transposed, type.getElementType());
+  Value moved = linalg::TransposeOp::create(b, loc, source, init, transposition)
+                    .getResult()[0];
+  return tensor::CollapseShapeOp::create(b, loc, type, moved, groups);
+}
+
+/// The grid extents of `axes`.
+SmallVector<int64_t> getExtents(shard::GridOp grid, ArrayRef<int16_t> axes) {
+  SmallVector<int64_t> extents;
+  for (int16_t axis : axes)
+    extents.push_back(grid.getShape()[axis]);
+  return extents;
+}
+
+/// The permutation that reads `to` out of `from` (both lists of the same
+/// axes): to[i] == from[result[i]].
+SmallVector<int64_t> getAxisPermutation(ArrayRef<int16_t> from,
+                                        ArrayRef<int16_t> to) {
+  SmallVector<int64_t> permutation;
+  for (int16_t axis : to)
+    permutation.push_back(llvm::find(from, axis) - from.begin());
+  return permutation;
+}
+
+/// What the two levels of a reduction share: each level's op fields.
+struct LevelDtypes {
+  TypeAttr wire, acc, interHost;
+  ReductionKindAttr reduction;
+  FloatAttr preDivisor, postDivisor;
+  ReductionAlgorithmAttr intraAlgorithm, interAlgorithm;
+};
+
+/// The attributes of the intra-host and inter-host reductions `op` becomes:
+/// inside a host the op's wire, pre-divisor and algorithm with partial sums
+/// in acc_dtype; across hosts the inter-host dtype with the post-divisor (an
+/// `avg` becomes a sum divided once by the whole group at the end). The
+/// inter-host level is a ring only where the op's is and the partial sums
+/// travel in acc_dtype; else each partial sum is rounded once to the
+/// inter-host dtype (direct).
+LevelDtypes getLevelDtypes(OpBuilder &b, CollectiveOpInterface op,
+                           int64_t groupSize) {
+  MLIRContext *context = b.getContext();
+  LevelDtypes levels;
+  levels.wire = TypeAttr::get(op.getEffectiveForwardDtype());
+  levels.acc = TypeAttr::get(op.getEffectiveAccDtype());
+  levels.interHost = TypeAttr::get(getEffectiveInterHostDtype(op));
+  ReductionKind kind = *op.getReduction();
+  ReductionDivisors divisors = getExplicitDivisors(op);
+  double post = divisors.post;
+  if (kind == ReductionKind::Avg) {
+    kind = ReductionKind::Sum;
+    post *= static_cast<double>(groupSize);
+  }
+  levels.reduction = ReductionKindAttr::get(context, kind);
+  if (divisors.pre != 1.0)
+    levels.preDivisor = b.getF64FloatAttr(divisors.pre);
+  if (post != 1.0)
+    levels.postDivisor = b.getF64FloatAttr(post);
+  ReductionAlgorithm algorithm = getReductionAlgorithm(op);
+  levels.intraAlgorithm = ReductionAlgorithmAttr::get(context, algorithm);
+  levels.interAlgorithm = ReductionAlgorithmAttr::get(
+      context,
+      algorithm == ReductionAlgorithm::Ring && levels.interHost == levels.acc
+          ? ReductionAlgorithm::Ring
+          : ReductionAlgorithm::Direct);
+  return levels;
+}
+
+DenseI16ArrayAttr getAxesAttr(OpBuilder &b, ArrayRef<int16_t> axes) {
+  return b.getDenseI16ArrayAttr(axes);
+}
+
+/// reduce_scatter over hosts x ranks per host: the chunks are reordered so
+/// that each rank of a host receives the chunks of its intra-host
+/// coordinates for every host, a reduce_scatter inside the host sums them
+/// into partial sums in acc_dtype, and a reduce_scatter across hosts sums
+/// those, leaving on each rank exactly the chunk the one-level op would.
+Value splitTwoLevel(OpBuilder &b, ReduceScatterOp op, shard::GridOp grid,
+                    const TwoLevelGroup &group, int64_t groupSize) {
+  Location loc = op.getLoc();
+  LevelDtypes levels = getLevelDtypes(b, op, groupSize);
+  int64_t dim = op.getScatterAxis();
+  SmallVector<int16_t> hostMajor(group.intraHostAxes);
+  hostMajor.append(group.interHostAxes);
+  Value input =
+      permuteChunks(b, loc, op.getInput(), dim, getExtents(grid, group.axes),
+                    getAxisPermutation(group.axes, hostMajor));
+  SmallVector<int64_t> partialShape(op.getType().getShape());
+  partialShape[dim] *= group.hosts;
+  auto partialType = RankedTensorType::get(
+      partialShape, cast<FloatType>(levels.acc.getValue()));
+  Value partial = ReduceScatterOp::create(
+      b, loc, partialType, input, op.getGridAttr(),
+      getAxesAttr(b, group.intraHostAxes), levels.wire,
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      /*seed=*/Value(), levels.reduction, levels.acc, levels.preDivisor,
+      /*post_divisor=*/nullptr, levels.intraAlgorithm,
+      /*inter_host_dtype=*/nullptr, op.getScatterAxisAttr());
+  return ReduceScatterOp::create(
+      b, loc, op.getType(), partial, op.getGridAttr(),
+      getAxesAttr(b, group.interHostAxes), levels.interHost,
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      /*seed=*/Value(), levels.reduction, levels.acc,
+      /*pre_divisor=*/nullptr, levels.postDivisor, levels.interAlgorithm,
+      /*inter_host_dtype=*/nullptr, op.getScatterAxisAttr());
+}
+
+/// all_gather over hosts x ranks per host: across hosts first (each rank
+/// receives one chunk per other host), then inside the host (the host's
+/// chunks of every host), then the chunks are put back in group order.
+Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
+                    const TwoLevelGroup &group, int64_t groupSize) {
+  Location loc = op.getLoc();
+  TypeAttr wire = TypeAttr::get(op.getEffectiveForwardDtype());
+  int64_t dim = op.getGatherAxis();
+  SmallVector<int64_t> acrossShape(op.getInput().getType().getShape());
+  acrossShape[dim] *= group.hosts;
+  Value across = AllGatherOp::create(
+      b, loc, RankedTensorType::get(acrossShape, wire.getValue()),
+      op.getInput(), op.getGridAttr(), getAxesAttr(b, group.interHostAxes),
+      wire, op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      /*seed=*/Value(), op.getGatherAxisAttr(), op.getGradReductionAttr());
+  Value gathered = AllGatherOp::create(
+      b, loc, op.getType(), across, op.getGridAttr(),
+      getAxesAttr(b, group.intraHostAxes), wire, op.getBackwardDtypeAttr(),
+      op.getRoundingAttr(), ScalingAttr(), /*seed=*/Value(),
+      op.getGatherAxisAttr(), op.getGradReductionAttr());
+  SmallVector<int16_t> hostMajor(group.intraHostAxes);
+  hostMajor.append(group.interHostAxes);
+  return permuteChunks(b, loc, gathered, dim, getExtents(grid, hostMajor),
+                       getAxisPermutation(hostMajor, group.axes));
+}
+
+/// all_reduce over hosts x ranks per host: a reduce_scatter inside the host
+/// of the flat (zero-padded) input into partial sums in acc_dtype, an
+/// all_reduce across hosts of the 1/M slice, and an all_gather inside the
+/// host of the finished slices, in the dtype a one-level direct all_reduce
+/// gathers in (getAllReduceGatherType; the result type for a ring).
+Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
+                    const TwoLevelGroup &group, int64_t groupSize) {
+  Location loc = op.getLoc();
+  LevelDtypes levels = getLevelDtypes(b, op, groupSize);
+  RankedTensorType resultType = op.getType();
+  auto resultElement = cast<FloatType>(resultType.getElementType());
+  FloatType gathered = getAllReduceGatherType(op, groupSize);
+  if (!gathered)
+    gathered = resultElement;
+  int64_t count = resultType.getNumElements();
+  int64_t slice = llvm::divideCeil(count, group.ranksPerHost);
+  int64_t padded = slice * group.ranksPerHost;
+  Value flat = flatten(b, loc, op.getInput());
+  if (padded != count)
+    flat = padWithZeros(b, loc, flat, padded);
+  auto acc = cast<FloatType>(levels.acc.getValue());
+  IntegerAttr axis0 = b.getI64IntegerAttr(0);
+  Value partial = ReduceScatterOp::create(
+      b, loc, RankedTensorType::get({slice}, acc), flat, op.getGridAttr(),
+      getAxesAttr(b, group.intraHostAxes), levels.wire,
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      /*seed=*/Value(), levels.reduction, levels.acc, levels.preDivisor,
+      /*post_divisor=*/nullptr, levels.intraAlgorithm,
+      /*inter_host_dtype=*/nullptr, axis0);
+  Value reduced = AllReduceOp::create(
+      b, loc, RankedTensorType::get({slice}, gathered), partial,
+      op.getGridAttr(), getAxesAttr(b, group.interHostAxes), levels.interHost,
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      /*seed=*/Value(), levels.reduction, levels.acc,
+      /*pre_divisor=*/nullptr, levels.postDivisor, levels.interAlgorithm,
+      /*inter_host_dtype=*/nullptr);
+  Value all = AllGatherOp::create(
+      b, loc, RankedTensorType::get({padded}, gathered), reduced,
+      op.getGridAttr(), getAxesAttr(b, group.intraHostAxes),
+      TypeAttr::get(gathered), op.getBackwardDtypeAttr(), op.getRoundingAttr(),
+      ScalingAttr(), /*seed=*/Value(), axis0,
+      ReductionKindAttr::get(b.getContext(), ReductionKind::Sum));
+  if (padded != count)
+    all = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({count}, gathered), all,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  Value shaped = reshapeTensor(
+      b, loc, all, RankedTensorType::get(resultType.getShape(), gathered));
+  if (gathered == resultElement)
+    return shaped;
+  return buildElementwise(b, loc, shaped,
+                          b.getMultiDimIdentityMap(resultType.getRank()),
+                          resultType, [&](OpBuilder &nb, Location nl, Value v) {
+                            return convertFloat(nb, nl, v, resultElement);
+                          });
+}
+
+/// Replaces every collective over both levels of its grid's topology by
+/// one collective per level.
+void splitTwoLevelCollectives(Operation *root, SymbolTableCollection &tables) {
+  SmallVector<CollectiveOpInterface> collectives;
+  root->walk([&](CollectiveOpInterface op) { collectives.push_back(op); });
+  for (CollectiveOpInterface op : collectives) {
+    auto grid =
+        tables.lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+    if (!grid)
+      continue; // planDecomposition names the op
+    std::optional<TwoLevelGroup> group = getTwoLevelGroup(op, grid);
+    if (!group || op.getResult().getType().getNumElements() == 0)
+      continue;
+    int64_t groupSize = group->hosts * group->ranksPerHost;
+    OpBuilder b(op);
+    Value replacement =
+        TypeSwitch<Operation *, Value>(op)
+            .Case<AllGatherOp, ReduceScatterOp, AllReduceOp>(
+                [&](auto concrete) {
+                  return splitTwoLevel(b, concrete, grid, *group, groupSize);
+                });
+    op.getResult().replaceAllUsesWith(replacement);
+    op->erase();
+  }
+}
+
 struct DecomposeCollectivesPass
     : public prec::impl::PrecDecomposeCollectivesBase<
           DecomposeCollectivesPass> {
   void runOnOperation() override {
     SymbolTableCollection tables;
+    splitTwoLevelCollectives(getOperation(), tables);
     SmallVector<CollectiveOpInterface> collectives;
     getOperation().walk(
         [&](CollectiveOpInterface op) { collectives.push_back(op); });

@@ -78,6 +78,13 @@ struct CollectiveBound {
   double preDivisor = 1.0, postDivisor = 1.0;
   /// The dtype a direct all_reduce gathers its reduced slices in.
   Type gather;
+  /// A two-level collective's hosts H and ranks per host M (docs/Prec.md),
+  /// and the dtype its partial sums cross hosts in; H = M = 0 otherwise.
+  int64_t hosts = 0, ranksPerHost = 0;
+  Type interHost;
+  /// Of a two-level collective's bytesPerRank: those sent to ranks of the
+  /// same host and those sent to other hosts (0 for one level).
+  int64_t bytesInsideHosts = 0, bytesAcrossHosts = 0;
   /// None when the summation bound is vacuous ((N - 1) u >= 1).
   std::optional<double> bound;
   /// The roundings of the input between the op that computed it and this
@@ -230,6 +237,41 @@ std::optional<int64_t> getBytesPerRank(CollectiveOpInterface op,
   return peers * (count / groupSize) * elementBytes;
 }
 
+int64_t getElementBytes(Type type) {
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// The bytes one rank sends inside its host and to other hosts in the
+/// two-level form of `info.op` (DecomposeCollectives.cpp): per level what
+/// getBytesPerRank counts for that level's collective, in its wire dtype.
+void setBytesPerLinkClass(CollectiveBound &info, Type gatherAcrossHosts) {
+  CollectiveOpInterface op = info.op;
+  int64_t hosts = info.hosts, perHost = info.ranksPerHost;
+  int64_t count = op.getInput().getType().getNumElements();
+  int64_t wire = getElementBytes(info.forward);
+  if (isa<AllGatherOp>(op.getOperation())) {
+    info.bytesAcrossHosts = (hosts - 1) * count * wire;
+    info.bytesInsideHosts = (perHost - 1) * hosts * count * wire;
+  } else if (isa<ReduceScatterOp>(op.getOperation())) {
+    info.bytesInsideHosts = (perHost - 1) * (count / perHost) * wire;
+    info.bytesAcrossHosts = (hosts - 1) * (count / (hosts * perHost)) *
+                            getElementBytes(info.interHost);
+  } else {
+    // Inside: the reduce_scatter of the wire values and the all_gather of
+    // the finished slices; across: the all_reduce of each slice, its
+    // partial sums in the inter-host dtype, its finished part in the
+    // gathered dtype.
+    int64_t slice = llvm::divideCeil(count, perHost);
+    int64_t part = llvm::divideCeil(slice, hosts);
+    info.bytesInsideHosts =
+        (perHost - 1) * slice * (wire + getElementBytes(info.gather));
+    info.bytesAcrossHosts =
+        (hosts - 1) * part *
+        (getElementBytes(info.interHost) + getElementBytes(gatherAcrossHosts));
+  }
+  info.bytesPerRank = info.bytesInsideHosts + info.bytesAcrossHosts;
+}
+
 FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   FailureOr<int64_t> groupSize =
       getStaticCollectiveGroupSize(op, "its error bound");
@@ -242,6 +284,12 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   info.forward = op.getEffectiveForwardDtype();
   info.result = op.getResult().getType().getElementType();
   info.bytesPerRank = getBytesPerRank(op, info.groupSize);
+  if (auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+          op, op.getGridAttr()))
+    if (std::optional<TwoLevelGroup> group = getTwoLevelGroup(op, grid)) {
+      info.hosts = group->hosts;
+      info.ranksPerHost = group->ranksPerHost;
+    }
   // The value that is cast to the result type: the sum in acc_dtype for
   // reductions, the wire value otherwise.
   Type received = info.forward;
@@ -261,10 +309,27 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     product *= 1.0 + getDivisionError(info.preDivisor, info.input);
     product *= 1.0 + getDivisionError(info.postDivisor, info.acc);
     // max and min select a value: they round nothing.
-    if (*info.reduction == ReductionKind::Sum ||
-        *info.reduction == ReductionKind::Avg) {
-      Type sumType =
-          *info.algorithm == ReductionAlgorithm::Ring ? info.forward : info.acc;
+    bool sums = *info.reduction == ReductionKind::Sum ||
+                *info.reduction == ReductionKind::Avg;
+    Type sumType =
+        *info.algorithm == ReductionAlgorithm::Ring ? info.forward : info.acc;
+    if (info.hosts) {
+      // M - 1 additions inside the host, the partial sum rounded once to
+      // the inter-host dtype, then H - 1 additions in acc_dtype: each term
+      // is multiplied by at most (1 + gamma(M - 1))(1 + e_inter)(1 +
+      // gamma(H - 1)).
+      info.interHost = getEffectiveInterHostDtype(op);
+      product *= 1.0 + getConversionError(info.acc, info.interHost);
+      if (sums) {
+        std::optional<double> intra =
+            getGamma(info.ranksPerHost - 1, getUnitRoundoff(sumType));
+        std::optional<double> inter =
+            getGamma(info.hosts - 1, getUnitRoundoff(info.acc));
+        if (!intra || !inter)
+          return info;
+        product *= (1.0 + *intra) * (1.0 + *inter);
+      }
+    } else if (sums) {
       std::optional<double> gamma =
           getGamma(info.groupSize - 1, getUnitRoundoff(sumType));
       if (!gamma)
@@ -282,8 +347,26 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
                                          Float32Type::get(op->getContext())))
     dequantizeError *= rounding;
   product *= (1.0 + quantizeError) * (1.0 + dequantizeError);
+  Type gatherAcrossHosts;
   info.gather = getAllReduceGatherType(op, info.groupSize);
-  if (info.gather) {
+  if (info.hosts && isa<AllReduceOp>(op.getOperation())) {
+    // The slices are finished across hosts into the gathered dtype (the
+    // result type for a ring), which a direct inter-host all_reduce
+    // gathers in the narrower of it and the inter-host dtype
+    // (getAllReduceGatherType of that level).
+    Type gathered = info.gather ? info.gather : info.result;
+    Type finished = gathered;
+    bool interHostRing = info.algorithm == ReductionAlgorithm::Ring &&
+                         info.interHost == info.acc;
+    if (!interHostRing && cast<FloatType>(gathered).getWidth() >
+                              cast<FloatType>(info.interHost).getWidth())
+      finished = info.interHost;
+    product *= 1.0 + getConversionError(received, finished);
+    product *= 1.0 + getConversionError(finished, gathered);
+    info.gather = gathered;
+    gatherAcrossHosts = finished;
+    received = gathered;
+  } else if (info.gather) {
     // The reduced slices are rounded to the gathered dtype, then converted
     // to the result type. max and min (undivided) select a wire value,
     // which the wire dtype holds exactly.
@@ -297,6 +380,8 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
   }
   product *= 1.0 + rounding * getConversionError(received, info.result);
   info.bound = product - 1.0;
+  if (info.hosts)
+    setBytesPerLinkClass(info, gatherAcrossHosts);
   return info;
 }
 
@@ -545,6 +630,15 @@ std::string describe(const CollectiveBound &info) {
   if (info.gather)
     os << ", slices gathered in " << info.gather;
   os << ", result " << info.result;
+  if (info.hosts) {
+    os << "; two-level: H = " << info.hosts
+       << " hosts x M = " << info.ranksPerHost << " ranks";
+    if (info.interHost)
+      os << ", partial sums across hosts in " << info.interHost;
+    if (info.bytesInsideHosts || info.bytesAcrossHosts)
+      os << ", bytes per rank " << info.bytesInsideHosts << " inside hosts and "
+         << info.bytesAcrossHosts << " across";
+  }
   return text;
 }
 
@@ -697,6 +791,16 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
         json.attribute("group", describeGroup(info));
         json.attribute("scaling", describeScaling(info.op));
         json.attribute("rounding", describeRounding(info.op));
+        if (info.hosts) {
+          json.attribute("hosts", info.hosts);
+          json.attribute("ranks_per_host", info.ranksPerHost);
+          if (info.interHost)
+            json.attribute("inter_host_dtype", printType(info.interHost));
+          if (info.bytesInsideHosts || info.bytesAcrossHosts) {
+            json.attribute("bytes_inside_hosts", info.bytesInsideHosts);
+            json.attribute("bytes_across_hosts", info.bytesAcrossHosts);
+          }
+        }
         json.attribute("bytes_per_rank",
                        info.bytesPerRank ? llvm::json::Value(*info.bytesPerRank)
                                          : llvm::json::Value(nullptr));

@@ -521,7 +521,7 @@ SmallVector<std::pair<Value, Value>> buildBatchScales(OpBuilder &b,
       RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
       ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
       /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
-      /*algorithm=*/nullptr);
+      /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr);
   SmallVector<std::pair<Value, Value>> scales;
   for (auto [i, member] : llvm::enumerate(batch.members)) {
     Value slice = tensor::ExtractSliceOp::create(

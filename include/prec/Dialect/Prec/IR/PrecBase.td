@@ -68,6 +68,11 @@ def Prec_Dialect : Dialect {
     /// peer window; convert-prec-to-runtime lowers it through one.
     static constexpr ::llvm::StringLiteral kThroughPeerWindowAttrName =
         "prec.through_peer_window";
+    /// On a `shard.grid`: the axes whose neighbouring ranks are on other
+    /// hosts (the others stay inside a host), which makes collectives over
+    /// both kinds of axes two-level (docs/Prec.md).
+    static constexpr ::llvm::StringLiteral kInterHostAxesAttrName =
+        "prec.inter_host_axes";
   }];
 }
 

@@ -13,8 +13,8 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     empty). The interface exposes the precision contract of the collective
     uniformly, so that passes treat all collectives alike and never name its
     attributes by string. The attributes only reducing collectives have
-    (`reduction`, `acc_dtype`, `pre_divisor`, `post_divisor`, `algorithm`)
-    read as null on the others.
+    (`reduction`, `acc_dtype`, `pre_divisor`, `post_divisor`, `algorithm`,
+    `inter_host_dtype`) read as null on the others.
   }];
   let methods = [
     InterfaceMethod<"the grid the collective runs on",
@@ -63,7 +63,20 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       [{ return {}; }]>,
     InterfaceMethod<"the reduction algorithm if annotated, else null",
       "::mlir::prec::ReductionAlgorithmAttr", "getAlgorithmAttr", (ins), [{}],
-      [{ return {}; }]>
+      [{ return {}; }]>,
+    InterfaceMethod<[{
+      the wire dtype of the partial sums between hosts if annotated, else
+      null (docs/Prec.md, "Topology and two-level collectives")
+    }], "::mlir::TypeAttr", "getInterHostDtypeAttr", (ins), [{}],
+      [{ return {}; }]>,
+    InterfaceMethod<[{
+      sets the wire dtype of the partial sums between hosts (null: the
+      default, acc_dtype); a collective that does not reduce takes only null
+    }], "void", "setInterHostDtypeAttr", (ins "::mlir::TypeAttr":$dtype),
+      [{}], [{
+        assert(!dtype && "only a reducing collective has an inter_host_dtype");
+        (void)dtype;
+      }]>
   ];
   let extraClassDeclaration = [{
     /// How the wire conversion rounds.

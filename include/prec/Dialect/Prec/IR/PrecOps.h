@@ -126,6 +126,34 @@ ReductionAlgorithm getReductionAlgorithm(CollectiveOpInterface op);
 /// (prec-materialize-scales lowers those).
 FloatType getAllReduceGatherType(CollectiveOpInterface op, int64_t groupSize);
 
+/// The inter-host axes `grid` declares with `prec.inter_host_axes`, empty
+/// when it declares none.
+ArrayRef<int16_t> getInterHostAxes(shard::GridOp grid);
+
+/// A collective's group seen as hosts of ranks: the group's axes as listed
+/// (all of the grid's, in order, when the op lists none), split into those
+/// that cross hosts and those inside a host, each in listed order.
+struct TwoLevelGroup {
+  SmallVector<int16_t> axes, interHostAxes, intraHostAxes;
+  /// H: the ranks of the group with the same intra-host coordinates.
+  int64_t hosts = 1;
+  /// M: the ranks of the group with the same inter-host coordinates.
+  int64_t ranksPerHost = 1;
+};
+
+/// The two levels `op` reduces or gathers in (docs/Prec.md, "Topology and
+/// two-level collectives"): set for an all_gather, reduce_scatter or
+/// all_reduce on a grid with `prec.inter_host_axes` whose group has more
+/// than one host and more than one rank per host, with static shapes and
+/// sizes, rounding to nearest even and no scaling. std::nullopt otherwise:
+/// the collective stays one level.
+std::optional<TwoLevelGroup> getTwoLevelGroup(CollectiveOpInterface op,
+                                              shard::GridOp grid);
+
+/// The dtype the partial sums of a two-level reduction cross hosts in:
+/// `inter_host_dtype`, else the accumulation dtype.
+FloatType getEffectiveInterHostDtype(CollectiveOpInterface op);
+
 /// The divisors of a reducing collective: `pre` divides each input before
 /// the wire cast, `post` the accumulated sum.
 struct ReductionDivisors {

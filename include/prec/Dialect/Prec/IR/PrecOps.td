@@ -161,7 +161,8 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
     OptionalAttr<Prec_FloatTypeAttr>:$acc_dtype,
     OptionalAttr<F64Attr>:$pre_divisor,
     OptionalAttr<F64Attr>:$post_divisor,
-    OptionalAttr<Prec_ReductionAlgorithmAttr>:$algorithm
+    OptionalAttr<Prec_ReductionAlgorithmAttr>:$algorithm,
+    OptionalAttr<Prec_FloatTypeAttr>:$inter_host_dtype
   );
   let results = (outs Prec_FloatTensor:$result);
   let hasVerifier = 1;
@@ -269,6 +270,16 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     When absent the lowering picks `direct` if `acc_dtype` is wider than
     `forward_dtype` and `ring` otherwise (`getReductionAlgorithm`).
 
+    On a grid whose `prec.inter_host_axes` name some of the group's axes
+    and not all of them (docs/Prec.md, "Topology and two-level
+    collectives"), the group reduces in two levels: inside each host as
+    above, into partial sums in `acc_dtype`, then across hosts, where each
+    partial sum travels in `inter_host_dtype` (default: `acc_dtype`),
+    rounded to it once, and is summed in `acc_dtype`. `inter_host_dtype`
+    must be a type `acc_dtype` holds, not fp8, and is accepted only on an
+    op whose group spans both levels, rounds to nearest even and has no
+    `scaling`.
+
     ```mlir
     %g = prec.reduce_scatter %gw on @dp scatter_axis = 0 reduction = <avg>
            forward_dtype = bf16 acc_dtype = f32
@@ -288,7 +299,8 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
       build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
             backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
             reduction, acc_dtype, /*pre_divisor=*/nullptr,
-            /*post_divisor=*/nullptr, /*algorithm=*/nullptr, scatter_axis);
+            /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
+            /*inter_host_dtype=*/nullptr, scatter_axis);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -296,7 +308,7 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     $input `on` $grid ``
     custom<ReduceScatterClauses>($grid_axes, $scatter_axis, $reduction,
       $forward_dtype, $backward_dtype, $rounding, $seed, $scaling, $acc_dtype,
-      $pre_divisor, $post_divisor, $algorithm)
+      $pre_divisor, $post_divisor, $algorithm, $inter_host_dtype)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -313,7 +325,9 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     `backward_dtype` on the wire. `pre_divisor`, `post_divisor` and
     `algorithm` mean what they mean for `prec.reduce_scatter`; a ring
     all-reduce is a ring reduce-scatter followed by an all-gather of the
-    reduced slices, which rounds nothing more. A direct all-reduce over more
+    reduced slices, which rounds nothing more. `inter_host_dtype` is the
+    wire dtype of the partial sums between hosts, as for
+    `prec.reduce_scatter`. A direct all-reduce over more
     than one rank is a direct reduce-scatter (slices of `ceil(count / N)`
     elements, the last padded) followed by an all-gather of the reduced
     slices, each rounded once to the result type when it is no wider than
@@ -340,7 +354,8 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
       build($_builder, $_state, result, input, grid, grid_axes, forward_dtype,
             backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
             reduction, acc_dtype, /*pre_divisor=*/nullptr,
-            /*post_divisor=*/nullptr, /*algorithm=*/nullptr);
+            /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
+            /*inter_host_dtype=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -348,7 +363,7 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     $input `on` $grid ``
     custom<AllReduceClauses>($grid_axes, $reduction, $forward_dtype,
       $backward_dtype, $rounding, $seed, $scaling, $acc_dtype, $pre_divisor,
-      $post_divisor, $algorithm)
+      $post_divisor, $algorithm, $inter_host_dtype)
     attr-dict `:` type($input) `->` type($result)
   }];
 }

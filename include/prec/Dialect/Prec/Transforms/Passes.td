@@ -449,7 +449,10 @@ def PrecErrorBounds : Pass<"prec-error-bounds", "mlir::ModuleOp"> {
       argument passed on unchanged).
 
     How each bound is derived, rounding by rounding: docs/Prec.md, "Error
-    bounds".
+    bounds". A two-level collective (`H` hosts of `M` ranks, see
+    prec-decompose-collectives) bounds each level's sum and the rounding of
+    its partial sums to `inter_host_dtype`, and its remark gives the bytes a
+    rank sends inside its host and across hosts.
 
     A remark names the op and its function, and what the collective moves:
     the entry arguments its input is read from (their `prec.name`, else
@@ -823,6 +826,18 @@ def PrecDecomposeCollectives
     a conversion to a scaled fp8 wire must have been made explicit by
     `prec-materialize-scales`. Static shapes and static group sizes are
     required; anything else is rejected naming the op.
+
+    On a grid with `prec.inter_host_axes`, a reduce_scatter, all_reduce or
+    all_gather whose group has several hosts and several ranks per host
+    (`getTwoLevelGroup`) first becomes one collective per level, with the
+    one-level op's layout: a reduce_scatter inside the host (the chunks
+    reordered host-major where needed) into partial sums in `acc_dtype`,
+    then one across hosts of the partial sums in `inter_host_dtype`
+    (default `acc_dtype`); an all_reduce is a reduce_scatter inside the
+    host, an all_reduce of the slice across hosts and an all_gather inside
+    the host; an all_gather gathers across hosts first, then inside, then
+    restores group order. Each is then lowered as above (docs/Prec.md,
+    "Topology and two-level collectives").
 
     Before:
     ```mlir
