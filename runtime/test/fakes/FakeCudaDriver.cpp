@@ -623,6 +623,11 @@ int fakeCudaIsDeviceMemory(const void *pointer, size_t bytes) {
 void fakeCudaDrainStream(void *stream) {
   drain(static_cast<FakeStream *>(stream));
 }
+/// Enqueues `work(data)` on `stream`, in stream order with the driver's own
+/// work (the test cuBLASLt runs its gemms this way).
+void fakeCudaEnqueue(void *stream, void (*work)(void *), void *data) {
+  enqueue(stream, [work, data] { work(data); });
+}
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
 CUresult cuMemHostUnregister(void *) { return kSuccess; }
 
