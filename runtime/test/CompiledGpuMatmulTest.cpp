@@ -109,6 +109,9 @@ struct Case {
   /// A and B column-major (transposed as the generated backward reads
   /// them), C column-major, B broadcast over the batch.
   bool aColumnMajor, bColumnMajor, cColumnMajor, bBroadcast;
+  /// Elements before A's and C's first (a view at an offset, which
+  /// cuBLASLt must not assume aligned).
+  int64_t offset = 0;
 };
 
 Strides layoutStrides(int64_t rows, int64_t cols, bool columnMajor,
@@ -126,20 +129,22 @@ void runCase(const Case &c) {
   Strides sa = layoutStrides(c.m, c.k, c.aColumnMajor, false);
   Strides sb = layoutStrides(c.k, c.n, c.bColumnMajor, c.bBroadcast);
   Strides sc = layoutStrides(c.m, c.n, c.cColumnMajor, false);
-  HostMatrix a = randomMatrix(c.in, c.batch * c.m * c.k, random);
+  HostMatrix a = randomMatrix(c.in, c.offset + c.batch * c.m * c.k, random);
   HostMatrix b =
       randomMatrix(c.in, (c.bBroadcast ? 1 : c.batch) * c.k * c.n, random);
-  HostMatrix out = randomMatrix(c.out, c.batch * c.m * c.n, random);
+  HostMatrix out = randomMatrix(c.out, c.offset + c.batch * c.m * c.n, random);
 
   void *da = toDevice(a.bytes), *db = toDevice(b.bytes),
        *dc = toDevice(out.bytes);
+  char *aView = static_cast<char *>(da) + c.offset * dtypeBytes(c.in);
+  char *cView = static_cast<char *>(dc) + c.offset * dtypeBytes(c.out);
   void *stream = precrtCompiledGpuStream();
   ASSERT_NE(stream, nullptr);
   int gemmsBefore = fakeHook("fakeCublasLtGemms");
-  ASSERT_EQ(precrtCompiledGpuMatmul(c.batch, c.m, c.n, c.k, c.in, da, sa.batch,
-                                    sa.row, sa.col, c.in, db, sb.batch, sb.row,
-                                    sb.col, c.out, dc, sc.batch, sc.row, sc.col,
-                                    stream),
+  ASSERT_EQ(precrtCompiledGpuMatmul(c.batch, c.m, c.n, c.k, c.in, aView,
+                                    sa.batch, sa.row, sa.col, c.in, db,
+                                    sb.batch, sb.row, sb.col, c.out, cView,
+                                    sc.batch, sc.row, sc.col, stream),
             PRECRT_SUCCESS)
       << precrtCompiledGetError();
   EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
@@ -159,11 +164,12 @@ void runCase(const Case &c) {
   for (int64_t batch = 0; batch < c.batch; ++batch)
     for (int64_t i = 0; i < c.m; ++i)
       for (int64_t j = 0; j < c.n; ++j) {
-        size_t ci = batch * sc.batch + i * sc.row + j * sc.col;
+        size_t ci = c.offset + batch * sc.batch + i * sc.row + j * sc.col;
         double exact = out.values[ci], magnitude = std::fabs(out.values[ci]);
         for (int64_t p = 0; p < c.k; ++p) {
-          double term = a.values[batch * sa.batch + i * sa.row + p * sa.col] *
-                        b.values[batch * sb.batch + p * sb.row + j * sb.col];
+          double term =
+              a.values[c.offset + batch * sa.batch + i * sa.row + p * sa.col] *
+              b.values[batch * sb.batch + p * sb.row + j * sb.col];
           exact += term;
           magnitude += std::fabs(term);
         }
@@ -176,33 +182,35 @@ void runCase(const Case &c) {
 }
 
 TEST(CompiledGpuMatmul, LayoutsAndDtypesAgainstFloat64) {
-  ASSERT_EQ(precrtLocalRun(
-                1,
-                [](precrt_comm_t, void *) {
-                  const Case cases[] = {
-                      {"f32 row-major", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1,
-                       5, 7, 9, false, false, false, false},
-                      {"bf16 A^T B -> f32", PRECRT_DTYPE_BF16, PRECRT_DTYPE_F32,
-                       1, 6, 3, 17, true, false, false, false},
-                      {"bf16 A B^T -> bf16", PRECRT_DTYPE_BF16,
-                       PRECRT_DTYPE_BF16, 1, 4, 8, 33, false, true, false,
-                       false},
-                      {"f16 column-major C", PRECRT_DTYPE_F16, PRECRT_DTYPE_F16,
-                       1, 5, 6, 7, true, true, true, false},
-                      {"batched bf16, B broadcast", PRECRT_DTYPE_BF16,
-                       PRECRT_DTYPE_F32, 3, 4, 5, 6, false, false, false, true},
-                      {"batched f32, A^T, one row", PRECRT_DTYPE_F32,
-                       PRECRT_DTYPE_F32, 2, 1, 5, 4, true, false, false, false},
-                      {"one column", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1, 6,
-                       1, 3, false, true, false, false},
-                  };
-                  for (const Case &c : cases)
-                    runCase(c);
-                  EXPECT_EQ(precrtCompiledGetError(), nullptr);
-                  return 0;
-                },
-                nullptr),
-            PRECRT_SUCCESS);
+  ASSERT_EQ(
+      precrtLocalRun(
+          1,
+          [](precrt_comm_t, void *) {
+            const Case cases[] = {
+                {"f32 row-major", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1, 5, 7,
+                 9, false, false, false, false},
+                {"bf16 A^T B -> f32", PRECRT_DTYPE_BF16, PRECRT_DTYPE_F32, 1, 6,
+                 3, 17, true, false, false, false},
+                {"bf16 A B^T -> bf16", PRECRT_DTYPE_BF16, PRECRT_DTYPE_BF16, 1,
+                 4, 8, 33, false, true, false, false},
+                {"f16 column-major C", PRECRT_DTYPE_F16, PRECRT_DTYPE_F16, 1, 5,
+                 6, 7, true, true, true, false},
+                {"batched bf16, B broadcast", PRECRT_DTYPE_BF16,
+                 PRECRT_DTYPE_F32, 3, 4, 5, 6, false, false, false, true},
+                {"batched f32, A^T, one row", PRECRT_DTYPE_F32,
+                 PRECRT_DTYPE_F32, 2, 1, 5, 4, true, false, false, false},
+                {"one column", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1, 6, 1, 3,
+                 false, true, false, false},
+                {"bf16 views one element in", PRECRT_DTYPE_BF16,
+                 PRECRT_DTYPE_BF16, 2, 3, 5, 7, false, true, false, false, 1},
+            };
+            for (const Case &c : cases)
+              runCase(c);
+            EXPECT_EQ(precrtCompiledGetError(), nullptr);
+            return 0;
+          },
+          nullptr),
+      PRECRT_SUCCESS);
 }
 
 TEST(CompiledGpuMatmul, HandleAndWorkspaceOncePerDevice) {
@@ -310,7 +318,7 @@ protected:
   /// applied to the descriptors before the call; returns the status.
   Status gemm(const std::function<void(void *desc, void *&a, void *&b, void *&d,
                                        int *computeType, uint32_t *mask)> &edit,
-              bool hostA = false, int outType = 0) {
+              bool hostA = false, int outType = 0, bool assume256 = false) {
     auto descCreate =
         entry<Status (*)(void **, int, int)>("cublasLtMatmulDescCreate");
     auto layoutCreate =
@@ -366,6 +374,12 @@ protected:
       uint64_t workspace = 1 << 20;
       preferenceSet(preference, 1, &workspace, 8);
       preferenceSet(preference, 3, &mask, 4);
+      // The operands' alignment (the device buffer's, 16 bytes), unless the
+      // test keeps cuBLASLt's default of 256.
+      for (int attribute = 5; attribute <= 8 && !assume256; ++attribute) {
+        uint32_t bytes = 16;
+        preferenceSet(preference, attribute, &bytes, 4);
+      }
       char result[96] = {};
       int found = 0;
       status =
@@ -460,6 +474,17 @@ TEST_F(FakeCublasLtChecks, ReductionsInANarrowOutputAreRefused) {
   EXPECT_EQ(bf16(0x2), 0) << refused;
   EXPECT_NE(bf16(0x7), 0);
   EXPECT_NE(refused.find("split-K partial results in D's type CUDA_R_16BF"),
+            std::string::npos)
+      << refused;
+}
+
+TEST_F(FakeCublasLtChecks, OperandsLessAlignedThanAssumedAreRefused) {
+  // The heuristic assumes 256-byte operands unless told; B is 64 bytes in.
+  EXPECT_NE(gemm([](void *, void *, void *, void *, int *, uint32_t *) {},
+                 false, 0, /*assume256=*/true),
+            0);
+  EXPECT_NE(refused.find("is not aligned to the 256 bytes the algorithm "
+                         "assumes"),
             std::string::npos)
       << refused;
 }

@@ -72,6 +72,9 @@ constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6; // int64_t
 // cublasLtMatmulPreferenceAttributes_t.
 constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;   // uint64_t
 constexpr int CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = 3; // uint32_t
+// uint32_t each, default 256: the alignment the heuristic may assume of the
+// A, B, C and D pointers.
+constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5;
 
 // cublasLtReductionScheme_t: how split-K partial sums are combined.
 // INPLACE and OUTPUT_TYPE sum in the output's type (bf16 / f16 partial

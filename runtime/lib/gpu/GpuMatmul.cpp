@@ -84,8 +84,15 @@ int dataType(precrt_dtype_t dtype) {
   }
 }
 
-size_t elementBytes(precrt_dtype_t dtype) {
-  return dtype == PRECRT_DTYPE_F32 ? 4 : 2;
+/// The largest power of two, at most 256, that divides `pointer`'s address:
+/// cuBLASLt's heuristic assumes 256-byte aligned operands unless told, and a
+/// view into a buffer starts anywhere.
+uint32_t alignment(const void *pointer) {
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  uint32_t bytes = 256;
+  while (bytes > 1 && address % bytes != 0)
+    bytes /= 2;
+  return bytes;
 }
 
 /// A logical matrix: `rows x cols`, element (i, j) at
@@ -307,6 +314,19 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                     sizeof(reductions)),
                 "cublasLtMatmulPreferenceSetAttribute"))
     return status;
+
+  // The operands' actual alignments (A, B, C, D: attributes 5 to 8).
+  const void *pointers[4] = {x.data, y.data, d.data, d.data};
+  for (int i = 0; i < 4; ++i) {
+    uint32_t bytes = alignment(pointers[i]);
+    if (precrt_status_t status =
+            check(api->cublasLtMatmulPreferenceSetAttribute(
+                      descriptors.preference,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i, &bytes,
+                      sizeof(bytes)),
+                  "cublasLtMatmulPreferenceSetAttribute"))
+      return status;
+  }
 
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;

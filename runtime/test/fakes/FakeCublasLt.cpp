@@ -16,7 +16,10 @@
 //   CUDA_R_32F: TF32 and the other _FAST_ types round the inputs, which
 //   prec's contract does not allow;
 // - an algorithm for a bf16 or f16 D must not sum split-K partial results in
-//   D's type (the heuristic records the preference's reduction schemes).
+//   D's type (the heuristic records the preference's reduction schemes);
+// - every operand must be aligned as the heuristic was told
+//   (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES, 256 unless set), since the
+//   algorithm it picks may rely on it.
 //
 // The product runs in stream order (fakeCudaEnqueue), in f32: with
 // alpha = 1 (prec's calls), each element of D is beta * C plus the products
@@ -40,6 +43,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
+#include <string>
 #include <vector>
 
 namespace {
@@ -76,30 +80,36 @@ struct Layout {
 struct Preference {
   uint64_t maxWorkspace = 0;
   uint32_t reductionMask = 0x7;
+  /// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES.
+  uint32_t alignment[4] = {256, 256, 256, 256};
 };
 
 std::atomic<int> gemms{0};
 std::atomic<int> handles{0};
 
 void *findDriverSymbol(const char *name) {
-  struct Search {
-    const char *name;
-    void *found;
-  } search{name, nullptr};
+  // The loaded libraries' names first, opened after the iteration: dlopen
+  // inside dl_iterate_phdr's callback takes the loader's locks in the
+  // opposite order of a dlopen on another thread, and the two deadlock.
+  std::vector<std::string> names;
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) -> int {
-        auto *search = static_cast<Search *>(data);
-        if (!info->dlpi_name || !*info->dlpi_name)
-          return 0;
-        void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (!handle)
-          return 0;
-        search->found = dlsym(handle, search->name);
-        dlclose(handle);
-        return search->found ? 1 : 0;
+        if (info->dlpi_name && *info->dlpi_name)
+          static_cast<std::vector<std::string> *>(data)->push_back(
+              info->dlpi_name);
+        return 0;
       },
-      &search);
-  return search.found;
+      &names);
+  for (const std::string &library : names) {
+    void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+      continue;
+    void *found = dlsym(handle, name);
+    dlclose(handle);
+    if (found)
+      return found;
+  }
+  return nullptr;
 }
 
 template <typename Function> Function driverFunction(const char *name) {
@@ -446,6 +456,11 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(Preference *preference,
     return set(&preference->maxWorkspace);
   case 3:
     return set(&preference->reductionMask);
+  case 5:
+  case 6:
+  case 7:
+  case 8:
+    return set(&preference->alignment[attribute - 5]);
   default:
     return refuse(kNotSupported,
                   "preference attribute %d is not one the test double "
@@ -483,6 +498,9 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(Handle *handle, MatmulDesc *desc,
   std::memset(&result, 0, sizeof(result));
   result.algo[0] = kAlgoMagic;
   result.algo[1] = preference->reductionMask;
+  // The alignments the algorithm assumes, as the heuristic was told.
+  for (int i = 0; i < 4; ++i)
+    result.algo[2 + i] = preference->alignment[i];
   result.workspaceSize =
       std::min<uint64_t>(preference->maxWorkspace, uint64_t(1) << 20);
   result.state = kSuccess;
@@ -515,6 +533,14 @@ cublasStatus_t cublasLtMatmul(Handle *handle, MatmulDesc *desc,
     return refuse(kInvalidValue, "C and D are one buffer of two layouts");
   const char *names[] = {"A", "B", "C", "D"};
   const void *pointers[] = {aData, bData, cData, dData};
+  for (int i = 0; i < 4; ++i)
+    if (reinterpret_cast<uintptr_t>(pointers[i]) % algo[2 + i] != 0)
+      return refuse(kInvalidValue,
+                    "%s at %p is not aligned to the %llu bytes the "
+                    "algorithm assumes (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_%s_"
+                    "BYTES)",
+                    names[i], pointers[i], (unsigned long long)algo[2 + i],
+                    names[i]);
   const Layout *layouts[] = {a, b, c, d};
   for (int i = 0; i < 4; ++i)
     if (!onDevice(names[i], pointers[i],
