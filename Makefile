@@ -1,7 +1,8 @@
 # prec quick start:
 #   make demo    install what is missing, build, run the example FSDP step
 #   make check   install what is missing, build, run every test suite
-#   make check-gpu   the tests that need a GPU (none run without one)
+#   make check-gpu   the tests that need a GPU and the gemm against torch.matmul
+#                    (nothing runs without a GPU; exits 0)
 #   make check-torch the PyTorch frontend's tests, side by side with FSDP2
 #                    (creates build/venv-torch: about 5.7 GB)
 #   make check-sanitize  the whole suite under ASan and UBSan

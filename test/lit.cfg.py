@@ -79,16 +79,18 @@ if shutil.which("ptxas") or any(
         for v in ("CUDA_HOME", "CUDA_ROOT", "CUDA_PATH") if v in os.environ):
     config.available_features.add("ptxas")
 
-# The runtime's doubles of libcuda.so.1 and libnccl.so.2 (built with its unit
+# The runtime's doubles of libcuda.so.1, libnccl.so.2 and libcublasLt (built with its unit
 # tests): they count devices and fail like the real ones, and run the kernels
 # of prec-lower-to-cuda-emulation on the host (test/Integration/GPUEmulation).
 fakes_dir = os.path.join(config.prec_obj_root, "runtime", "test")
 fake_cuda = os.path.join(fakes_dir, "libprecrt_fake_cuda_driver.so")
 fake_nccl = os.path.join(fakes_dir, "libprecrt_fake_nccl.so")
-if os.path.exists(fake_cuda) and os.path.exists(fake_nccl):
+fake_cublaslt = os.path.join(fakes_dir, "libprecrt_fake_cublaslt.so")
+if all(os.path.exists(fake) for fake in (fake_cuda, fake_nccl, fake_cublaslt)):
     config.available_features.add("precrt-gpu-fakes")
     config.substitutions.append(("%precrt_fake_cuda_driver", fake_cuda))
     config.substitutions.append(("%precrt_fake_nccl", fake_nccl))
+    config.substitutions.append(("%precrt_fake_cublaslt", fake_cublaslt))
 
 # The runtime library, for programs run by upstream's mlir-runner.
 config.substitutions.append(("%precrt_lib", os.path.join(config.prec_obj_root, "runtime")))

@@ -270,9 +270,16 @@ void mlir::prec::buildPrecToGPUKernelsPipeline(
   kernels.target = PrecTarget::CUDA;
   kernels.fuseKernels = options.fuseKernels;
   kernels.reportTraffic = options.reportTraffic;
-  // Contractions become loops in the kernels (no gemm to fold into).
   populateToBuffers(pm, getCollectivesStage(options), kernels,
-                    /*gemmContractions=*/false);
+                    options.gemmContractions);
+  // Contractions cuBLASLt computes under the contract to the runtime's GPU
+  // gemm (prec-gpu-host-to-runtime puts them on the stream); the others
+  // become loop kernels below.
+  if (options.gemmContractions) {
+    ConvertContractionsToRuntimeOptions gemms;
+    gemms.gpu = true;
+    pm.addPass(createConvertContractionsToRuntime(gemms));
+  }
 
   // Kernels to GPU launches: the bandwidth-bound elementwise kernels by
   // prec, contractions and reductions by upstream's parallel-loop mapping

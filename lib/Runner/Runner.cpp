@@ -151,6 +151,7 @@ void forEachRuntimeSymbol(
   bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
        &precrtCompiledCollectiveOnStream);
   bind(PRECRT_COMPILED_GPU_STREAM_SYMBOL, &precrtCompiledGpuStream);
+  bind(PRECRT_COMPILED_GPU_MATMUL_SYMBOL, &precrtCompiledGpuMatmul);
   bind(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL, &precrtCompiledGpuMaxBlocks);
   // What gpu-to-llvm and the embedded kernels' constructors call.
   bind("mgpuModuleLoad", &mgpuModuleLoad);
@@ -867,6 +868,7 @@ static void getCUDAOptions(const RunnerOptions &options,
   gpuOptions.precisionReport = lowering.collectives.precisionReport;
   gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
   gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
+  gpuOptions.gemmContractions = lowering.hostCodegen.gemmContractions;
 }
 
 /// The options of prec-lower-to-cpu that `lowering` stands for (the inverse

@@ -541,6 +541,7 @@ int main(int argc, char **argv) {
   // Before anything loads the driver or NCCL (they are loaded once).
   setenv("PRECRT_CUDA_DRIVER_LIBRARY", PRECRT_FAKE_CUDA_DRIVER, 1);
   setenv("PRECRT_NCCL_LIBRARY", PRECRT_FAKE_NCCL, 1);
+  setenv("PRECRT_CUBLASLT_LIBRARY", PRECRT_FAKE_CUBLASLT, 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

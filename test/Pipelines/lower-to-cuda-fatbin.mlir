@@ -18,10 +18,14 @@ func.func @gather(%w: tensor<512xf32>) -> tensor<1024xbf16> {
 
 // ptxas compiles every kernel of the examples as prec-lower-to-cuda fuses
 // them (an optimizer in its reduce-scatter's unpack kernel, casts in pack
-// kernels): one cubin per launch.
+// kernels), with contractions through cuBLASLt and as loop kernels: one
+// cubin per launch.
 // RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=bin" \
 // RUN:   | grep -c 'bin = "\\7FELF' | FileCheck %s --check-prefix=FSDP-CUBINS
 // RUN: prec-opt %prec_src/examples/transformer_block_step.mlir --prec-lower-to-cuda="format=bin" \
 // RUN:   | grep -c 'bin = "\\7FELF' | FileCheck %s --check-prefix=BLOCK-CUBINS
-// FSDP-CUBINS: {{^}}44{{$}}
-// BLOCK-CUBINS: {{^}}120{{$}}
+// RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=bin gemm-contractions=false" \
+// RUN:   | grep -c 'bin = "\\7FELF' | FileCheck %s --check-prefix=FSDP-LOOPS-CUBINS
+// FSDP-CUBINS: {{^}}37{{$}}
+// BLOCK-CUBINS: {{^}}104{{$}}
+// FSDP-LOOPS-CUBINS: {{^}}44{{$}}

@@ -71,7 +71,8 @@ func.func @step(%w: tensor<64xf32>, %g: tensor<256xf32>, %lr: f32) -> tensor<64x
 // PTX-NOT: .entry
 
 // Launches per step of the examples (docs/performance.md, "Kernels per
-// step"); each function runs once per step.
+// step"); each function runs once per step. Contractions go to cuBLASLt
+// (gemm-contractions, the default) or are loop kernels.
 // RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=isa" \
 // RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=FSDP-FUSED
 // RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=isa fuse-kernels=false" \
@@ -80,7 +81,19 @@ func.func @step(%w: tensor<64xf32>, %g: tensor<256xf32>, %lr: f32) -> tensor<64x
 // RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=BLOCK-FUSED
 // RUN: prec-opt %prec_src/examples/transformer_block_step.mlir --prec-lower-to-cuda="format=isa fuse-kernels=false" \
 // RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=BLOCK-UNFUSED
-// FSDP-FUSED: {{^}}44{{$}}
-// FSDP-UNFUSED: {{^}}58{{$}}
-// BLOCK-FUSED: {{^}}120{{$}}
-// BLOCK-UNFUSED: {{^}}148{{$}}
+// FSDP-FUSED: {{^}}37{{$}}
+// FSDP-UNFUSED: {{^}}47{{$}}
+// BLOCK-FUSED: {{^}}104{{$}}
+// BLOCK-UNFUSED: {{^}}132{{$}}
+// RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=isa gemm-contractions=false" \
+// RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=FSDP-LOOPS-FUSED
+// RUN: prec-opt %prec_src/examples/fsdp_step.mlir --prec-lower-to-cuda="format=isa fuse-kernels=false gemm-contractions=false" \
+// RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=FSDP-LOOPS-UNFUSED
+// RUN: prec-opt %prec_src/examples/transformer_block_step.mlir --prec-lower-to-cuda="format=isa gemm-contractions=false" \
+// RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=BLOCK-LOOPS-FUSED
+// RUN: prec-opt %prec_src/examples/transformer_block_step.mlir --prec-lower-to-cuda="format=isa fuse-kernels=false gemm-contractions=false" \
+// RUN:   | grep -c 'gpu.launch_func' | FileCheck %s --check-prefix=BLOCK-LOOPS-UNFUSED
+// FSDP-LOOPS-FUSED: {{^}}44{{$}}
+// FSDP-LOOPS-UNFUSED: {{^}}58{{$}}
+// BLOCK-LOOPS-FUSED: {{^}}120{{$}}
+// BLOCK-LOOPS-UNFUSED: {{^}}148{{$}}

@@ -162,8 +162,9 @@ cl::opt<std::string> precisionReport(
     cl::ValueOptional, cl::init(""), cl::cat(runCategory));
 cl::opt<bool> gemmContractions(
     "gemm-contractions",
-    cl::desc("run matmuls through precrt's gemm (default; =false: "
-             "upstream's loops, prec-lower-to-cpu{gemm-contractions=false})"),
+    cl::desc("run matmuls through precrt's gemm, cuBLASLt on GPUs (default; "
+             "=false: loops, {gemm-contractions=false} of prec-lower-to-cpu "
+             "and prec-lower-to-cuda)"),
     cl::init(true), cl::cat(runCategory));
 cl::opt<int64_t> vectorBits(
     "vector-bits",

@@ -150,7 +150,22 @@ def ConvertContractionsToRuntime
         %c1_i32, %out_ptr, %c0, %c64, %c1)            // C: f32
         : (i64, i64, i64, i64, i32, index, i64, i64, i64, ...) -> i32
     ```
+
+    With `gpu`, only the contractions cuBLASLt computes under the same
+    contract become calls (which `prec-gpu-host-to-runtime` then turns into
+    `precrtCompiledGpuMatmul` on the compute stream): A and B of one type
+    (f32, bf16 or f16), C f32 or of theirs, and every operand with a
+    static unit stride along its rows or its columns (a transpose is folded
+    only where its source has one). Inputs of two types, or fp8, are first
+    widened exactly into a buffer of the narrowest type that holds both
+    (fp8 to bf16 or f16, bf16 with f16 to f32) by an elementwise kernel.
+    The rest (f64, integers, an fp8 output, dynamic shapes to widen, views
+    without a unit stride) stays for the GPU's loop kernels.
   }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "only the contractions cuBLASLt computes, for GPU code">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
@@ -336,7 +351,10 @@ def PrecGPUHostToRuntime
     - each `precrtCompiledCollective` becomes
       `precrtCompiledCollectiveOnStream`, which runs the transport on its
       group's own stream between an event recorded after the pack kernel
-      and one the unpack kernel waits for (docs/GPU.md).
+      and one the unpack kernel waits for (docs/GPU.md);
+    - each `precrtCompiledMatmul` (convert-contractions-to-runtime with
+      `gpu`) becomes `precrtCompiledGpuMatmul`, which enqueues the gemm on
+      the stream through cuBLASLt.
 
     The function does not wait for its work: the driver synchronizes the
     stream. Host code that would read or write a device buffer with a

@@ -250,6 +250,13 @@ struct PrecLowerToCUDAOptions
                      "prec-fuse-kernels), fewer launches; the values are the "
                      "same either way"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemmContractions{
+      *this, "gemm-contractions",
+      llvm::cl::desc("run matmuls and batch matmuls through cuBLASLt "
+                     "(precrtCompiledGpuMatmul, loaded at run time) rather "
+                     "than loop kernels (convert-contractions-to-runtime "
+                     "with gpu, prec-fold-transposes)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reportTraffic{
       *this, "report-traffic",
       llvm::cl::desc("remark the bytes each rank sends and receives per "

@@ -20,6 +20,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <array>
+
 namespace mlir::prec {
 #define GEN_PASS_DEF_CONVERTCONTRACTIONSTORUNTIME
 #include "prec/Conversion/Passes.h.inc"
@@ -276,19 +278,137 @@ func::FuncOp getOrCreateMatmulDecl(ModuleOp module) {
   return decl;
 }
 
-/// Replaces the contraction `op` by a call of precrtCompiledMatmul.
-void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
-                 func::FuncOp decl) {
-  SmallVector<Operation *> erased;
-  OperandBuffer buffers[3] = {foldTranspose(op, 0, erased),
-                              foldTranspose(op, 1, erased),
+/// The loops that index the rows and the columns of each operand.
+std::array<std::array<std::optional<unsigned>, 2>, 3>
+matrixLoops(const GemmLoops &loops) {
+  return {{{loops.m, loops.k}, {loops.k, loops.n}, {loops.m, loops.n}}};
+}
+
+/// Whether the buffer of operand `index` has a static unit stride (or a
+/// single element) along the loop `loop`.
+bool hasUnitStrideAlong(linalg::LinalgOp op, unsigned index,
+                        const OperandBuffer &buffer, unsigned loop) {
+  auto type = cast<MemRefType>(buffer.buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(index));
+  for (auto [position, result] : llvm::enumerate(map.getResults())) {
+    if (cast<AffineDimExpr>(result).getPosition() != loop)
+      continue;
+    int64_t dim = buffer.bufferDim[position];
+    return strides[dim] == 1 || type.getDimSize(dim) == 1;
+  }
+  return false;
+}
+
+/// Whether cuBLASLt takes operand `index` from `buffer`: a unit stride along
+/// its rows or its columns, so that it is a column-major matrix or the
+/// transpose of one.
+bool cublasLtTakesOperand(linalg::LinalgOp op, const GemmLoops &loops,
+                          unsigned index, const OperandBuffer &buffer) {
+  auto [rows, cols] = matrixLoops(loops)[index];
+  return hasUnitStrideAlong(op, index, buffer, *rows) ||
+         hasUnitStrideAlong(op, index, buffer, *cols);
+}
+
+/// The input type cuBLASLt computes `op` in, or null: A and B of one type
+/// (f32, bf16, f16) and C f32 or of theirs. Inputs of other types are
+/// widened exactly to the narrowest type holding both (fp8 to bf16 or f16,
+/// bf16 and f16 together to f32), which keeps the contract: the products and
+/// sums are f32 either way.
+Type cublasLtInputType(linalg::LinalgOp op) {
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  auto isFp8 = [](Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  };
+  auto join = [&](Type x, Type y) -> Type {
+    if (x == y)
+      return isFp8(x) ? BFloat16Type::get(x.getContext()) : x;
+    if (isFp8(x))
+      std::swap(x, y);
+    // y is fp8 (exact in bf16 and f16), or x and y are two of f32, bf16, f16.
+    if (isFp8(y))
+      return isFp8(x) ? BFloat16Type::get(x.getContext()) : x;
+    return Float32Type::get(x.getContext());
+  };
+  Type input = join(a, b);
+  if (!input.isF32() && !input.isBF16() && !input.isF16())
+    return Type();
+  return c.isF32() || c == input ? input : Type();
+}
+
+/// Replaces the contraction `op` by a call of precrtCompiledMatmul; for GPU
+/// code only where cuBLASLt takes it (false, and nothing changed, where it
+/// does not).
+bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
+                 bool gpu) {
+  // What folding each input's transpose would erase.
+  SmallVector<Operation *> folded[2];
+  OperandBuffer buffers[3] = {foldTranspose(op, 0, folded[0]),
+                              foldTranspose(op, 1, folded[1]),
                               {op.getDpsInitOperand(0)->get(), {}}};
   buffers[2].bufferDim = llvm::to_vector(llvm::seq<int64_t>(
       0, cast<MemRefType>(buffers[2].buffer.getType()).getRank()));
+  // Inputs cuBLASLt reads widened first, into buffers of its type.
+  Type widenedType;
+  bool widen[2] = {false, false};
+  if (gpu) {
+    widenedType = cublasLtInputType(op);
+    if (!widenedType || !cublasLtTakesOperand(op, loops, 2, buffers[2]))
+      return false;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto type = cast<MemRefType>(buffers[i].buffer.getType());
+      if (type.getElementType() != widenedType) {
+        // The widened copy has the identity layout cuBLASLt reads.
+        if (!type.hasStaticShape())
+          return false;
+        widen[i] = true;
+        continue;
+      }
+      if (cublasLtTakesOperand(op, loops, i, buffers[i]))
+        continue;
+      // A transpose whose source cuBLASLt cannot read stays, and the gemm
+      // reads its result.
+      Value input = op.getDpsInputOperand(i)->get();
+      OperandBuffer identity{
+          input, llvm::to_vector(llvm::seq<int64_t>(
+                     0, cast<MemRefType>(input.getType()).getRank()))};
+      if (!cublasLtTakesOperand(op, loops, i, identity))
+        return false;
+      buffers[i] = std::move(identity);
+      folded[i].clear();
+    }
+  }
+  SmallVector<Operation *> erased(folded[0]);
+  llvm::append_range(erased, folded[1]);
 
   OpBuilder builder(op);
   Location loc = op.getLoc();
   Type i64 = builder.getI64Type();
+  SmallVector<Value> widenedBuffers;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (!widen[i])
+      continue;
+    auto type = cast<MemRefType>(buffers[i].buffer.getType());
+    auto widenedBufferType = MemRefType::get(type.getShape(), widenedType);
+    Value widened = memref::AllocOp::create(builder, loc, widenedBufferType);
+    SmallVector<AffineMap> maps(2,
+                                builder.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    linalg::GenericOp::create(
+        builder, loc, ValueRange{buffers[i].buffer}, ValueRange{widened}, maps,
+        iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value extended = arith::ExtFOp::create(b, loc, widenedType, args[0]);
+          linalg::YieldOp::create(b, loc, extended);
+        });
+    buffers[i].buffer = widened;
+    widenedBuffers.push_back(widened);
+  }
   auto toI64 = [&](Value value) -> Value {
     return arith::IndexCastOp::create(builder, loc, i64, value);
   };
@@ -311,8 +431,7 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
   // thousands of ops for the next pass to fold.
   SmallVector<Value> arguments(4);
   DenseMap<unsigned, Value> loopSizes;
-  std::optional<unsigned> rowsCols[3][2] = {
-      {loops.m, loops.k}, {loops.k, loops.n}, {loops.m, loops.n}};
+  auto rowsCols = matrixLoops(loops);
   OpOperand *operands[3] = {op.getDpsInputOperand(0), op.getDpsInputOperand(1),
                             op.getDpsInitOperand(0)};
   for (unsigned i = 0; i < 3; ++i) {
@@ -343,8 +462,9 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
     if (ShapedType::isDynamic(staticOffset)) {
       address = arith::AddIOp::create(
           builder, loc, address,
-          arith::MulIOp::create(builder, loc, getMetadata().getOffset(),
-                                constant(builder.getIndexType(), elementBytes)));
+          arith::MulIOp::create(
+              builder, loc, getMetadata().getOffset(),
+              constant(builder.getIndexType(), elementBytes)));
     } else if (staticOffset != 0) {
       address = arith::AddIOp::create(
           builder, loc, address,
@@ -356,9 +476,8 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
     for (auto [position, result] : llvm::enumerate(map.getResults())) {
       unsigned loop = cast<AffineDimExpr>(result).getPosition();
       int64_t dim = buffers[i].bufferDim[position];
-      strides[loop] = i64Value(staticStrides[dim], [&] {
-        return getMetadata().getStrides()[dim];
-      });
+      strides[loop] = i64Value(staticStrides[dim],
+                               [&] { return getMetadata().getStrides()[dim]; });
       if (!loopSizes.count(loop))
         loopSizes[loop] = i64Value(type.getDimSize(dim), [&] {
           return getMetadata().getSizes()[dim];
@@ -367,21 +486,20 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
     auto strideAlong = [&](std::optional<unsigned> loop) {
       return loop && strides.count(*loop) ? strides[*loop] : zero;
     };
-    arguments.append({constant(builder.getI32Type(),
-                               gemmDtype(type.getElementType(),
-                                            /*input=*/i < 2)),
-                      address, strideAlong(loops.batch),
-                      strideAlong(rowsCols[i][0]),
-                      strideAlong(rowsCols[i][1])});
+    arguments.append(
+        {constant(builder.getI32Type(), gemmDtype(type.getElementType(),
+                                                  /*input=*/i < 2)),
+         address, strideAlong(loops.batch), strideAlong(rowsCols[i][0]),
+         strideAlong(rowsCols[i][1])});
   }
-  arguments[0] =
-      loops.batch
-          ? loopSizes[*loops.batch]
-          : constant(i64, 1);
+  arguments[0] = loops.batch ? loopSizes[*loops.batch] : constant(i64, 1);
   arguments[1] = loopSizes[loops.m];
   arguments[2] = loopSizes[loops.n];
   arguments[3] = loopSizes[loops.k];
   auto call = func::CallOp::create(builder, loc, decl, arguments);
+  builder.setInsertionPointAfter(call);
+  for (Value widened : widenedBuffers)
+    memref::DeallocOp::create(builder, loc, widened);
   for (OperandBuffer &buffer : buffers)
     for (Operation *free : llvm::reverse(buffer.deferredFrees))
       free->moveAfter(call);
@@ -389,11 +507,13 @@ void rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops,
   op->erase();
   for (Operation *dead : erased)
     dead->erase();
+  return true;
 }
 
 struct ConvertContractionsToRuntimePass
     : public prec::impl::ConvertContractionsToRuntimeBase<
           ConvertContractionsToRuntimePass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, GemmLoops>> gemms;
@@ -409,9 +529,14 @@ struct ConvertContractionsToRuntimePass
     });
     if (gemms.empty())
       return;
+    bool declared = static_cast<bool>(
+        module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_MATMUL_SYMBOL));
     func::FuncOp decl = getOrCreateMatmulDecl(module);
+    bool rewritten = false;
     for (auto &[op, loops] : gemms)
-      rewriteGemm(op, loops, decl);
+      rewritten |= rewriteGemm(op, loops, decl, gpu);
+    if (!rewritten && !declared)
+      decl.erase();
   }
 };
 

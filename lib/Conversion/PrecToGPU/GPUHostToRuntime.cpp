@@ -48,6 +48,16 @@ bool isCollectiveCall(Operation *op) {
   return call && call.getCallee() == PRECRT_COMPILED_COLLECTIVE_SYMBOL;
 }
 
+bool isMatmulCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee() == PRECRT_COMPILED_MATMUL_SYMBOL;
+}
+
+/// A runtime call that does GPU work on device buffers, on the stream.
+bool isRuntimeGPUCall(Operation *op) {
+  return isCollectiveCall(op) || isMatmulCall(op);
+}
+
 /// Whether `function` is GPU code: an entry point (the driver passes it
 /// device buffers) or a function that launches kernels, allocates buffers
 /// or runs collectives. Other private functions (the deallocation helper)
@@ -57,7 +67,7 @@ bool doesGPUWork(func::FuncOp function) {
          function
              .walk([](Operation *op) {
                return isa<gpu::LaunchOp, memref::AllocOp>(op) ||
-                              isCollectiveCall(op)
+                              isRuntimeGPUCall(op)
                           ? WalkResult::interrupt()
                           : WalkResult::advance();
              })
@@ -125,7 +135,7 @@ public:
         if (deviceBuffers.contains(getRootBuffer(dealloc.getMemref())))
           work.push_back(op);
       } else if (isa<gpu::LaunchOp, memref::CopyOp>(op) ||
-                 isCollectiveCall(op)) {
+                 isRuntimeGPUCall(op)) {
         work.push_back(op);
       } else if (auto call = dyn_cast<func::CallOp>(op)) {
         if (callsGPUCode(call))
@@ -177,7 +187,7 @@ private:
       for (Operation *user : value.getUsers()) {
         if (user->getParentOfType<gpu::LaunchOp>() ||
             isa<gpu::LaunchOp, func::ReturnOp>(user) ||
-            isCollectiveCall(user) || user->getNumSuccessors() != 0)
+            isRuntimeGPUCall(user) || user->getNumSuccessors() != 0)
           return true;
         if (auto call = dyn_cast<func::CallOp>(user))
           if (callsGPUCode(call))
@@ -277,7 +287,9 @@ private:
       return rewriteLaunch(launch);
     auto call = cast<func::CallOp>(op);
     if (isCollectiveCall(call))
-      return rewriteCollective(call);
+      return rewriteOnStream(call, PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL);
+    if (isMatmulCall(call))
+      return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL);
     return rewriteGPUCall(call);
   }
 
@@ -446,15 +458,15 @@ private:
     return success();
   }
 
-  /// The collective on device buffers, ordered against the stream.
-  LogicalResult rewriteCollective(func::CallOp call) {
+  /// The collective or gemm on device buffers as the runtime's entry point
+  /// `name`, which takes the same operands and the stream to order it on.
+  LogicalResult rewriteOnStream(func::CallOp call, StringRef name) {
     SmallVector<Value> operands(call.getOperands());
     operands.push_back(stream);
     SmallVector<Type> types(call.getOperandTypes());
     types.push_back(stream.getType());
-    func::FuncOp onStream =
-        getOrDeclare(module, PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
-                     builder.getFunctionType(types, call.getResultTypes()));
+    func::FuncOp onStream = getOrDeclare(
+        module, name, builder.getFunctionType(types, call.getResultTypes()));
     auto replacement =
         func::CallOp::create(builder, call.getLoc(), onStream, operands);
     call.replaceAllUsesWith(replacement.getResults());

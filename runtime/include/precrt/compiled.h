@@ -34,6 +34,7 @@ extern "C" {
 #define PRECRT_COMPILED_WORLD_RANK_SYMBOL "precrtCompiledWorldRank"
 #define PRECRT_COMPILED_GRID_RANK_SYMBOL "precrtCompiledGridRank"
 #define PRECRT_COMPILED_MATMUL_SYMBOL "precrtCompiledMatmul"
+#define PRECRT_COMPILED_GPU_MATMUL_SYMBOL "precrtCompiledGpuMatmul"
 #define PRECRT_COMPILED_WINDOW_SYMBOL "precrtCompiledWindow"
 #define PRECRT_COMPILED_WINDOW_FENCE_SYMBOL "precrtCompiledWindowFence"
 #define PRECRT_COMPILED_GROUP_RANK_SYMBOL "precrtCompiledGroupRank"
@@ -306,6 +307,26 @@ PRECRT_EXPORT int32_t precrtCompiledCollectiveOnStream(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes, void *stream);
+
+/* precrtCompiledMatmul on device buffers, enqueued on `stream` (the compute
+ * stream) through cuBLASLt, under the same contract: every product and
+ * partial sum in f32 (CUBLAS_COMPUTE_32F, never TF32; split-K partial sums
+ * in f32, never in a bf16 or f16 output), the initial value of C included,
+ * and a bf16 or f16 C rounded once at the end. A and B are of one dtype
+ * (f32, bf16 or f16), C is f32 or of theirs; each operand needs a unit
+ * stride along its rows or its columns. cuBLASLt is loaded on the first call
+ * (PRECRT_CUBLASLT_LIBRARY, else libcublasLt.so.13, else libcublasLt.so.12)
+ * and a handle and a 32 MiB workspace are created once per device. Returns
+ * 0, or the failure (recorded as the rank's error): PRECRT_ERROR_UNAVAILABLE
+ * with "cuBLASLt unavailable: ..." when the library is missing,
+ * PRECRT_ERROR_INVALID_ARGUMENT for operands it cannot take. */
+PRECRT_EXPORT int32_t precrtCompiledGpuMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride, void *stream);
 
 /* The message of the first failure of a compiled entry point on the calling
  * thread since the last clear, or NULL. */

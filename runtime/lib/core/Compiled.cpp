@@ -19,6 +19,7 @@
 #include "core/Profile.h"
 #include "gpu/ComputeStream.h"
 #include "gpu/GpuContext.h"
+#include "gpu/GpuMatmul.h"
 #include "kernels/Matmul.h"
 
 #include <algorithm>
@@ -552,6 +553,31 @@ extern "C" int32_t precrtCompiledMatmul(
       message);
   if (status != PRECRT_SUCCESS)
     recordFailure(PRECRT_COMPILED_MATMUL_SYMBOL, status, std::move(message));
+  return status;
+}
+
+extern "C" int32_t precrtCompiledGpuMatmul(
+    int64_t batch, int64_t m, int64_t n, int64_t k, int32_t a_dtype,
+    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+    int64_t a_col_stride, int32_t b_dtype, const void *b,
+    int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
+    int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride, void *stream) {
+  using precrt::kernels::MatrixOperand;
+  if (firstError.status != PRECRT_SUCCESS)
+    return firstError.status;
+  precrt_status_t status = precrt::cuda::gpuMatmul(
+      batch, m, n, k,
+      MatrixOperand{static_cast<precrt_dtype_t>(a_dtype), a, a_batch_stride,
+                    a_row_stride, a_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(b_dtype), b, b_batch_stride,
+                    b_row_stride, b_col_stride},
+      MatrixOperand{static_cast<precrt_dtype_t>(c_dtype), c, c_batch_stride,
+                    c_row_stride, c_col_stride},
+      stream);
+  if (status != PRECRT_SUCCESS)
+    recordFailure(PRECRT_COMPILED_GPU_MATMUL_SYMBOL, status,
+                  precrtGetLastErrorMessage());
   return status;
 }
 

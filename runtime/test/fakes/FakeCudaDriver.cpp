@@ -479,9 +479,12 @@ CUresult cuStreamCreate(void **stream, unsigned) {
   ++liveStreams;
   return kSuccess;
 }
+/// Work still pending is dropped: CUDA would run it on the device, but the
+/// test driver's kernels are host code that may be gone by then (a step that
+/// failed is not waited for, and its JIT-compiled kernels are freed before
+/// the thread's stream is destroyed at exit).
 CUresult cuStreamDestroy_v2(void *stream) {
   REQUIRE_CONTEXT("cuStreamDestroy_v2");
-  drain(static_cast<FakeStream *>(stream));
   delete static_cast<FakeStream *>(stream);
   --liveStreams;
   return kSuccess;
@@ -640,6 +643,11 @@ int fakeCudaIsDeviceMemory(const void *pointer, size_t bytes) {
 /// buffers when it is called, takes the stream this way first).
 void fakeCudaDrainStream(void *stream) {
   drain(static_cast<FakeStream *>(stream));
+}
+/// Enqueues `work(data)` on `stream`, in stream order with the driver's own
+/// work (the test cuBLASLt runs its gemms this way).
+void fakeCudaEnqueue(void *stream, void (*work)(void *), void *data) {
+  enqueue(stream, [work, data] { work(data); });
 }
 CUresult cuMemHostRegister_v2(void *, size_t, unsigned) { return kSuccess; }
 CUresult cuMemHostUnregister(void *) { return kSuccess; }

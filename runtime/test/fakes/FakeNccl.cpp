@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -109,24 +110,28 @@ std::atomic<int> callsWithoutContext{0};
 /// A function of the test CUDA driver, from whichever loaded library
 /// exports it (precrt loads the driver privately), or nullptr.
 void *findDriverSymbol(const char *name) {
-  struct Search {
-    const char *name;
-    void *found;
-  } search{name, nullptr};
+  // The loaded libraries' names first, opened after the iteration: dlopen
+  // inside dl_iterate_phdr's callback takes the loader's locks in the
+  // opposite order of a dlopen on another thread, and the two deadlock.
+  std::vector<std::string> names;
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) -> int {
-        auto *search = static_cast<Search *>(data);
-        if (!info->dlpi_name || !*info->dlpi_name)
-          return 0;
-        void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (!handle)
-          return 0;
-        search->found = dlsym(handle, search->name);
-        dlclose(handle);
-        return search->found ? 1 : 0;
+        if (info->dlpi_name && *info->dlpi_name)
+          static_cast<std::vector<std::string> *>(data)->push_back(
+              info->dlpi_name);
+        return 0;
       },
-      &search);
-  return search.found;
+      &names);
+  for (const std::string &library : names) {
+    void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+      continue;
+    void *found = dlsym(handle, name);
+    dlclose(handle);
+    if (found)
+      return found;
+  }
+  return nullptr;
 }
 
 /// NCCL reads its buffers in stream order: the test NCCL, which reads them
@@ -233,7 +238,8 @@ void store(void *buffer, int type, size_t i, double value) {
     return;
   case 6:
   case 9: {
-    uint16_t bits = uint16_t(encodeNearestEven(narrow, type == 6 ? kF16 : kBF16));
+    uint16_t bits =
+        uint16_t(encodeNearestEven(narrow, type == 6 ? kF16 : kBF16));
     std::memcpy(bytes + 2 * i, &bits, 2);
     return;
   }
@@ -423,9 +429,8 @@ ncclResult_t ncclCommInitRankConfig(void **comm, int size, UniqueId id,
   if (!blocking)
     return clique->joined == size && !initNeverCompletes() ? kSuccess
                                                            : kInProgress;
-  clique->changed.wait(lock, [&] {
-    return clique->joined == size && !initNeverCompletes();
-  });
+  clique->changed.wait(
+      lock, [&] { return clique->joined == size && !initNeverCompletes(); });
   return kSuccess;
 }
 ncclResult_t ncclCommInitRank(void **comm, int size, UniqueId id, int rank) {
@@ -596,8 +601,8 @@ ncclResult_t ncclSend(const void *data, size_t count, int type, int peer,
   takeStream(stream);
   if (!onDevice("ncclSend", data, count * elementSize(type)))
     return kInvalidArgument;
-  pending.push_back({true, data, nullptr, count * elementSize(type), peer,
-                     unwrap(comm)});
+  pending.push_back(
+      {true, data, nullptr, count * elementSize(type), peer, unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
 }
 ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
@@ -610,8 +615,8 @@ ncclResult_t ncclRecv(void *data, size_t count, int type, int peer, void *comm,
   takeStream(stream);
   if (!onDevice("ncclRecv", data, count * elementSize(type)))
     return kInvalidArgument;
-  pending.push_back({false, nullptr, data, count * elementSize(type), peer,
-                     unwrap(comm)});
+  pending.push_back(
+      {false, nullptr, data, count * elementSize(type), peer, unwrap(comm)});
   return groupDepth > 0 ? kSuccess : runPending();
 }
 

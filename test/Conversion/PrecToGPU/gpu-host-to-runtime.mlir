@@ -389,3 +389,35 @@ func.func @pass_mutable_global(%out: memref<4xf32>) {
   call @scale(%g, %out) : (memref<f32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// A gemm call (convert-contractions-to-runtime=gpu) runs on the stream as
+// precrtCompiledGpuMatmul; a buffer only the gemm sees is device memory too.
+
+func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+
+// CHECK-LABEL: func.func @gemm
+// CHECK:       %[[STREAM:.*]] = call @precrtCompiledGpuStream() : () -> !llvm.ptr
+// CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast %[[STREAM]]
+// CHECK:       %[[OUT:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<4x8xf32>
+// CHECK:       %[[OUTP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:       %[[STATUS:.*]] = call @precrtCompiledGpuMatmul({{.*}}, %[[OUTP]], {{.*}}, %[[STREAM]]) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, !llvm.ptr) -> i32
+// CHECK-NOT:   call @precrtCompiledMatmul(
+// CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[OUT]]
+// CHECK:       return %[[STATUS]]
+func.func @gemm(%a: memref<4x2xf32>, %b: memref<2x8xf32>) -> i32 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %f32 = arith.constant 1 : i32
+  %out = memref.alloc() : memref<4x8xf32>
+  %ap = memref.extract_aligned_pointer_as_index %a : memref<4x2xf32> -> index
+  %bp = memref.extract_aligned_pointer_as_index %b : memref<2x8xf32> -> index
+  %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
+  %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %bp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  memref.dealloc %out : memref<4x8xf32>
+  return %status : i32
+}

@@ -1,0 +1,362 @@
+//===- GpuMatmul.cpp - Contractions of GPU code through cuBLASLt ----------===//
+//
+// cuBLASLt is column-major: a matrix is `rows x cols` with element (i, j) at
+// i + j * ld. prec's operands come with a row and a column stride each, so
+// every operand is described as a column-major matrix or the transpose of
+// one (whichever has the unit stride), and a row-major C is computed as
+// C^T = B^T A^T. Products and sums are f32 (CUBLAS_COMPUTE_32F, never TF32),
+// split-K partial sums too (the reduction schemes that sum in a bf16 or f16
+// output are excluded), and C is read and written once: D = 1 * A B + 1 * C
+// in f32, rounded to C's type at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpu/GpuMatmul.h"
+
+#include "core/Error.h"
+#include "gpu/CublasLt.h"
+#include "gpu/GpuContext.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace precrt {
+namespace cuda {
+namespace {
+
+using namespace cublaslt;
+
+/// Workspace for split-K and stream-K kernels: 32 MiB, what NVIDIA
+/// recommends for Hopper.
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+/// A cuBLASLt handle and its workspace on one device, created on the first
+/// gemm there and kept for the life of the process. One rank drives a
+/// device, so one workspace per device is never used by two streams at once.
+struct DeviceGemm {
+  cublasLtHandle_t handle = nullptr;
+  CUdeviceptr workspace = 0;
+};
+
+std::mutex devicesMutex;
+std::map<int, DeviceGemm> devices;
+
+precrt_status_t cublasFailure(const CublasLtApi &api, cublasStatus_t status,
+                              const char *what) {
+  const char *text = api.cublasLtGetStatusString(status);
+  return fail(PRECRT_ERROR_BACKEND, "cuBLASLt: %s failed: %s (%d)", what,
+              text ? text : "unknown status", status);
+}
+
+precrt_status_t deviceGemm(const CublasLtApi &api, ScopedContext &scope,
+                           DeviceGemm *result) {
+  std::lock_guard<std::mutex> lock(devicesMutex);
+  int device = currentDevice();
+  auto found = devices.find(device);
+  if (found != devices.end()) {
+    *result = found->second;
+    return PRECRT_SUCCESS;
+  }
+  DeviceGemm created;
+  if (cublasStatus_t status = api.cublasLtCreate(&created.handle))
+    return cublasFailure(api, status, "cublasLtCreate");
+  if (CUresult status =
+          scope.api().cuMemAlloc(&created.workspace, kWorkspaceBytes))
+    return driverFailure(scope.api(), status,
+                         "cuMemAlloc of the gemm workspace");
+  devices[device] = created;
+  *result = created;
+  return PRECRT_SUCCESS;
+}
+
+int dataType(precrt_dtype_t dtype) {
+  switch (dtype) {
+  case PRECRT_DTYPE_F32:
+    return CUDA_R_32F;
+  case PRECRT_DTYPE_BF16:
+    return CUDA_R_16BF;
+  case PRECRT_DTYPE_F16:
+    return CUDA_R_16F;
+  default:
+    return -1;
+  }
+}
+
+/// The largest power of two, at most 256, that divides `pointer`'s address:
+/// cuBLASLt's heuristic assumes 256-byte aligned operands unless told, and a
+/// view into a buffer starts anywhere.
+uint32_t alignment(const void *pointer) {
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  uint32_t bytes = 256;
+  while (bytes > 1 && address % bytes != 0)
+    bytes /= 2;
+  return bytes;
+}
+
+/// A logical matrix: `rows x cols`, element (i, j) at
+/// data + batch * batchStride + i * rowStride + j * colStride.
+struct Logical {
+  precrt_dtype_t dtype;
+  const void *data;
+  int64_t rows, cols, batchStride, rowStride, colStride;
+
+  Logical transposed() const {
+    return {dtype, data, cols, rows, batchStride, colStride, rowStride};
+  }
+};
+
+/// The matrix as cuBLASLt takes it: a column-major `rows x cols` matrix
+/// with leading dimension `ld`, read as it is or transposed.
+struct Described {
+  int32_t op;
+  uint64_t rows, cols;
+  int64_t ld;
+};
+
+/// Column-major with leading dimension `ld` (element (i, j) at i + j * ld)
+/// when the rows are contiguous; the stride of a dimension of one element
+/// is free.
+bool asColumnMajor(const Logical &x, uint64_t *rows, uint64_t *cols,
+                   int64_t *ld) {
+  if (x.rows > 1 && x.rowStride != 1)
+    return false;
+  int64_t leading = x.cols > 1 ? x.colStride : std::max<int64_t>(x.rows, 1);
+  if (leading < std::max<int64_t>(x.rows, 1))
+    return false;
+  *rows = uint64_t(x.rows);
+  *cols = uint64_t(x.cols);
+  *ld = leading;
+  return true;
+}
+
+bool describe(const Logical &x, Described *described) {
+  if (asColumnMajor(x, &described->rows, &described->cols, &described->ld)) {
+    described->op = CUBLAS_OP_N;
+    return true;
+  }
+  if (asColumnMajor(x.transposed(), &described->rows, &described->cols,
+                    &described->ld)) {
+    described->op = CUBLAS_OP_T;
+    return true;
+  }
+  return false;
+}
+
+/// Descriptors destroyed with the scope, whatever the exit.
+struct Descriptors {
+  const CublasLtApi &api;
+  cublasLtMatmulDesc_t matmul = nullptr;
+  cublasLtMatrixLayout_t layouts[3] = {};
+  cublasLtMatmulPreference_t preference = nullptr;
+  ~Descriptors() {
+    for (cublasLtMatrixLayout_t layout : layouts)
+      if (layout)
+        api.cublasLtMatrixLayoutDestroy(layout);
+    if (matmul)
+      api.cublasLtMatmulDescDestroy(matmul);
+    if (preference)
+      api.cublasLtMatmulPreferenceDestroy(preference);
+  }
+};
+
+const char *operandName(int index) {
+  static const char *const names[] = {"A", "B", "C"};
+  return names[index];
+}
+
+} // namespace
+
+precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const kernels::MatrixOperand &a,
+                          const kernels::MatrixOperand &b,
+                          const kernels::MatrixOperand &c, void *stream) {
+  if (batch < 0 || m < 0 || n < 0 || k < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU gemm of negative size %lld x %lld x %lld x %lld",
+                (long long)batch, (long long)m, (long long)n, (long long)k);
+  if (dataType(a.dtype) < 0 || a.dtype != b.dtype ||
+      (c.dtype != PRECRT_DTYPE_F32 && c.dtype != a.dtype) ||
+      dataType(c.dtype) < 0)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU gemm of dtypes %s x %s -> %s: cuBLASLt takes A and B "
+                "of one type (f32, bf16, f16) and C f32 or of their type",
+                precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
+                precrtDtypeName(c.dtype));
+  if (!stream)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "a GPU gemm got no compute stream");
+  // C += nothing.
+  if (batch == 0 || m == 0 || n == 0 || k == 0)
+    return PRECRT_SUCCESS;
+
+  // cuBLASLt computes D = op(X) op(Y) + C with D column-major: C itself
+  // when its rows are contiguous, else C^T = B^T A^T.
+  Logical logicalA{a.dtype,       a.data,      m,          k,
+                   a.batchStride, a.rowStride, a.colStride};
+  Logical logicalB{b.dtype,       b.data,      k,          n,
+                   b.batchStride, b.rowStride, b.colStride};
+  Logical logicalC{c.dtype,       c.data,      m,          n,
+                   c.batchStride, c.rowStride, c.colStride};
+  Logical x = logicalA, y = logicalB, d = logicalC;
+  uint64_t dRows, dCols;
+  int64_t ldd;
+  if (!asColumnMajor(d, &dRows, &dCols, &ldd)) {
+    x = logicalB.transposed();
+    y = logicalA.transposed();
+    d = logicalC.transposed();
+    if (!asColumnMajor(d, &dRows, &dCols, &ldd))
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm: C (%lld x %lld, strides %lld, %lld) has no "
+                  "contiguous rows or columns",
+                  (long long)m, (long long)n, (long long)c.rowStride,
+                  (long long)c.colStride);
+  }
+  Described described[2];
+  const Logical *operands[2] = {&x, &y};
+  for (int i = 0; i < 2; ++i)
+    if (!describe(*operands[i], &described[i]))
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm: %s (strides %lld, %lld) has no contiguous rows "
+                  "or columns",
+                  operandName(operands[i]->data == a.data ? 0 : 1),
+                  (long long)operands[i]->rowStride,
+                  (long long)operands[i]->colStride);
+
+  const CublasLtApi *api = cublaslt::library();
+  if (!api)
+    return PRECRT_ERROR_UNAVAILABLE;
+  ScopedContext scope;
+  if (precrt_status_t status = scope.enter())
+    return status;
+  DeviceGemm gemm;
+  if (precrt_status_t status = deviceGemm(*api, scope, &gemm))
+    return status;
+
+  Descriptors descriptors{*api};
+  auto check = [&](cublasStatus_t status, const char *what) {
+    return status == CUBLAS_STATUS_SUCCESS ? PRECRT_SUCCESS
+                                           : cublasFailure(*api, status, what);
+  };
+  if (precrt_status_t status =
+          check(api->cublasLtMatmulDescCreate(&descriptors.matmul,
+                                              CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                "cublasLtMatmulDescCreate"))
+    return status;
+  int attributes[2] = {CUBLASLT_MATMUL_DESC_TRANSA,
+                       CUBLASLT_MATMUL_DESC_TRANSB};
+  for (int i = 0; i < 2; ++i)
+    if (precrt_status_t status = check(api->cublasLtMatmulDescSetAttribute(
+                                           descriptors.matmul, attributes[i],
+                                           &described[i].op, sizeof(int32_t)),
+                                       "cublasLtMatmulDescSetAttribute"))
+      return status;
+
+  int32_t batchCount = int32_t(batch);
+  if (batch > INT32_MAX)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU gemm: %lld batches, cuBLASLt takes at most %d",
+                (long long)batch, INT32_MAX);
+  struct {
+    precrt_dtype_t dtype;
+    uint64_t rows, cols;
+    int64_t ld, batchStride;
+  } layouts[3] = {{x.dtype, described[0].rows, described[0].cols,
+                   described[0].ld, x.batchStride},
+                  {y.dtype, described[1].rows, described[1].cols,
+                   described[1].ld, y.batchStride},
+                  {d.dtype, dRows, dCols, ldd, d.batchStride}};
+  for (int i = 0; i < 3; ++i) {
+    if (precrt_status_t status =
+            check(api->cublasLtMatrixLayoutCreate(
+                      &descriptors.layouts[i], dataType(layouts[i].dtype),
+                      layouts[i].rows, layouts[i].cols, layouts[i].ld),
+                  "cublasLtMatrixLayoutCreate"))
+      return status;
+    if (batch == 1)
+      continue;
+    if (precrt_status_t status = check(api->cublasLtMatrixLayoutSetAttribute(
+                                           descriptors.layouts[i],
+                                           CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                           &batchCount, sizeof(batchCount)),
+                                       "cublasLtMatrixLayoutSetAttribute"))
+      return status;
+    if (precrt_status_t status =
+            check(api->cublasLtMatrixLayoutSetAttribute(
+                      descriptors.layouts[i],
+                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                      &layouts[i].batchStride, sizeof(int64_t)),
+                  "cublasLtMatrixLayoutSetAttribute"))
+      return status;
+  }
+
+  // Split-K partial sums in f32 only: a bf16 or f16 D would otherwise
+  // take partial sums rounded to its type (INPLACE, OUTPUT_TYPE).
+  uint64_t workspaceBytes = kWorkspaceBytes;
+  uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  if (c.dtype == PRECRT_DTYPE_F32)
+    reductions |= CUBLASLT_REDUCTION_SCHEME_INPLACE;
+  if (precrt_status_t status =
+          check(api->cublasLtMatmulPreferenceCreate(&descriptors.preference),
+                "cublasLtMatmulPreferenceCreate"))
+    return status;
+  if (precrt_status_t status = check(
+          api->cublasLtMatmulPreferenceSetAttribute(
+              descriptors.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+              &workspaceBytes, sizeof(workspaceBytes)),
+          "cublasLtMatmulPreferenceSetAttribute"))
+    return status;
+  if (precrt_status_t status =
+          check(api->cublasLtMatmulPreferenceSetAttribute(
+                    descriptors.preference,
+                    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                    sizeof(reductions)),
+                "cublasLtMatmulPreferenceSetAttribute"))
+    return status;
+
+  // The operands' actual alignments (A, B, C, D: attributes 5 to 8).
+  const void *pointers[4] = {x.data, y.data, d.data, d.data};
+  for (int i = 0; i < 4; ++i) {
+    uint32_t bytes = alignment(pointers[i]);
+    if (precrt_status_t status =
+            check(api->cublasLtMatmulPreferenceSetAttribute(
+                      descriptors.preference,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i, &bytes,
+                      sizeof(bytes)),
+                  "cublasLtMatmulPreferenceSetAttribute"))
+      return status;
+  }
+
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  if (precrt_status_t status =
+          check(api->cublasLtMatmulAlgoGetHeuristic(
+                    gemm.handle, descriptors.matmul, descriptors.layouts[0],
+                    descriptors.layouts[1], descriptors.layouts[2],
+                    descriptors.layouts[2], descriptors.preference, 1,
+                    &heuristic, &found),
+                "cublasLtMatmulAlgoGetHeuristic"))
+    return status;
+  if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND,
+                "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
+                "%lld x %lld x %lld (batch %lld) with f32 accumulation",
+                precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
+                precrtDtypeName(c.dtype), (long long)m, (long long)n,
+                (long long)k, (long long)batch);
+
+  float one = 1.0f;
+  void *out = const_cast<void *>(d.data);
+  return check(api->cublasLtMatmul(
+                   gemm.handle, descriptors.matmul, &one, x.data,
+                   descriptors.layouts[0], y.data, descriptors.layouts[1], &one,
+                   out, descriptors.layouts[2], out, descriptors.layouts[2],
+                   &heuristic.algo,
+                   reinterpret_cast<void *>(uintptr_t(gemm.workspace)),
+                   kWorkspaceBytes, static_cast<cudaStream_t>(stream)),
+               "cublasLtMatmul");
+}
+
+} // namespace cuda
+} // namespace precrt

@@ -1,0 +1,501 @@
+//===- CompiledGpuMatmulTest.cpp - precrtCompiledGpuMatmul ----------------===//
+//
+// The GPU gemm against the test cuBLASLt (FakeCublasLt.cpp), which refuses
+// inconsistent descriptors, host pointers and reduced-precision compute, and
+// computes the product on the host under prec's contract. The results are
+// compared with a float64 reference; the test double's own checks are
+// tested by handing it wrong descriptors directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeGpuTestUtil.h"
+
+#include "precrt/compiled.h"
+#include "precrt/gpu.h"
+#include "precrt/numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace precrt_fake_gpu_test;
+
+namespace {
+
+/// Runs `body` on one rank of a local world (a driver watches it, so a
+/// failed entry point is the rank's error instead of the process's end).
+void onLocalRank(const std::function<void()> &body) {
+  EXPECT_EQ(precrtLocalRun(
+                1,
+                [](precrt_comm_t, void *data) {
+                  (*static_cast<const std::function<void()> *>(data))();
+                  return 0;
+                },
+                const_cast<std::function<void()> *>(&body)),
+            PRECRT_SUCCESS);
+}
+
+/// A counter of the test cuBLASLt; 0 before precrt loads it.
+int fakeHook(const char *name) {
+  auto hook = fakeSymbol<int (*)()>(PRECRT_FAKE_CUBLASLT, name);
+  return hook ? hook() : 0;
+}
+
+/// A host matrix of one dtype, its elements also as doubles.
+struct HostMatrix {
+  precrt_dtype_t dtype;
+  std::vector<uint8_t> bytes;
+  std::vector<double> values;
+};
+
+size_t dtypeBytes(precrt_dtype_t dtype) {
+  return dtype == PRECRT_DTYPE_F32 ? 4 : 2;
+}
+
+double readElement(precrt_dtype_t dtype, const uint8_t *bytes, size_t i) {
+  using namespace precrt::numerics;
+  if (dtype == PRECRT_DTYPE_F32) {
+    float value;
+    std::memcpy(&value, bytes + 4 * i, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, bytes + 2 * i, 2);
+  return decode(bits, dtype == PRECRT_DTYPE_F16 ? kF16 : kBF16);
+}
+
+HostMatrix randomMatrix(precrt_dtype_t dtype, size_t elements,
+                        std::mt19937 &random) {
+  using namespace precrt::numerics;
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  HostMatrix matrix{
+      dtype, std::vector<uint8_t>(elements * dtypeBytes(dtype)), {}};
+  for (size_t i = 0; i < elements; ++i) {
+    float value = uniform(random);
+    if (dtype == PRECRT_DTYPE_F32) {
+      std::memcpy(matrix.bytes.data() + 4 * i, &value, 4);
+    } else {
+      auto bits = uint16_t(
+          encodeNearestEven(value, dtype == PRECRT_DTYPE_F16 ? kF16 : kBF16));
+      std::memcpy(matrix.bytes.data() + 2 * i, &bits, 2);
+    }
+    matrix.values.push_back(readElement(dtype, matrix.bytes.data(), i));
+  }
+  return matrix;
+}
+
+/// Unit roundoff of a dtype.
+double roundoff(precrt_dtype_t dtype) {
+  switch (dtype) {
+  case PRECRT_DTYPE_BF16:
+    return std::ldexp(1.0, -8);
+  case PRECRT_DTYPE_F16:
+    return std::ldexp(1.0, -11);
+  default:
+    return std::ldexp(1.0, -24);
+  }
+}
+
+struct Strides {
+  int64_t batch, row, col;
+};
+
+struct Case {
+  const char *name;
+  precrt_dtype_t in, out;
+  int64_t batch, m, n, k;
+  /// A and B column-major (transposed as the generated backward reads
+  /// them), C column-major, B broadcast over the batch.
+  bool aColumnMajor, bColumnMajor, cColumnMajor, bBroadcast;
+  /// Elements before A's and C's first (a view at an offset, which
+  /// cuBLASLt must not assume aligned).
+  int64_t offset = 0;
+};
+
+Strides layoutStrides(int64_t rows, int64_t cols, bool columnMajor,
+                      bool broadcast) {
+  Strides strides = columnMajor ? Strides{rows * cols, 1, rows}
+                                : Strides{rows * cols, cols, 1};
+  if (broadcast)
+    strides.batch = 0;
+  return strides;
+}
+
+void runCase(const Case &c) {
+  SCOPED_TRACE(c.name);
+  std::mt19937 random(7);
+  Strides sa = layoutStrides(c.m, c.k, c.aColumnMajor, false);
+  Strides sb = layoutStrides(c.k, c.n, c.bColumnMajor, c.bBroadcast);
+  Strides sc = layoutStrides(c.m, c.n, c.cColumnMajor, false);
+  HostMatrix a = randomMatrix(c.in, c.offset + c.batch * c.m * c.k, random);
+  HostMatrix b =
+      randomMatrix(c.in, (c.bBroadcast ? 1 : c.batch) * c.k * c.n, random);
+  HostMatrix out = randomMatrix(c.out, c.offset + c.batch * c.m * c.n, random);
+
+  void *da = toDevice(a.bytes), *db = toDevice(b.bytes),
+       *dc = toDevice(out.bytes);
+  char *aView = static_cast<char *>(da) + c.offset * dtypeBytes(c.in);
+  char *cView = static_cast<char *>(dc) + c.offset * dtypeBytes(c.out);
+  void *stream = precrtCompiledGpuStream();
+  ASSERT_NE(stream, nullptr);
+  int gemmsBefore = fakeHook("fakeCublasLtGemms");
+  ASSERT_EQ(precrtCompiledGpuMatmul(c.batch, c.m, c.n, c.k, c.in, aView,
+                                    sa.batch, sa.row, sa.col, c.in, db,
+                                    sb.batch, sb.row, sb.col, c.out, cView,
+                                    sc.batch, sc.row, sc.col, stream),
+            PRECRT_SUCCESS)
+      << precrtCompiledGetError();
+  EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
+  ASSERT_EQ(precrtGpuStreamSynchronize(stream), PRECRT_SUCCESS);
+  std::vector<uint8_t> result = toHost(dc, out.bytes.size());
+  precrtGpuFree(da);
+  precrtGpuFree(db);
+
+  // Each element: k products and C summed in f32 in some order, then
+  // rounded once to C's dtype. Products of bf16 and f16 values are exact in
+  // f32, f32 products are rounded once; so the computed value lies within
+  // (k + 1) u_f32 sum|terms| of the exact sum (Higham, recursive summation,
+  // first order, doubled for second-order terms and the product roundings),
+  // and the final rounding adds u_out |exact| (+ the same for the error).
+  double uSum = roundoff(PRECRT_DTYPE_F32);
+  double uOut = c.out == PRECRT_DTYPE_F32 ? 0 : roundoff(c.out);
+  for (int64_t batch = 0; batch < c.batch; ++batch)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        size_t ci = c.offset + batch * sc.batch + i * sc.row + j * sc.col;
+        double exact = out.values[ci], magnitude = std::fabs(out.values[ci]);
+        for (int64_t p = 0; p < c.k; ++p) {
+          double term =
+              a.values[c.offset + batch * sa.batch + i * sa.row + p * sa.col] *
+              b.values[batch * sb.batch + p * sb.row + j * sb.col];
+          exact += term;
+          magnitude += std::fabs(term);
+        }
+        double sumError = 2 * (c.k + 1) * uSum * magnitude;
+        double tolerance = sumError + uOut * (std::fabs(exact) + sumError);
+        double got = readElement(c.out, result.data(), ci);
+        ASSERT_LE(std::fabs(got - exact), tolerance)
+            << "element [" << batch << "][" << i << "][" << j << "]";
+      }
+}
+
+TEST(CompiledGpuMatmul, LayoutsAndDtypesAgainstFloat64) {
+  ASSERT_EQ(
+      precrtLocalRun(
+          1,
+          [](precrt_comm_t, void *) {
+            const Case cases[] = {
+                {"f32 row-major", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1, 5, 7,
+                 9, false, false, false, false},
+                {"bf16 A^T B -> f32", PRECRT_DTYPE_BF16, PRECRT_DTYPE_F32, 1, 6,
+                 3, 17, true, false, false, false},
+                {"bf16 A B^T -> bf16", PRECRT_DTYPE_BF16, PRECRT_DTYPE_BF16, 1,
+                 4, 8, 33, false, true, false, false},
+                {"f16 column-major C", PRECRT_DTYPE_F16, PRECRT_DTYPE_F16, 1, 5,
+                 6, 7, true, true, true, false},
+                {"batched bf16, B broadcast", PRECRT_DTYPE_BF16,
+                 PRECRT_DTYPE_F32, 3, 4, 5, 6, false, false, false, true},
+                {"batched f32, A^T, one row", PRECRT_DTYPE_F32,
+                 PRECRT_DTYPE_F32, 2, 1, 5, 4, true, false, false, false},
+                {"one column", PRECRT_DTYPE_F32, PRECRT_DTYPE_F32, 1, 6, 1, 3,
+                 false, true, false, false},
+                {"bf16 views one element in", PRECRT_DTYPE_BF16,
+                 PRECRT_DTYPE_BF16, 2, 3, 5, 7, false, true, false, false, 1},
+            };
+            for (const Case &c : cases)
+              runCase(c);
+            EXPECT_EQ(precrtCompiledGetError(), nullptr);
+            return 0;
+          },
+          nullptr),
+      PRECRT_SUCCESS);
+}
+
+TEST(CompiledGpuMatmul, HandleAndWorkspaceOncePerDevice) {
+  ASSERT_EQ(precrtLocalRun(
+                1,
+                [](precrt_comm_t, void *) {
+                  void *buffer = toDevice(std::vector<uint8_t>(16));
+                  void *stream = precrtCompiledGpuStream();
+                  auto gemm = [&] {
+                    return precrtCompiledGpuMatmul(
+                        1, 2, 2, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
+                        PRECRT_DTYPE_F32, buffer, 0, 2, 1, PRECRT_DTYPE_F32,
+                        static_cast<char *>(buffer) + 0, 0, 2, 1, stream);
+                  };
+                  EXPECT_EQ(gemm(), PRECRT_SUCCESS);
+                  int handles = fakeHook("fakeCublasLtHandles");
+                  EXPECT_GE(handles, 1);
+                  EXPECT_EQ(gemm(), PRECRT_SUCCESS);
+                  EXPECT_EQ(fakeHook("fakeCublasLtHandles"), handles);
+                  precrtGpuStreamSynchronize(stream);
+                  precrtGpuFree(buffer);
+                  return 0;
+                },
+                nullptr),
+            PRECRT_SUCCESS);
+}
+
+TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
+  ASSERT_EQ(precrtLocalRun(
+                1,
+                [](precrt_comm_t, void *) {
+                  void *buffer = toDevice(std::vector<uint8_t>(64));
+                  void *stream = precrtCompiledGpuStream();
+                  // f32 x bf16: cuBLASLt takes one input type.
+                  EXPECT_EQ(precrtCompiledGpuMatmul(
+                                1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 2, 1,
+                                PRECRT_DTYPE_BF16, buffer, 0, 2, 1,
+                                PRECRT_DTYPE_F32, buffer, 0, 2, 1, stream),
+                            PRECRT_ERROR_INVALID_ARGUMENT);
+                  std::string error = precrtCompiledGetError();
+                  EXPECT_NE(error.find("f32 x bf16 -> f32"), std::string::npos)
+                      << error;
+                  precrtCompiledClearError();
+                  // A with no unit stride.
+                  EXPECT_EQ(precrtCompiledGpuMatmul(
+                                1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 4, 2,
+                                PRECRT_DTYPE_F32, buffer, 0, 2, 1,
+                                PRECRT_DTYPE_F32, buffer, 0, 2, 1, stream),
+                            PRECRT_ERROR_INVALID_ARGUMENT);
+                  error = precrtCompiledGetError();
+                  EXPECT_NE(error.find("no contiguous rows or columns"),
+                            std::string::npos)
+                      << error;
+                  precrtCompiledClearError();
+                  precrtGpuFree(buffer);
+                  return 0;
+                },
+                nullptr),
+            PRECRT_SUCCESS);
+}
+
+TEST(CompiledGpuMatmul, MissingOrOldLibraryIsReported) {
+  auto failure = [](const char *variable, const char *value,
+                    const char *expected) {
+    expectInFreshProcess([=] {
+      setenv(variable, value, 1);
+      std::pair<const char *, bool> result{expected, false};
+      precrtLocalRun(
+          1,
+          [](precrt_comm_t, void *data) {
+            auto *result = static_cast<std::pair<const char *, bool> *>(data);
+            void *buffer = toDevice(std::vector<uint8_t>(16));
+            int32_t status = precrtCompiledGpuMatmul(
+                1, 1, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1, PRECRT_DTYPE_F32,
+                buffer, 0, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
+                precrtCompiledGpuStream());
+            const char *error = precrtCompiledGetError();
+            result->second = status == PRECRT_ERROR_UNAVAILABLE && error &&
+                             std::strstr(error, result->first);
+            if (!result->second)
+              std::fprintf(stderr, "got: %s\n", error ? error : "(none)");
+            return 0;
+          },
+          &result);
+      return result.second;
+    });
+  };
+  failure("PRECRT_CUBLASLT_LIBRARY", "/nonexistent/libcublasLt.so.13",
+          "cuBLASLt unavailable: cannot load /nonexistent/libcublasLt.so.13");
+  failure("FAKE_CUBLASLT_VERSION", "110800",
+          "version 11.8.0 is older than the 12.0.0 precrt needs");
+}
+
+/// The test cuBLASLt's own checks, given descriptors directly.
+class FakeCublasLtChecks : public ::testing::Test {
+protected:
+  using Status = int;
+  template <typename Function> Function entry(const char *name) {
+    void *handle = dlopen(PRECRT_FAKE_CUBLASLT, RTLD_NOW);
+    EXPECT_NE(handle, nullptr);
+    return reinterpret_cast<Function>(dlsym(handle, name));
+  }
+
+  /// A 4 x 3 (A, f32) times 3 x 2 (B) gemm, column-major, with `edit`
+  /// applied to the descriptors before the call; returns the status.
+  Status gemm(const std::function<void(void *desc, void *&a, void *&b, void *&d,
+                                       int *computeType, uint32_t *mask)> &edit,
+              bool hostA = false, int outType = 0, bool assume256 = false) {
+    auto descCreate =
+        entry<Status (*)(void **, int, int)>("cublasLtMatmulDescCreate");
+    auto layoutCreate =
+        entry<Status (*)(void **, int, uint64_t, uint64_t, int64_t)>(
+            "cublasLtMatrixLayoutCreate");
+    auto create = entry<Status (*)(void **)>("cublasLtCreate");
+    auto preferenceCreate =
+        entry<Status (*)(void **)>("cublasLtMatmulPreferenceCreate");
+    auto preferenceSet = entry<Status (*)(void *, int, const void *, size_t)>(
+        "cublasLtMatmulPreferenceSetAttribute");
+    auto heuristic =
+        entry<Status (*)(void *, void *, void *, void *, void *, void *, void *,
+                         int, void *, int *)>("cublasLtMatmulAlgoGetHeuristic");
+    auto matmul = entry<Status (*)(
+        void *, void *, const void *, const void *, void *, const void *,
+        void *, const void *, const void *, void *, void *, void *,
+        const void *, void *, size_t, void *)>("cublasLtMatmul");
+
+    Status status = 0;
+    if (auto clear = fakeSymbol<const char *(*)()>(PRECRT_FAKE_CUBLASLT,
+                                                   "fakeCublasLtLastRefusal"))
+      const_cast<char *>(clear())[0] = 0;
+    onLocalRank([&] {
+      // A context on this thread, as precrt's calls have.
+      void *stream = precrtCompiledGpuStream();
+      auto push = fakeSymbol<int (*)(void *)>(PRECRT_FAKE_CUDA_DRIVER,
+                                              "cuCtxPushCurrent_v2");
+      auto pop = fakeSymbol<int (*)(void **)>(PRECRT_FAKE_CUDA_DRIVER,
+                                              "cuCtxPopCurrent_v2");
+      ASSERT_TRUE(push && pop);
+      push(nullptr);
+      struct Pop {
+        int (*pop)(void **);
+        ~Pop() {
+          void *popped;
+          pop(&popped);
+        }
+      } popLater{pop};
+      void *device = nullptr;
+      precrtGpuMalloc(&device, 1 << 21);
+      std::vector<float> host(12);
+      int computeType = 68;
+      uint32_t mask = outType == 0 ? 0x3 : 0x2;
+      void *handle, *desc, *a, *b, *d, *preference;
+      create(&handle);
+      layoutCreate(&a, 0, 4, 3, 4);
+      layoutCreate(&b, 0, 3, 2, 3);
+      layoutCreate(&d, outType, 4, 2, 4);
+      edit(nullptr, a, b, d, &computeType, &mask);
+      descCreate(&desc, computeType, 0);
+      edit(desc, a, b, d, &computeType, &mask);
+      preferenceCreate(&preference);
+      uint64_t workspace = 1 << 20;
+      preferenceSet(preference, 1, &workspace, 8);
+      preferenceSet(preference, 3, &mask, 4);
+      // The operands' alignment (the device buffer's, 16 bytes), unless the
+      // test keeps cuBLASLt's default of 256.
+      for (int attribute = 5; attribute <= 8 && !assume256; ++attribute) {
+        uint32_t bytes = 16;
+        preferenceSet(preference, attribute, &bytes, 4);
+      }
+      char result[96] = {};
+      int found = 0;
+      status =
+          heuristic(handle, desc, a, b, d, d, preference, 1, result, &found);
+      if (status != 0) {
+        precrtGpuFree(device);
+        return;
+      }
+      float one = 1;
+      char *base = static_cast<char *>(device);
+      const void *aData = hostA ? static_cast<const void *>(host.data()) : base;
+      status =
+          matmul(handle, desc, &one, aData, a, base + 64, b, &one, base + 128,
+                 d, base + 128, d, result, base + (1 << 20), 1 << 20, stream);
+      precrtGpuStreamSynchronize(stream);
+      precrtGpuFree(device);
+    });
+    auto refusal = fakeSymbol<const char *(*)()>(PRECRT_FAKE_CUBLASLT,
+                                                 "fakeCublasLtLastRefusal");
+    refused = refusal ? refusal() : "";
+    return status;
+  }
+
+  /// Why the latest gemm() was refused.
+  std::string refused;
+
+  static void setInt(const char *name, void *target, int attribute,
+                     int32_t value) {
+    void *handle = dlopen(PRECRT_FAKE_CUBLASLT, RTLD_NOW);
+    auto set = reinterpret_cast<int (*)(void *, int, const void *, size_t)>(
+        dlsym(handle, name));
+    EXPECT_EQ(set(target, attribute, &value, sizeof(value)), 0);
+  }
+};
+
+TEST_F(FakeCublasLtChecks, ConsistentDescriptorsRun) {
+  EXPECT_EQ(gemm([](void *, void *, void *, void *, int *, uint32_t *) {}), 0)
+      << refused;
+}
+
+TEST_F(FakeCublasLtChecks, WrongLeadingDimensionIsRefused) {
+  auto layoutCreate =
+      entry<Status (*)(void **, int, uint64_t, uint64_t, int64_t)>(
+          "cublasLtMatrixLayoutCreate");
+  EXPECT_NE(gemm([&](void *desc, void *&a, void *, void *, int *, uint32_t *) {
+              if (!desc)
+                layoutCreate(&a, 0, 4, 3, 3); // ld 3 < 4 rows
+            }),
+            0);
+  EXPECT_EQ(refused, "A: leading dimension 3 is less than its 4 rows");
+}
+
+TEST_F(FakeCublasLtChecks, MissingTransposeIsRefused) {
+  // B^T would be 2 x 3: op(A) 4 x 3 times op(B) 2 x 3 does not fit D.
+  EXPECT_NE(gemm([](void *desc, void *, void *, void *, int *, uint32_t *) {
+              if (desc)
+                setInt("cublasLtMatmulDescSetAttribute", desc, 4, 1);
+            }),
+            0);
+  EXPECT_EQ(refused, "op(A) is 4 x 3 and op(B) 2 x 3 for a D of 4 x 2");
+}
+
+TEST_F(FakeCublasLtChecks, Tf32ComputeIsRefused) {
+  EXPECT_NE(gemm([](void *desc, void *, void *, void *, int *computeType,
+                    uint32_t *) {
+              if (!desc)
+                *computeType = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
+            }),
+            0);
+  EXPECT_NE(refused.find("compute type 77 is not CUBLAS_COMPUTE_32F"),
+            std::string::npos)
+      << refused;
+}
+
+TEST_F(FakeCublasLtChecks, ReductionsInANarrowOutputAreRefused) {
+  // A bf16 D (with bf16 inputs) whose algorithm may sum split-K partial
+  // results in bf16.
+  auto layoutCreate =
+      entry<Status (*)(void **, int, uint64_t, uint64_t, int64_t)>(
+          "cublasLtMatrixLayoutCreate");
+  auto bf16 = [&](uint32_t reductions) {
+    return gemm(
+        [&](void *desc, void *&a, void *&b, void *, int *, uint32_t *mask) {
+          if (desc)
+            return;
+          layoutCreate(&a, 14, 4, 3, 4);
+          layoutCreate(&b, 14, 3, 2, 3);
+          *mask = reductions;
+        },
+        false, 14);
+  };
+  EXPECT_EQ(bf16(0x2), 0) << refused;
+  EXPECT_NE(bf16(0x7), 0);
+  EXPECT_NE(refused.find("split-K partial results in D's type CUDA_R_16BF"),
+            std::string::npos)
+      << refused;
+}
+
+TEST_F(FakeCublasLtChecks, OperandsLessAlignedThanAssumedAreRefused) {
+  // The heuristic assumes 256-byte operands unless told; B is 64 bytes in.
+  EXPECT_NE(gemm([](void *, void *, void *, void *, int *, uint32_t *) {},
+                 false, 0, /*assume256=*/true),
+            0);
+  EXPECT_NE(refused.find("is not aligned to the 256 bytes the algorithm "
+                         "assumes"),
+            std::string::npos)
+      << refused;
+}
+
+TEST_F(FakeCublasLtChecks, HostPointersAreRefused) {
+  EXPECT_NE(gemm([](void *, void *, void *, void *, int *, uint32_t *) {},
+                 /*hostA=*/true),
+            0);
+  EXPECT_NE(refused.find("A: 48 bytes at"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("are not device memory"), std::string::npos)
+      << refused;
+}
+
+} // namespace

@@ -1,0 +1,578 @@
+//===- FakeCublasLt.cpp - cuBLASLt on the host, for tests -----------------===//
+//
+// A test double of libcublasLt.so with the entry points precrt resolves, for
+// the test CUDA driver (FakeCudaDriver.cpp), whose "device" memory is host
+// memory. It is strict where prec's contract and cuBLASLt are, and says why
+// on stderr ("fake cuBLASLt: ...") when it refuses:
+//
+// - every call needs a current CUDA context;
+// - A, B, C, D and the workspace must lie inside live device allocations of
+//   the test driver, over the whole extent their layouts describe;
+// - the descriptors must agree: A and B of one type (f32, bf16, f16), C and D
+//   of one type (f32 or A's), op(A) rows x op(B) columns equal to D's,
+//   op(A) columns equal to op(B) rows, leading dimensions at least the rows,
+//   equal batch counts, C and D one layout;
+// - the compute type must be CUBLAS_COMPUTE_32F and the scale type
+//   CUDA_R_32F: TF32 and the other _FAST_ types round the inputs, which
+//   prec's contract does not allow;
+// - an algorithm for a bf16 or f16 D must not sum split-K partial results in
+//   D's type (the heuristic records the preference's reduction schemes);
+// - every operand must be aligned as the heuristic was told
+//   (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES, 256 unless set), since the
+//   algorithm it picks may rely on it.
+//
+// The product runs in stream order (fakeCudaEnqueue), in f32: with
+// alpha = 1 (prec's calls), each element of D is beta * C plus the products
+// in order of k, the loop kernels' order; otherwise alpha * sum + beta * C.
+// D is rounded once to its type.
+//
+// Environment: FAKE_CUBLASLT_VERSION (default 130100, i.e. 13.1.0) is what
+// cublasLtGetVersion reports; FAKE_CUBLASLT_LOG=1 prints one line per gemm
+// on stderr.
+//
+//===----------------------------------------------------------------------===//
+
+#include "precrt/numerics.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cublasStatus_t = int;
+constexpr cublasStatus_t kSuccess = 0;
+constexpr cublasStatus_t kNotInitialized = 1;
+constexpr cublasStatus_t kInvalidValue = 7;
+constexpr cublasStatus_t kExecutionFailed = 13;
+constexpr cublasStatus_t kNotSupported = 15;
+
+constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
+constexpr int kCompute32F = 68;
+constexpr int kOpN = 0, kOpT = 1;
+constexpr uint32_t kReduceInPlace = 1, kReduceOutputType = 4;
+constexpr uint64_t kAlgoMagic = 0xFA4EB1A5;
+
+struct Handle {
+  int unused;
+};
+struct MatmulDesc {
+  int computeType, scaleType;
+  int32_t transa = kOpN, transb = kOpN;
+  const void *aScale = nullptr, *bScale = nullptr;
+};
+struct Layout {
+  int type;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t order = 0;
+  int32_t batchCount = 1;
+  int64_t batchStride = 0;
+};
+struct Preference {
+  uint64_t maxWorkspace = 0;
+  uint32_t reductionMask = 0x7;
+  /// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES.
+  uint32_t alignment[4] = {256, 256, 256, 256};
+};
+
+std::atomic<int> gemms{0};
+std::atomic<int> handles{0};
+
+void *findDriverSymbol(const char *name) {
+  // The loaded libraries' names first, opened after the iteration: dlopen
+  // inside dl_iterate_phdr's callback takes the loader's locks in the
+  // opposite order of a dlopen on another thread, and the two deadlock.
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        if (info->dlpi_name && *info->dlpi_name)
+          static_cast<std::vector<std::string> *>(data)->push_back(
+              info->dlpi_name);
+        return 0;
+      },
+      &names);
+  for (const std::string &library : names) {
+    void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+      continue;
+    void *found = dlsym(handle, name);
+    dlclose(handle);
+    if (found)
+      return found;
+  }
+  return nullptr;
+}
+
+template <typename Function> Function driverFunction(const char *name) {
+  return reinterpret_cast<Function>(findDriverSymbol(name));
+}
+
+cublasStatus_t refuse(cublasStatus_t status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/// The latest refusal's message, for tests (fakeCublasLtLastRefusal).
+thread_local char lastRefusal[512];
+
+cublasStatus_t refuse(cublasStatus_t status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(lastRefusal, sizeof(lastRefusal), format, args);
+  va_end(args);
+  std::fprintf(stderr, "fake cuBLASLt: %s\n", lastRefusal);
+  return status;
+}
+
+bool hasContext(const char *call) {
+  auto depth = driverFunction<int (*)()>("fakeCudaThreadContextDepth");
+  if (!depth || depth() > 0)
+    return true;
+  refuse(kNotInitialized, "%s with no current CUDA context", call);
+  return false;
+}
+
+bool onDevice(const char *what, const void *pointer, size_t bytes) {
+  auto check =
+      driverFunction<int (*)(const void *, size_t)>("fakeCudaIsDeviceMemory");
+  if (!check || check(pointer, bytes))
+    return true;
+  refuse(kInvalidValue, "%s: %zu bytes at %p are not device memory", what,
+         bytes, pointer);
+  return false;
+}
+
+size_t typeBytes(int type) { return type == kR32F ? 4 : 2; }
+
+const char *typeName(int type) {
+  switch (type) {
+  case kR32F:
+    return "CUDA_R_32F";
+  case kR16F:
+    return "CUDA_R_16F";
+  case kR16BF:
+    return "CUDA_R_16BF";
+  default:
+    return "an unsupported type";
+  }
+}
+
+float loadElement(const void *data, int type, int64_t index) {
+  using namespace precrt::numerics;
+  const char *bytes = static_cast<const char *>(data);
+  if (type == kR32F) {
+    float value;
+    std::memcpy(&value, bytes + 4 * index, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, bytes + 2 * index, 2);
+  return float(decode(bits, type == kR16F ? kF16 : kBF16));
+}
+
+void storeElement(void *data, int type, int64_t index, float value) {
+  using namespace precrt::numerics;
+  char *bytes = static_cast<char *>(data);
+  if (type == kR32F) {
+    std::memcpy(bytes + 4 * index, &value, 4);
+    return;
+  }
+  auto bits = uint16_t(encodeNearestEven(value, type == kR16F ? kF16 : kBF16));
+  std::memcpy(bytes + 2 * index, &bits, 2);
+}
+
+/// Elements a layout spans from its first one.
+size_t extent(const Layout &layout) {
+  if (layout.rows == 0 || layout.cols == 0)
+    return 0;
+  return size_t(layout.batchCount - 1) * size_t(layout.batchStride) +
+         size_t(layout.cols - 1) * size_t(layout.ld) + layout.rows;
+}
+
+/// The problem the descriptors describe, checked as cuBLASLt would (and as
+/// prec's contract needs).
+cublasStatus_t checkProblem(const MatmulDesc &desc, const Layout &a,
+                            const Layout &b, const Layout &c, const Layout &d) {
+  if (desc.computeType != kCompute32F)
+    return refuse(kNotSupported,
+                  "compute type %d is not CUBLAS_COMPUTE_32F (68): TF32 and "
+                  "the other reduced-precision compute types round the "
+                  "inputs",
+                  desc.computeType);
+  if (desc.scaleType != kR32F)
+    return refuse(kNotSupported, "scale type %s with CUBLAS_COMPUTE_32F",
+                  typeName(desc.scaleType));
+  for (const Layout *layout : {&a, &b, &c, &d})
+    if (layout->type != kR32F && layout->type != kR16F &&
+        layout->type != kR16BF)
+      return refuse(kNotSupported,
+                    "matrix type %d is not one the test "
+                    "double computes",
+                    layout->type);
+  if (a.type != b.type)
+    return refuse(kNotSupported, "A is %s and B %s", typeName(a.type),
+                  typeName(b.type));
+  if (c.type != d.type || (d.type != kR32F && d.type != a.type))
+    return refuse(kNotSupported, "A and B %s with C %s and D %s",
+                  typeName(a.type), typeName(c.type), typeName(d.type));
+  const char *names[] = {"A", "B", "C", "D"};
+  const Layout *layouts[] = {&a, &b, &c, &d};
+  for (int i = 0; i < 4; ++i) {
+    const Layout &layout = *layouts[i];
+    if (layout.order != 0)
+      return refuse(kNotSupported, "%s: only column-major layouts", names[i]);
+    if (layout.ld < int64_t(std::max<uint64_t>(layout.rows, 1)))
+      return refuse(kInvalidValue,
+                    "%s: leading dimension %lld is less than its %llu rows",
+                    names[i], (long long)layout.ld,
+                    (unsigned long long)layout.rows);
+    if (layout.batchCount != d.batchCount)
+      return refuse(kInvalidValue, "%s: batch count %d, D's is %d", names[i],
+                    layout.batchCount, d.batchCount);
+    if (layout.batchStride < 0)
+      return refuse(kNotSupported, "%s: negative batch stride", names[i]);
+  }
+  if (desc.transa != kOpN && desc.transa != kOpT)
+    return refuse(kInvalidValue, "TRANSA %d", desc.transa);
+  if (desc.transb != kOpN && desc.transb != kOpT)
+    return refuse(kInvalidValue, "TRANSB %d", desc.transb);
+  uint64_t aRows = desc.transa == kOpN ? a.rows : a.cols;
+  uint64_t aCols = desc.transa == kOpN ? a.cols : a.rows;
+  uint64_t bRows = desc.transb == kOpN ? b.rows : b.cols;
+  uint64_t bCols = desc.transb == kOpN ? b.cols : b.rows;
+  if (aRows != d.rows || bCols != d.cols || aCols != bRows)
+    return refuse(kInvalidValue,
+                  "op(A) is %llu x %llu and op(B) %llu x %llu for a D of "
+                  "%llu x %llu",
+                  (unsigned long long)aRows, (unsigned long long)aCols,
+                  (unsigned long long)bRows, (unsigned long long)bCols,
+                  (unsigned long long)d.rows, (unsigned long long)d.cols);
+  if (c.rows != d.rows || c.cols != d.cols)
+    return refuse(kInvalidValue, "C is %llu x %llu and D %llu x %llu",
+                  (unsigned long long)c.rows, (unsigned long long)c.cols,
+                  (unsigned long long)d.rows, (unsigned long long)d.cols);
+  if (desc.aScale || desc.bScale)
+    return refuse(kInvalidValue,
+                  "A or B scale pointers with %s inputs (fp8 only)",
+                  typeName(a.type));
+  return kSuccess;
+}
+
+/// One gemm, as captured when it was enqueued.
+struct Gemm {
+  MatmulDesc desc;
+  Layout a, b, c, d;
+  const void *aData, *bData, *cData;
+  void *dData;
+  float alpha, beta;
+};
+
+void runGemm(void *data) {
+  Gemm *gemm = static_cast<Gemm *>(data);
+  const Layout &a = gemm->a, &b = gemm->b, &c = gemm->c, &d = gemm->d;
+  uint64_t k = gemm->desc.transa == kOpN ? a.cols : a.rows;
+  std::vector<float> column(d.rows);
+  for (int32_t batch = 0; batch < d.batchCount; ++batch) {
+    int64_t aBase = batch * a.batchStride, bBase = batch * b.batchStride;
+    int64_t cBase = batch * c.batchStride, dBase = batch * d.batchStride;
+    for (uint64_t j = 0; j < d.cols; ++j) {
+      for (uint64_t i = 0; i < d.rows; ++i) {
+        // With alpha = 1, C first and then the products in order of k:
+        // the order of the loop kernels of prec's GPU and CPU pipelines,
+        // one of the orders cuBLASLt may take.
+        float initial = loadElement(gemm->cData, c.type, cBase + i + j * c.ld);
+        bool fromC = gemm->alpha == 1.0f;
+        float sum = fromC ? gemm->beta * initial : 0.0f;
+        for (uint64_t p = 0; p < k; ++p) {
+          int64_t aIndex =
+              gemm->desc.transa == kOpN ? i + p * a.ld : p + i * a.ld;
+          int64_t bIndex =
+              gemm->desc.transb == kOpN ? p + j * b.ld : j + p * b.ld;
+          float product = loadElement(gemm->aData, a.type, aBase + aIndex) *
+                          loadElement(gemm->bData, b.type, bBase + bIndex);
+          sum = sum + product;
+        }
+        column[i] = fromC ? sum : gemm->alpha * sum + gemm->beta * initial;
+      }
+      // C is read whole before D is written: they may be one buffer.
+      for (uint64_t i = 0; i < d.rows; ++i)
+        storeElement(gemm->dData, d.type, dBase + i + j * d.ld, column[i]);
+    }
+  }
+  delete gemm;
+}
+
+bool logGemms() {
+  const char *value = std::getenv("FAKE_CUBLASLT_LOG");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+} // namespace
+
+extern "C" {
+
+size_t cublasLtGetVersion() {
+  const char *value = std::getenv("FAKE_CUBLASLT_VERSION");
+  return value ? size_t(std::atoll(value)) : 130100;
+}
+
+const char *cublasLtGetStatusString(cublasStatus_t status) {
+  switch (status) {
+  case kSuccess:
+    return "the operation completed successfully";
+  case kNotInitialized:
+    return "the library was not initialized";
+  case kInvalidValue:
+    return "an invalid value was used as an argument";
+  case kNotSupported:
+    return "the functionality requested is not supported";
+  default:
+    return "an error occurred";
+  }
+}
+
+/// Gemms enqueued and handles created so far (tests check that the
+/// cuBLASLt path ran, and that handles are made once per device).
+int fakeCublasLtGemms() { return gemms.load(); }
+int fakeCublasLtHandles() { return handles.load(); }
+/// Why the calling thread's latest call was refused ("" if none was).
+const char *fakeCublasLtLastRefusal() { return lastRefusal; }
+
+cublasStatus_t cublasLtCreate(Handle **handle) {
+  if (!hasContext("cublasLtCreate"))
+    return kNotInitialized;
+  *handle = new Handle();
+  ++handles;
+  return kSuccess;
+}
+cublasStatus_t cublasLtDestroy(Handle *handle) {
+  delete handle;
+  return kSuccess;
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(MatmulDesc **desc, int computeType,
+                                        int scaleType) {
+  *desc = new MatmulDesc{computeType, scaleType};
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatmulDescDestroy(MatmulDesc *desc) {
+  delete desc;
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatmulDescSetAttribute(MatmulDesc *desc, int attribute,
+                                              const void *buffer,
+                                              size_t bytes) {
+  auto set = [&](auto *field) {
+    if (!buffer || bytes != sizeof(*field))
+      return refuse(kInvalidValue,
+                    "matmul attribute %d given %zu bytes, takes %zu", attribute,
+                    bytes, sizeof(*field));
+    std::memcpy(field, buffer, bytes);
+    return kSuccess;
+  };
+  switch (attribute) {
+  case 0:
+    return set(&desc->computeType);
+  case 1:
+    return set(&desc->scaleType);
+  case 3:
+    return set(&desc->transa);
+  case 4:
+    return set(&desc->transb);
+  case 17:
+    return set(&desc->aScale);
+  case 18:
+    return set(&desc->bScale);
+  default:
+    return refuse(kNotSupported,
+                  "matmul attribute %d is not one the test double models",
+                  attribute);
+  }
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(Layout **layout, int type,
+                                          uint64_t rows, uint64_t cols,
+                                          int64_t ld) {
+  *layout = new Layout{type, rows, cols, ld};
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatrixLayoutDestroy(Layout *layout) {
+  delete layout;
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(Layout *layout, int attribute,
+                                                const void *buffer,
+                                                size_t bytes) {
+  auto set = [&](auto *field) {
+    if (!buffer || bytes != sizeof(*field))
+      return refuse(kInvalidValue,
+                    "layout attribute %d given %zu bytes, takes %zu", attribute,
+                    bytes, sizeof(*field));
+    std::memcpy(field, buffer, bytes);
+    return kSuccess;
+  };
+  switch (attribute) {
+  case 1:
+    return set(&layout->order);
+  case 5:
+    return set(&layout->batchCount);
+  case 6:
+    return set(&layout->batchStride);
+  default:
+    return refuse(kNotSupported,
+                  "layout attribute %d is not one the test double models",
+                  attribute);
+  }
+}
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(Preference **preference) {
+  *preference = new Preference();
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatmulPreferenceDestroy(Preference *preference) {
+  delete preference;
+  return kSuccess;
+}
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(Preference *preference,
+                                                    int attribute,
+                                                    const void *buffer,
+                                                    size_t bytes) {
+  auto set = [&](auto *field) {
+    if (!buffer || bytes != sizeof(*field))
+      return refuse(kInvalidValue,
+                    "preference attribute %d given %zu bytes, takes %zu",
+                    attribute, bytes, sizeof(*field));
+    std::memcpy(field, buffer, bytes);
+    return kSuccess;
+  };
+  switch (attribute) {
+  case 1:
+    return set(&preference->maxWorkspace);
+  case 3:
+    return set(&preference->reductionMask);
+  case 5:
+  case 6:
+  case 7:
+  case 8:
+    return set(&preference->alignment[attribute - 5]);
+  default:
+    return refuse(kNotSupported,
+                  "preference attribute %d is not one the test double "
+                  "models",
+                  attribute);
+  }
+}
+
+/// One algorithm: it needs 1 MiB of workspace where the preference allows
+/// it, and may use every reduction scheme the preference allows.
+struct HeuristicResult {
+  uint64_t algo[8];
+  size_t workspaceSize;
+  cublasStatus_t state;
+  float wavesCount;
+  int reserved[4];
+};
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(Handle *handle, MatmulDesc *desc,
+                                              Layout *a, Layout *b, Layout *c,
+                                              Layout *d, Preference *preference,
+                                              int requested,
+                                              HeuristicResult *results,
+                                              int *returned) {
+  if (!hasContext("cublasLtMatmulAlgoGetHeuristic"))
+    return kNotInitialized;
+  if (!handle || !desc || !a || !b || !c || !d || !preference ||
+      requested <= 0 || !results || !returned)
+    return refuse(kInvalidValue, "cublasLtMatmulAlgoGetHeuristic: a null "
+                                 "argument or no room for a result");
+  *returned = 0;
+  if (cublasStatus_t status = checkProblem(*desc, *a, *b, *c, *d))
+    return status;
+  HeuristicResult &result = results[0];
+  std::memset(&result, 0, sizeof(result));
+  result.algo[0] = kAlgoMagic;
+  result.algo[1] = preference->reductionMask;
+  // The alignments the algorithm assumes, as the heuristic was told.
+  for (int i = 0; i < 4; ++i)
+    result.algo[2 + i] = preference->alignment[i];
+  result.workspaceSize =
+      std::min<uint64_t>(preference->maxWorkspace, uint64_t(1) << 20);
+  result.state = kSuccess;
+  result.wavesCount = 1.0f;
+  *returned = 1;
+  return kSuccess;
+}
+
+cublasStatus_t cublasLtMatmul(Handle *handle, MatmulDesc *desc,
+                              const void *alpha, const void *aData, Layout *a,
+                              const void *bData, Layout *b, const void *beta,
+                              const void *cData, Layout *c, void *dData,
+                              Layout *d, const uint64_t *algo, void *workspace,
+                              size_t workspaceBytes, void *stream) {
+  if (!hasContext("cublasLtMatmul"))
+    return kNotInitialized;
+  if (!handle || !desc || !alpha || !beta || !a || !b || !c || !d)
+    return refuse(kInvalidValue, "cublasLtMatmul: a null argument");
+  if (cublasStatus_t status = checkProblem(*desc, *a, *b, *c, *d))
+    return status;
+  if (!algo || algo[0] != kAlgoMagic)
+    return refuse(kInvalidValue,
+                  "cublasLtMatmul: no algorithm from the heuristic");
+  if (d->type != kR32F && (algo[1] & (kReduceInPlace | kReduceOutputType)))
+    return refuse(kInvalidValue,
+                  "the algorithm may sum split-K partial results in D's "
+                  "type %s (reduction schemes 0x%llx): prec sums in f32",
+                  typeName(d->type), (unsigned long long)algo[1]);
+  if (cData == dData && (c->ld != d->ld || c->batchStride != d->batchStride))
+    return refuse(kInvalidValue, "C and D are one buffer of two layouts");
+  const char *names[] = {"A", "B", "C", "D"};
+  const void *pointers[] = {aData, bData, cData, dData};
+  for (int i = 0; i < 4; ++i)
+    if (reinterpret_cast<uintptr_t>(pointers[i]) % algo[2 + i] != 0)
+      return refuse(kInvalidValue,
+                    "%s at %p is not aligned to the %llu bytes the "
+                    "algorithm assumes (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_%s_"
+                    "BYTES)",
+                    names[i], pointers[i], (unsigned long long)algo[2 + i],
+                    names[i]);
+  const Layout *layouts[] = {a, b, c, d};
+  for (int i = 0; i < 4; ++i)
+    if (!onDevice(names[i], pointers[i],
+                  extent(*layouts[i]) * typeBytes(layouts[i]->type)))
+      return kInvalidValue;
+  size_t needed = std::min<uint64_t>(uint64_t(1) << 20, workspaceBytes);
+  if (workspaceBytes > 0 && !onDevice("workspace", workspace, needed))
+    return kInvalidValue;
+  if (!stream)
+    return refuse(kInvalidValue, "cublasLtMatmul on the legacy stream");
+  auto enqueue = driverFunction<void (*)(void *, void (*)(void *), void *)>(
+      "fakeCudaEnqueue");
+  if (!enqueue)
+    return refuse(kExecutionFailed, "the test CUDA driver is not loaded");
+  float alphaValue, betaValue;
+  std::memcpy(&alphaValue, alpha, 4);
+  std::memcpy(&betaValue, beta, 4);
+  if (logGemms())
+    std::fprintf(stderr,
+                 "fake cuBLASLt: gemm %s%s %s%s -> %s, D %llu x %llu (ld "
+                 "%lld), k %llu, batch %d\n",
+                 typeName(a->type), desc->transa == kOpT ? "^T" : "",
+                 typeName(b->type), desc->transb == kOpT ? "^T" : "",
+                 typeName(d->type), (unsigned long long)d->rows,
+                 (unsigned long long)d->cols, (long long)d->ld,
+                 (unsigned long long)(desc->transa == kOpN ? a->cols : a->rows),
+                 d->batchCount);
+  ++gemms;
+  enqueue(stream, runGemm,
+          new Gemm{*desc, *a, *b, *c, *d, aData, bData, cData, dData,
+                   alphaValue, betaValue});
+  return kSuccess;
+}
+
+} // extern "C"

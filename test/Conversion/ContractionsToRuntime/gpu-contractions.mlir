@@ -1,0 +1,148 @@
+// RUN: prec-opt %s --convert-contractions-to-runtime=gpu --canonicalize -split-input-file | FileCheck %s --enable-var-scope
+
+// For GPU code only the contractions cuBLASLt computes under prec's contract
+// become calls: A and B of one type (f32, bf16, f16; others widened exactly
+// first), C f32 or of theirs, each operand with a unit stride along its rows
+// or its columns. The call's
+// arguments are the CPU's (batch, m, n, k, then per operand its dtype, address
+// and strides); prec-gpu-host-to-runtime puts it on the stream.
+
+// CHECK-LABEL: func @bf16_inputs_f32_out
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c16_i64, %c64_i64, %c3_i32, %{{.*}}, %c0_i64, %c64_i64, %c1_i64, %c3_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64)
+// CHECK-NOT: linalg.matmul
+func.func @bf16_inputs_f32_out(%x: memref<8x64xbf16>, %w: memref<64x16xbf16>) -> memref<8x16xf32> {
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.matmul ins(%x, %w : memref<8x64xbf16>, memref<64x16xbf16>) outs(%out : memref<8x16xf32>)
+  return %out : memref<8x16xf32>
+}
+
+// -----
+
+// A bf16 output of bf16 inputs: rounded once, as cuBLASLt does with f32
+// compute.
+// CHECK-LABEL: func @bf16_out
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c4_i64, %c8_i64, %c2_i64, %c3_i32, %{{.*}}, %c3_i32, %{{.*}}, %c3_i32,
+// CHECK-NOT: linalg.matmul
+func.func @bf16_out(%a: memref<4x2xbf16>, %b: memref<2x8xbf16>) -> memref<4x8xbf16> {
+  %out = memref.alloc() : memref<4x8xbf16>
+  linalg.matmul ins(%a, %b : memref<4x2xbf16>, memref<2x8xbf16>) outs(%out : memref<4x8xbf16>)
+  return %out : memref<4x8xbf16>
+}
+
+// -----
+
+// The generated backward's transposed weight: folded into B's strides
+// (column-major w^T), which cuBLASLt reads as a transposed operand.
+// CHECK-LABEL: func @folded_transpose
+// CHECK-SAME: (%{{.*}}: memref<8x16xf32>, %[[W:.*]]: memref<64x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c64_i64, %c16_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c1_i32, %[[WP]], %c0_i64, %c1_i64, %c16_i64, %c1_i32,
+func.func @folded_transpose(%g: memref<8x16xf32>, %w: memref<64x16xf32>) -> memref<8x64xf32> {
+  %wt = memref.alloc() : memref<16x64xf32>
+  linalg.transpose ins(%w : memref<64x16xf32>) outs(%wt : memref<16x64xf32>) permutation = [1, 0]
+  %out = memref.alloc() : memref<8x64xf32>
+  linalg.matmul ins(%g, %wt : memref<8x16xf32>, memref<16x64xf32>) outs(%out : memref<8x64xf32>)
+  memref.dealloc %wt : memref<16x64xf32>
+  return %out : memref<8x64xf32>
+}
+
+// -----
+
+// Batch matmul, B broadcast (batch stride 0) through a transposed map.
+// CHECK-LABEL: func @batch_matmul
+// CHECK: call @precrtCompiledMatmul(%c3_i64, %c4_i64, %c5_i64, %c6_i64, %c2_i32, %{{.*}}, %c24_i64, %c6_i64, %c1_i64, %c2_i32, %{{.*}}, %c30_i64, %c5_i64, %c1_i64, %c1_i32, %{{.*}}, %c20_i64, %c5_i64, %c1_i64)
+// CHECK-NOT: linalg.batch_matmul
+func.func @batch_matmul(%a: memref<3x4x6xf16>, %b: memref<3x6x5xf16>) -> memref<3x4x5xf32> {
+  %out = memref.alloc() : memref<3x4x5xf32>
+  linalg.batch_matmul ins(%a, %b : memref<3x4x6xf16>, memref<3x6x5xf16>) outs(%out : memref<3x4x5xf32>)
+  return %out : memref<3x4x5xf32>
+}
+
+// -----
+
+// Mixed inputs (an f32 gradient times a bf16 weight): cuBLASLt takes A and B
+// of one type, so the weight is widened exactly to f32 first (a kernel into
+// a buffer of its own, freed after the call).
+// CHECK-LABEL: func @mixed_inputs
+// CHECK-SAME: (%[[G:.*]]: memref<8x16xf32>, %[[W:.*]]: memref<16x64xbf16>)
+// CHECK: %[[WIDE:.*]] = memref.alloc() : memref<16x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[W]] : memref<16x64xbf16>) outs(%[[WIDE]] : memref<16x64xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[WIDE]]
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c64_i64, %c16_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c1_i32, %[[WP]], %c0_i64, %c64_i64, %c1_i64, %c1_i32,
+// CHECK-NEXT: memref.dealloc %[[WIDE]]
+// CHECK-NOT: linalg.matmul
+func.func @mixed_inputs(%g: memref<8x16xf32>, %w: memref<16x64xbf16>) -> memref<8x64xf32> {
+  %out = memref.alloc() : memref<8x64xf32>
+  linalg.matmul ins(%g, %w : memref<8x16xf32>, memref<16x64xbf16>) outs(%out : memref<8x64xf32>)
+  return %out : memref<8x64xf32>
+}
+
+// -----
+
+// fp8 operands (no scale pointers yet) are widened exactly to bf16, and
+// bf16 with f16 to f32.
+// CHECK-LABEL: func @fp8_inputs
+// CHECK-COUNT-2: arith.extf %{{.*}} : f8E4M3FN to bf16
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c4_i64, %c16_i64, %c3_i32, %{{.*}}, %c3_i32,
+// CHECK-NOT: linalg.matmul
+func.func @fp8_inputs(%a: memref<8x16xf8E4M3FN>, %b: memref<16x4xf8E4M3FN>) -> memref<8x4xf32> {
+  %out = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%a, %b : memref<8x16xf8E4M3FN>, memref<16x4xf8E4M3FN>) outs(%out : memref<8x4xf32>)
+  return %out : memref<8x4xf32>
+}
+
+// CHECK-LABEL: func @bf16_f16_inputs
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c4_i64, %c16_i64, %c1_i32, %{{.*}}, %c1_i32,
+func.func @bf16_f16_inputs(%a: memref<8x16xbf16>, %b: memref<16x4xf16>) -> memref<8x4xf32> {
+  %out = memref.alloc() : memref<8x4xf32>
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xf16>) outs(%out : memref<8x4xf32>)
+  return %out : memref<8x4xf32>
+}
+
+// -----
+
+// f64 is not a gemm type at all: loops.
+// CHECK-LABEL: func @f64_stays
+// CHECK-NOT: call @precrtCompiledMatmul
+// CHECK: linalg.matmul
+func.func @f64_stays(%a: memref<4x4xf64>, %b: memref<4x4xf64>) -> memref<4x4xf64> {
+  %out = memref.alloc() : memref<4x4xf64>
+  linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%out : memref<4x4xf64>)
+  return %out : memref<4x4xf64>
+}
+
+// -----
+
+// A view with no unit stride along rows or columns: no leading dimension
+// describes it, so the loop kernels compute it.
+// CHECK-LABEL: func @no_unit_stride
+// CHECK-NOT: call @precrtCompiledMatmul
+// CHECK: linalg.matmul
+func.func @no_unit_stride(%a: memref<4x8xf32, strided<[16, 2]>>, %b: memref<8x4xf32>) -> memref<4x4xf32> {
+  %out = memref.alloc() : memref<4x4xf32>
+  linalg.matmul ins(%a, %b : memref<4x8xf32, strided<[16, 2]>>, memref<8x4xf32>) outs(%out : memref<4x4xf32>)
+  return %out : memref<4x4xf32>
+}
+
+// -----
+
+// The transpose's source has no unit stride, its result has: the transpose
+// stays and the gemm reads its result.
+// CHECK-LABEL: func @unfoldable_transpose
+// CHECK: %[[WT:.*]] = memref.alloc() : memref<8x4xf32>
+// CHECK: linalg.transpose {{.*}} outs(%[[WT]] : memref<8x4xf32>)
+// CHECK: %[[WTP:.*]] = memref.extract_aligned_pointer_as_index %[[WT]] :
+// CHECK: call @precrtCompiledMatmul(%c1_i64, %c4_i64, %c4_i64, %c8_i64, %c1_i32, %{{.*}}, %c0_i64, %c8_i64, %c1_i64, %c1_i32, %[[WTP]], %c0_i64, %c4_i64, %c1_i64,
+// CHECK: memref.dealloc
+func.func @unfoldable_transpose(%a: memref<4x8xf32>, %w: memref<4x8xf32, strided<[16, 2]>>) -> memref<4x4xf32> {
+  %wt = memref.alloc() : memref<8x4xf32>
+  linalg.transpose ins(%w : memref<4x8xf32, strided<[16, 2]>>) outs(%wt : memref<8x4xf32>) permutation = [1, 0]
+  %out = memref.alloc() : memref<4x4xf32>
+  linalg.matmul ins(%a, %wt : memref<4x8xf32>, memref<8x4xf32>) outs(%out : memref<4x4xf32>)
+  memref.dealloc %wt : memref<8x4xf32>
+  return %out : memref<4x4xf32>
+}
