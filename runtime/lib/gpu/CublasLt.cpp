@@ -57,6 +57,7 @@ LoadResult load() {
   result.loaded = library->resolve("cublasLtGetStatusString",
                                    &api.cublasLtGetStatusString) &&
                   library->resolve("cublasLtCreate", &api.cublasLtCreate) &&
+                  library->resolve("cublasLtDestroy", &api.cublasLtDestroy) &&
                   library->resolve("cublasLtMatmulDescCreate",
                                    &api.cublasLtMatmulDescCreate) &&
                   library->resolve("cublasLtMatmulDescDestroy",

@@ -91,6 +91,7 @@ struct CublasLtApi {
   size_t (*cublasLtGetVersion)();
   const char *(*cublasLtGetStatusString)(cublasStatus_t);
   cublasStatus_t (*cublasLtCreate)(cublasLtHandle_t *);
+  cublasStatus_t (*cublasLtDestroy)(cublasLtHandle_t);
   cublasStatus_t (*cublasLtMatmulDescCreate)(cublasLtMatmulDesc_t *,
                                              cublasComputeType_t,
                                              cudaDataType_t);

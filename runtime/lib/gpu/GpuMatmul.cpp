@@ -63,9 +63,12 @@ precrt_status_t deviceGemm(const CublasLtApi &api, ScopedContext &scope,
   if (cublasStatus_t status = api.cublasLtCreate(&created.handle))
     return cublasFailure(api, status, "cublasLtCreate");
   if (CUresult status =
-          scope.api().cuMemAlloc(&created.workspace, kWorkspaceBytes))
+          scope.api().cuMemAlloc(&created.workspace, kWorkspaceBytes)) {
+    // The next gemm on the device tries again, with a handle of its own.
+    api.cublasLtDestroy(created.handle);
     return driverFailure(scope.api(), status,
                          "cuMemAlloc of the gemm workspace");
+  }
   devices[device] = created;
   *result = created;
   return PRECRT_SUCCESS;

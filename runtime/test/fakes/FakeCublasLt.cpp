@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DriverSymbols.h"
 #include "precrt/numerics.h"
 
 #include <algorithm>
@@ -87,30 +88,7 @@ struct Preference {
 std::atomic<int> gemms{0};
 std::atomic<int> handles{0};
 
-void *findDriverSymbol(const char *name) {
-  // The loaded libraries' names first, opened after the iteration: dlopen
-  // inside dl_iterate_phdr's callback takes the loader's locks in the
-  // opposite order of a dlopen on another thread, and the two deadlock.
-  std::vector<std::string> names;
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) -> int {
-        if (info->dlpi_name && *info->dlpi_name)
-          static_cast<std::vector<std::string> *>(data)->push_back(
-              info->dlpi_name);
-        return 0;
-      },
-      &names);
-  for (const std::string &library : names) {
-    void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle)
-      continue;
-    void *found = dlsym(handle, name);
-    dlclose(handle);
-    if (found)
-      return found;
-  }
-  return nullptr;
-}
+using precrt_fakes::findDriverSymbol;
 
 template <typename Function> Function driverFunction(const char *name) {
   return reinterpret_cast<Function>(findDriverSymbol(name));

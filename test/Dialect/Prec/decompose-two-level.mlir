@@ -77,16 +77,18 @@ func.func @all_reduce(%x: tensor<37xf32>) -> tensor<37xf32> {
 }
 
 // One level: a grid without topology, a group inside one host, a group
-// across hosts only, and stochastic rounding (whose streams are drawn by the
-// one-level layout).
+// across hosts only, stochastic rounding (whose streams are drawn by the
+// one-level layout), and partial sums in an acc_dtype no runtime moves (f80:
+// they would cross hosts in it).
 // CHECK-LABEL: func @one_level
 // CHECK: prec.transport <all_to_all> %{{.*}} on @flat : tensor<64xbf16>
 // CHECK: prec.transport <all_to_all> %{{.*}} on @hosts grid_axes = [1] : tensor<64xbf16>
 // CHECK: prec.transport <all_to_all> %{{.*}} on @hosts grid_axes = [0] : tensor<64xbf16>
 // CHECK: prec.transport <all_to_all> %{{.*}} on @hosts : tensor<64xbf16>
+// CHECK: prec.transport <all_to_all> %{{.*}} on @hosts : tensor<64xbf16>
 // CHECK-NOT: prec.transport
 func.func @one_level(%x: tensor<64xf32>, %seed: i64)
-    -> (tensor<8xf32>, tensor<16xf32>, tensor<32xf32>, tensor<8xf32>) {
+    -> (tensor<8xf32>, tensor<16xf32>, tensor<32xf32>, tensor<8xf32>, tensor<8xf32>) {
   %0 = prec.reduce_scatter %x on @flat scatter_axis = 0 forward_dtype = bf16
          acc_dtype = f32 : tensor<64xf32> -> tensor<8xf32>
   %1 = prec.reduce_scatter %x on @hosts grid_axes = [1] scatter_axis = 0
@@ -96,5 +98,8 @@ func.func @one_level(%x: tensor<64xf32>, %seed: i64)
   %3 = prec.reduce_scatter %x on @hosts scatter_axis = 0 forward_dtype = bf16
          acc_dtype = f32 rounding = <stochastic> seed %seed
          : tensor<64xf32> -> tensor<8xf32>
-  return %0, %1, %2, %3 : tensor<8xf32>, tensor<16xf32>, tensor<32xf32>, tensor<8xf32>
+  %4 = prec.reduce_scatter %x on @hosts scatter_axis = 0 forward_dtype = bf16
+         acc_dtype = f80 : tensor<64xf32> -> tensor<8xf32>
+  return %0, %1, %2, %3, %4
+      : tensor<8xf32>, tensor<16xf32>, tensor<32xf32>, tensor<8xf32>, tensor<8xf32>
 }

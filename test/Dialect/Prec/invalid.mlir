@@ -1465,6 +1465,15 @@ func.func @inter_host_dtype_fp8(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_not_a_wire(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected an inter_host_dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 acc_dtype = f128 inter_host_dtype = f80 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
 func.func @inter_host_dtype_wider_than_acc(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   // expected-error @+1 {{expected an inter_host_dtype that acc_dtype 'bf16' holds (partial sums are summed in it), got 'f32'}}
   %0 = prec.all_reduce %x on @hosts acc_dtype = bf16 inter_host_dtype = f32 : tensor<8xbf16> -> tensor<8xbf16>

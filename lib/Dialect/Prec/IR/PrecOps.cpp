@@ -660,6 +660,11 @@ mlir::prec::getTwoLevelGroup(CollectiveOpInterface op, shard::GridOp grid) {
       !op.getResult().getType().hasStaticShape() ||
       llvm::any_of(grid.getShape(), ShapedType::isDynamic))
     return std::nullopt;
+  // Partial sums cross hosts in the inter-host dtype (acc_dtype by
+  // default): one no runtime moves keeps the reduction one level.
+  if (isa<ReduceScatterOp, AllReduceOp>(op.getOperation()) &&
+      !isWireFloatType(getEffectiveInterHostDtype(op)))
+    return std::nullopt;
   TwoLevelGroup group;
   if (op.getGridAxes().empty()) {
     for (int16_t axis = 0; axis < grid.getRank(); ++axis)
@@ -1213,6 +1218,9 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
                             "more (an fp8 inter-host wire needs scales, "
                             "which two-level reductions do not make), got ")
              << dtype;
+    if (!isWireFloatType(dtype))
+      return op.emitOpError("expected an inter_host_dtype the runtimes move (")
+             << kWireFloatTypes << "), got " << dtype;
     if (!floatTypeContains(cast<FloatType>(acc), dtype))
       return op.emitOpError("expected an inter_host_dtype that acc_dtype ")
              << acc << " holds (partial sums are summed in it), got " << dtype;
