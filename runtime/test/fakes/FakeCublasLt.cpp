@@ -44,6 +44,8 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,34 @@ struct Preference {
   /// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES.
   uint32_t alignment[4] = {256, 256, 256, 256};
 };
+
+/// Every object the double hands out, freed when it is unloaded if the
+/// caller has not destroyed it: precrt keeps a handle per device for the
+/// life of the process, and tests stop midway on purpose.
+template <typename T> struct Owned {
+  std::mutex mutex;
+  std::set<T *> live;
+  T *add(T *object) {
+    std::lock_guard<std::mutex> lock(mutex);
+    live.insert(object);
+    return object;
+  }
+  void destroy(T *object) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      live.erase(object);
+    }
+    delete object;
+  }
+  ~Owned() {
+    for (T *object : live)
+      delete object;
+  }
+};
+Owned<Handle> ownedHandles;
+Owned<MatmulDesc> ownedDescs;
+Owned<Layout> ownedLayouts;
+Owned<Preference> ownedPreferences;
 
 std::atomic<int> gemms{0};
 std::atomic<int> handles{0};
@@ -325,22 +355,22 @@ const char *fakeCublasLtLastRefusal() { return lastRefusal; }
 cublasStatus_t cublasLtCreate(Handle **handle) {
   if (!hasContext("cublasLtCreate"))
     return kNotInitialized;
-  *handle = new Handle();
+  *handle = ownedHandles.add(new Handle());
   ++handles;
   return kSuccess;
 }
 cublasStatus_t cublasLtDestroy(Handle *handle) {
-  delete handle;
+  ownedHandles.destroy(handle);
   return kSuccess;
 }
 
 cublasStatus_t cublasLtMatmulDescCreate(MatmulDesc **desc, int computeType,
                                         int scaleType) {
-  *desc = new MatmulDesc{computeType, scaleType};
+  *desc = ownedDescs.add(new MatmulDesc{computeType, scaleType});
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulDescDestroy(MatmulDesc *desc) {
-  delete desc;
+  ownedDescs.destroy(desc);
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulDescSetAttribute(MatmulDesc *desc, int attribute,
@@ -377,11 +407,11 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(MatmulDesc *desc, int attribute,
 cublasStatus_t cublasLtMatrixLayoutCreate(Layout **layout, int type,
                                           uint64_t rows, uint64_t cols,
                                           int64_t ld) {
-  *layout = new Layout{type, rows, cols, ld};
+  *layout = ownedLayouts.add(new Layout{type, rows, cols, ld});
   return kSuccess;
 }
 cublasStatus_t cublasLtMatrixLayoutDestroy(Layout *layout) {
-  delete layout;
+  ownedLayouts.destroy(layout);
   return kSuccess;
 }
 cublasStatus_t cublasLtMatrixLayoutSetAttribute(Layout *layout, int attribute,
@@ -410,11 +440,11 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(Layout *layout, int attribute,
 }
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(Preference **preference) {
-  *preference = new Preference();
+  *preference = ownedPreferences.add(new Preference());
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulPreferenceDestroy(Preference *preference) {
-  delete preference;
+  ownedPreferences.destroy(preference);
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulPreferenceSetAttribute(Preference *preference,

@@ -140,6 +140,18 @@ thread_local std::string callLog;
 std::mutex allocationsMutex;
 std::map<uintptr_t, size_t> allocations;
 
+/// Device memory still allocated when the driver is unloaded (at exit) is
+/// released, as a process's device memory is when it ends: precrt keeps a
+/// gemm workspace per device for the life of the process.
+struct ReleaseAtUnload {
+  ~ReleaseAtUnload() {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    for (const auto &allocation : allocations)
+      std::free(reinterpret_cast<void *>(allocation.first));
+    allocations.clear();
+  }
+} releaseAtUnload;
+
 void *allocateDevice(size_t bytes) {
   // Never empty, so that every allocation has an address of its own.
   void *memory = std::malloc(bytes ? bytes : 1);
