@@ -1448,9 +1448,18 @@ func.func @inter_host_dtype_without_topology(%x: tensor<8xf32>) -> tensor<8xf32>
 
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
 func.func @inter_host_dtype_inside_a_host(%x: tensor<8xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{has inter_host_dtype, but its group (grid axes [1] of @hosts) does not span both levels (inter-host axes [0])}}
+  // expected-error @+1 {{has inter_host_dtype, but its group (grid axes [1] of @hosts) does not span both levels (inter-host axes [0]; axes of extent 1 span neither)}}
   %0 = prec.reduce_scatter %x on @hosts grid_axes = [1] scatter_axis = 0 forward_dtype = bf16 inter_host_dtype = bf16 : tensor<8xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @one_host(shape = 1x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_dtype_one_host(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has inter_host_dtype, but its group (grid axes [0, 1] of @one_host) does not span both levels (inter-host axes [0]; axes of extent 1 span neither)}}
+  %0 = prec.all_reduce %x on @one_host forward_dtype = bf16 inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
 }
 
 // -----

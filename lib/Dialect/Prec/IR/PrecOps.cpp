@@ -1254,11 +1254,15 @@ static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
   if (axes.empty())
     for (int16_t axis = 0; axis < grid.getRank(); ++axis)
       axes.push_back(axis);
-  bool crosses = llvm::any_of(
-      axes, [&](int16_t axis) { return llvm::is_contained(interHost, axis); });
-  bool inside = llvm::any_of(
-      axes, [&](int16_t axis) { return !llvm::is_contained(interHost, axis); });
-  if (crosses && inside)
+  // An axis of extent 1 takes no rank to another host or another device:
+  // a level needs an axis of another extent.
+  auto spans = [&](bool acrossHosts) {
+    return llvm::any_of(axes, [&](int16_t axis) {
+      return llvm::is_contained(interHost, axis) == acrossHosts &&
+             grid.getShape()[axis] != 1;
+    });
+  };
+  if (spans(/*acrossHosts=*/true) && spans(/*acrossHosts=*/false))
     return success();
   InFlightDiagnostic diag =
       op->emitOpError("has inter_host_dtype, but its group (grid axes [");
@@ -1266,7 +1270,7 @@ static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
   diag << "] of " << op.getGridAttr() << ") does not span both levels (inter-"
        << "host axes [";
   llvm::interleaveComma(interHost, diag);
-  return diag << "])";
+  return diag << "]; axes of extent 1 span neither)";
 }
 
 LogicalResult ReduceScatterOp::verify() {
