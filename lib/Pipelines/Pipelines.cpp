@@ -50,7 +50,9 @@ void mlir::prec::populatePrecCollectivesStage(
   // fp8 wires: explicit scales, so that the quantized gathers left behind
   // are bucketed like any other.
   funcs.addPass(createPrecMaterializeScales());
-  funcs.addPass(createPrecBucketCollectives());
+  PrecBucketCollectivesOptions buckets;
+  buckets.maxBucketBytes = options.maxBucketBytes;
+  funcs.addPass(createPrecBucketCollectives(buckets));
   if (!options.precisionReport.empty()) {
     PrecErrorBoundsOptions bounds;
     bounds.report = options.precisionReport;
@@ -65,12 +67,13 @@ void mlir::prec::populatePrecKernelsStage(
   // Large direct all_reduces and reduce_scatters as loops over blocks whose
   // wire buffers stay in a CPU's cache; an optimizer reading a cut
   // reduce_scatter rides in its blocks where kernels fuse.
-  if (onCPU && options.allReduceBlockBytes != 0) {
+  bool blocks = onCPU && !options.overlap;
+  if (blocks && options.allReduceBlockBytes != 0) {
     PrecBlockAllReduceOptions block;
     block.blockBytes = options.allReduceBlockBytes;
     funcs.addPass(createPrecBlockAllReduce(block));
   }
-  if (onCPU && options.reduceScatterBlockBytes != 0) {
+  if (blocks && options.reduceScatterBlockBytes != 0) {
     PrecBlockReduceScatterOptions block;
     block.blockBytes = options.reduceScatterBlockBytes;
     block.withOptimizers = options.fuseKernels;
@@ -114,7 +117,11 @@ void mlir::prec::populatePrecKernelsStage(
   // the group shares (the GPU's buffers live on the device). The plan reads
   // the kernels as the canonicalizer leaves them; constants stay where they
   // are until the canonicalizer after the conversion, which places them.
-  if (onCPU && options.peerWindows) {
+  if (options.overlap) {
+    PrecScheduleTransportsOptions schedule;
+    schedule.prefetch = options.prefetch;
+    pm.nest<func::FuncOp>().addPass(createPrecScheduleTransports(schedule));
+  } else if (onCPU && options.peerWindows) {
     pm.addPass(createCanonicalizerPass(
         GreedyRewriteConfig().enableConstantCSE(false)));
     pm.nest<func::FuncOp>().addPass(createPrecPlanPeerWindows());
@@ -212,8 +219,8 @@ static void populateToBuffers(OpPassManager &pm,
   populatePrecKernelsStage(pm, kernels);
   PrecBufferizeStageOptions buffers;
   buffers.target = kernels.target;
-  buffers.peerWindows =
-      kernels.target == PrecTarget::CPU && kernels.peerWindows;
+  buffers.peerWindows = kernels.target == PrecTarget::CPU &&
+                        kernels.peerWindows && !kernels.overlap;
   buffers.foldTransposes = gemmContractions;
   populatePrecBufferizeStage(pm, buffers);
 }
@@ -225,6 +232,7 @@ getCollectivesStage(const PipelineOptions &options) {
   PrecCollectivesStageOptions stage;
   stage.foldCasts = options.foldCasts;
   stage.precisionReport = options.precisionReport;
+  stage.maxBucketBytes = options.maxBucketBytes;
   return stage;
 }
 
@@ -237,6 +245,8 @@ mlir::prec::getLoweringOptions(const PrecLowerToCPUOptions &options) {
   lowering.kernels.allReduceBlockBytes = options.allReduceBlockBytes;
   lowering.kernels.reduceScatterBlockBytes = options.reduceScatterBlockBytes;
   lowering.kernels.peerWindows = options.peerWindows;
+  lowering.kernels.overlap = options.overlap;
+  lowering.kernels.prefetch = options.prefetch;
   lowering.hostCodegen.gemmContractions = options.gemmContractions;
   lowering.hostCodegen.profile = options.profile;
   lowering.hostCodegen.vectorBits = options.vectorBits;
@@ -270,6 +280,8 @@ void mlir::prec::buildPrecToGPUKernelsPipeline(
   kernels.target = PrecTarget::CUDA;
   kernels.fuseKernels = options.fuseKernels;
   kernels.reportTraffic = options.reportTraffic;
+  kernels.overlap = options.overlap;
+  kernels.prefetch = options.prefetch;
   populateToBuffers(pm, getCollectivesStage(options), kernels,
                     options.gemmContractions);
   // Contractions cuBLASLt computes under the contract to the runtime's GPU

@@ -869,6 +869,9 @@ static void getCUDAOptions(const RunnerOptions &options,
   gpuOptions.fuseKernels = lowering.kernels.fuseKernels;
   gpuOptions.reportTraffic = lowering.kernels.reportTraffic;
   gpuOptions.gemmContractions = lowering.hostCodegen.gemmContractions;
+  gpuOptions.overlap = lowering.kernels.overlap;
+  gpuOptions.prefetch = lowering.kernels.prefetch;
+  gpuOptions.maxBucketBytes = lowering.collectives.maxBucketBytes;
 }
 
 /// The options of prec-lower-to-cpu that `lowering` stands for (the inverse
@@ -882,6 +885,9 @@ static void getCPUOptions(const PrecLoweringOptions &lowering,
   cpuOptions.allReduceBlockBytes = lowering.kernels.allReduceBlockBytes;
   cpuOptions.reduceScatterBlockBytes = lowering.kernels.reduceScatterBlockBytes;
   cpuOptions.peerWindows = lowering.kernels.peerWindows;
+  cpuOptions.overlap = lowering.kernels.overlap;
+  cpuOptions.prefetch = lowering.kernels.prefetch;
+  cpuOptions.maxBucketBytes = lowering.collectives.maxBucketBytes;
   cpuOptions.gemmContractions = lowering.hostCodegen.gemmContractions;
   cpuOptions.profile = lowering.hostCodegen.profile;
   cpuOptions.vectorBits = lowering.hostCodegen.vectorBits;

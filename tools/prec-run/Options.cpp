@@ -189,6 +189,24 @@ cl::opt<bool> peerWindows(
              "buffers in place (default; =false: through the runtime's "
              "transports, the same values)"),
     cl::init(true), cl::cat(runCategory));
+cl::opt<bool> overlap(
+    "overlap",
+    cl::desc("start each transport as early and wait for it as late as the "
+             "step allows, so that communication runs while the rank "
+             "computes ({overlap} of the lowering pipelines; the same "
+             "values)"),
+    cl::init(false), cl::cat(runCategory));
+cl::opt<int64_t> prefetch(
+    "prefetch",
+    cl::desc("with --overlap: all_gathers in flight ahead of the one in use "
+             "(default 1, as FSDP2)"),
+    cl::init(1), cl::cat(runCategory));
+cl::opt<int64_t> maxBucketBytes(
+    "max-bucket-bytes",
+    cl::desc("the most wire bytes one bucketed collective sends (default 25 "
+             "MiB, DDP's bucket_cap_mb; 0: no limit); with --overlap, how "
+             "much one started transport carries"),
+    cl::init(26214400), cl::cat(runCategory));
 cl::opt<std::string> targetCPU(
     "target-cpu",
     cl::desc("the CPU the JIT compiles host code for: host (default), or an "
@@ -293,6 +311,9 @@ prec::RunnerOptions getRunnerOptions() {
   lowering.kernels.allReduceBlockBytes = allReduceBlockBytes;
   lowering.kernels.reduceScatterBlockBytes = reduceScatterBlockBytes;
   lowering.kernels.peerWindows = peerWindows;
+  lowering.kernels.overlap = overlap;
+  lowering.kernels.prefetch = prefetch;
+  lowering.collectives.maxBucketBytes = maxBucketBytes;
   lowering.hostCodegen.gemmContractions = gemmContractions;
   lowering.hostCodegen.profile = profileSteps;
   lowering.hostCodegen.vectorBits = vectorBits;

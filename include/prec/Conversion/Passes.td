@@ -44,6 +44,14 @@ def ConvertPrecToRuntime : Pass<"convert-prec-to-runtime", "mlir::ModuleOp"> {
     (docs/Prec.md, "Peer windows"). A marked transport that does not fit a
     window (the conditions of `prec-plan-peer-windows`) is an error.
 
+    A `prec.transport_start` becomes `precrtCompiledCollectiveStart` with the
+    same operands, which returns a handle, and its `prec.transport_wait`
+    becomes `precrtCompiledCollectiveWait` on that handle and the two
+    buffers' pointers. The wait takes the input's buffer with a second
+    `to_buffer`, a read of the input tensor there, so that bufferization
+    neither writes nor frees it while the data moves; the received buffer
+    becomes a tensor after the wait.
+
     `shard.process_linear_index`, `shard.process_multi_index` and
     `shard.grid_shape` of a grid of static shape over the whole world (what
     upstream's partitioning leaves) take their values from the calling
@@ -104,6 +112,60 @@ def PrecPlanPeerWindows
     while a gather that is returned, or read after the next collective,
     stays unmarked.
   }];
+}
+
+def PrecScheduleTransports
+    : InterfacePass<"prec-schedule-transports", "mlir::FunctionOpInterface"> {
+  let summary = "start transports early and wait for them late, so that "
+                "communication overlaps compute";
+  let description = [{
+    Splits every `prec.transport` into a `prec.transport_start` and a
+    `prec.transport_wait` and moves the two apart within their block, as
+    FSDP2 schedules its collectives:
+
+    - each wait goes right before the first op that reads the result (the
+      block's terminator, if nothing else does);
+    - each start goes as early as its wire buffer can be packed: the
+      kernels that pack it (ops without memory effects, in the block) move
+      up with it, to right after the last value they need, but never above
+      the start of the transport before it, so that the starts keep the
+      transports' order. A reduce_scatter
+      of a gradient thus starts as soon as the backward function has
+      computed that gradient, and its wait sits at the optimizer that reads
+      it.
+    - all_gathers are held back by a budget: the start of the `i`-th
+      all_gather of a block goes no earlier than the wait of the
+      `(i - prefetch)`-th, so at most `prefetch` gathers are in flight
+      beyond the one being computed with (FSDP2's default is one). The
+      forward function gathers the next layer's parameters while it
+      computes this layer; a start never moves past its own wait.
+      `prefetch=0` keeps each all_gather's start where the transport was.
+
+    Only the places change, and the runtime runs a rank's transports in
+    the order they start, so the values are those of the synchronous
+    program, bit for bit. Transports marked for a peer window keep their
+    place, synchronous. The buffers of a started transport live until its
+    wait: the budget bounds the gathered parameters alive at once; a
+    reduce_scatter's buffers live from its start to the optimizer.
+
+    ```mlir
+    %g = prec.transport <all_gather> %p on @dp : tensor<8xbf16> -> tensor<16xbf16>
+    %y = linalg.generic ... ins(%x ...)   // does not read %g
+    %z = linalg.generic ... ins(%g ...)
+    ```
+    becomes
+    ```mlir
+    %s = prec.transport_start <all_gather> %p on @dp : tensor<8xbf16> -> !prec.in_flight<tensor<16xbf16>>
+    %y = linalg.generic ... ins(%x ...)
+    %g = prec.transport_wait %s : !prec.in_flight<tensor<16xbf16>>
+    %z = linalg.generic ... ins(%g ...)
+    ```
+  }];
+  let options = [
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"1",
+           "how many all_gathers of a block may be in flight ahead of the "
+           "one whose result is being used (0: none is started early)">,
+  ];
 }
 
 def ConvertContractionsToRuntime
@@ -351,7 +413,12 @@ def PrecGPUHostToRuntime
     - each `precrtCompiledCollective` becomes
       `precrtCompiledCollectiveOnStream`, which runs the transport on its
       group's own stream between an event recorded after the pack kernel
-      and one the unpack kernel waits for (docs/GPU.md);
+      and one the unpack kernel waits for (docs/GPU.md); a started
+      transport's `precrtCompiledCollectiveStart` and
+      `precrtCompiledCollectiveWait` become their `...OnStream` forms: the
+      start enqueues the transport on the group's stream, the wait makes the
+      compute stream wait for it, and the kernels between the two run beside
+      the transport;
     - each `precrtCompiledMatmul` (convert-contractions-to-runtime with
       `gpu`) becomes `precrtCompiledGpuMatmul`, which enqueues the gemm on
       the stream through cuBLASLt.

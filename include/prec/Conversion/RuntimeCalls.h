@@ -27,14 +27,19 @@ inline bool mayCallRunCollective(StringRef callee) {
     return true;
   return callee == PRECRT_COMPILED_COLLECTIVE_SYMBOL ||
          callee == PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL ||
+         callee == PRECRT_COMPILED_COLLECTIVE_START_SYMBOL ||
+         callee == PRECRT_COMPILED_COLLECTIVE_START_ON_STREAM_SYMBOL ||
+         callee == PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL ||
+         callee == PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL ||
          callee == PRECRT_COMPILED_WINDOW_FENCE_SYMBOL;
 }
 
-/// Whether `op` is or holds a transport or a call that may run a collective.
+/// Whether `op` is or holds a transport (or half of one) or a call that may
+/// run a collective.
 inline bool mayRunCollective(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        if (isa<TransportOp>(nested))
+        if (isa<TransportOp, TransportStartOp, TransportWaitOp>(nested))
           return WalkResult::interrupt();
         auto call = dyn_cast<CallOpInterface>(nested);
         if (!call)

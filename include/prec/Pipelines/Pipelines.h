@@ -46,6 +46,10 @@ struct PrecCollectivesStageOptions {
   /// `table` or `json`: print the precision of every collective at the end
   /// of the stage (prec-error-bounds); empty: none.
   std::string precisionReport;
+  /// The `max-bucket-bytes` of prec-bucket-collectives: the most wire bytes
+  /// one merged collective sends (0: no limit). With `overlap`, it decides
+  /// how much one started transport carries (one layer's parameters, say).
+  int64_t maxBucketBytes = 26214400;
 };
 
 /// Stage 2, the collectives as they will run: globals to arguments,
@@ -67,6 +71,15 @@ struct PrecKernelsStageOptions {
   int64_t reduceScatterBlockBytes = 1048576;
   /// CPU: prec-plan-peer-windows (after a canonicalize); off: no windows.
   bool peerWindows = true;
+  /// Start transports early and wait for them late
+  /// (prec-schedule-transports), so that communication overlaps compute;
+  /// the values are the same either way. Collectives then stay whole (no
+  /// blocks) and no peer windows are planned: both would put the
+  /// communication back in line with the kernels.
+  bool overlap = false;
+  /// prec-schedule-transports' budget: all_gathers in flight ahead of the
+  /// one in use.
+  int64_t prefetch = 1;
 };
 
 /// Stage 3, kernels and transports on tensors: collectives decomposed into
@@ -191,6 +204,23 @@ struct PrecLowerToCPUOptions
                      "all_to_alls in place (prec-plan-peer-windows); the "
                      "values are the same either way"),
       llvm::cl::init(PrecKernelsStageOptions().peerWindows)};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("start each transport as early and wait for it as late "
+                     "as the program allows, so that communication runs "
+                     "while the rank computes (prec-schedule-transports); "
+                     "the values are the same either way"),
+      llvm::cl::init(PrecKernelsStageOptions().overlap)};
+  PassOptions::Option<int64_t> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("with overlap: all_gathers in flight ahead of the one "
+                     "in use (FSDP2's default is 1)"),
+      llvm::cl::init(PrecKernelsStageOptions().prefetch)};
+  PassOptions::Option<int64_t> maxBucketBytes{
+      *this, "max-bucket-bytes",
+      llvm::cl::desc("the most wire bytes one bucketed collective sends "
+                     "(prec-bucket-collectives); 0: no limit"),
+      llvm::cl::init(PrecCollectivesStageOptions().maxBucketBytes)};
 };
 
 /// Lowers a module of prec ops on tensors to the LLVM dialect for the host:
@@ -269,6 +299,24 @@ struct PrecLowerToCUDAOptions
                      "bucketing: `table` or `json` (prec-error-bounds; "
                      "prec-run --precision-report); empty: none"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("start each transport as early and wait for it as late "
+                     "as the program allows: NCCL runs on the group's stream "
+                     "while kernels run on the compute stream "
+                     "(prec-schedule-transports); the values are the same "
+                     "either way"),
+      llvm::cl::init(PrecKernelsStageOptions().overlap)};
+  PassOptions::Option<int64_t> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("with overlap: all_gathers in flight ahead of the one "
+                     "in use (FSDP2's default is 1)"),
+      llvm::cl::init(PrecKernelsStageOptions().prefetch)};
+  PassOptions::Option<int64_t> maxBucketBytes{
+      *this, "max-bucket-bytes",
+      llvm::cl::desc("the most wire bytes one bucketed collective sends "
+                     "(prec-bucket-collectives); 0: no limit"),
+      llvm::cl::init(PrecCollectivesStageOptions().maxBucketBytes)};
 };
 
 /// Lowers the same module as buildPrecLowerToCPUPipeline for NVIDIA GPUs:

@@ -43,9 +43,32 @@ func::FuncOp getOrDeclare(ModuleOp module, StringRef name, FunctionType type) {
   return declaration;
 }
 
-bool isCollectiveCall(Operation *op) {
+/// The runtime's collective entry points on host buffers, each with its
+/// form on the stream.
+constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+    kCollectivesOnStream[] = {
+        {PRECRT_COMPILED_COLLECTIVE_SYMBOL,
+         PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL},
+        {PRECRT_COMPILED_COLLECTIVE_START_SYMBOL,
+         PRECRT_COMPILED_COLLECTIVE_START_ON_STREAM_SYMBOL},
+        {PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL,
+         PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL},
+};
+
+/// The form on the stream of a collective call (a transport, or either half
+/// of a started one); empty for other ops.
+StringRef getCollectiveOnStream(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
-  return call && call.getCallee() == PRECRT_COMPILED_COLLECTIVE_SYMBOL;
+  if (!call)
+    return {};
+  for (auto [onHost, onStream] : kCollectivesOnStream)
+    if (call.getCallee() == onHost)
+      return onStream;
+  return {};
+}
+
+bool isCollectiveCall(Operation *op) {
+  return !getCollectiveOnStream(op).empty();
 }
 
 bool isMatmulCall(Operation *op) {
@@ -286,8 +309,8 @@ private:
     if (auto launch = dyn_cast<gpu::LaunchOp>(op))
       return rewriteLaunch(launch);
     auto call = cast<func::CallOp>(op);
-    if (isCollectiveCall(call))
-      return rewriteOnStream(call, PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL);
+    if (StringRef onStream = getCollectiveOnStream(call); !onStream.empty())
+      return rewriteOnStream(call, onStream);
     if (isMatmulCall(call))
       return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL);
     return rewriteGPUCall(call);

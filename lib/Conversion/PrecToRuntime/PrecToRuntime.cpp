@@ -244,9 +244,10 @@ struct GridOperands {
 };
 
 GridOperands createGridOperands(OpBuilder &builder, Location loc,
-                                TransportOp op, shard::GridOp grid) {
+                                Operation *op, StringRef gridName,
+                                ArrayRef<int16_t> gridAxes,
+                                shard::GridOp grid) {
   auto module = op->getParentOfType<ModuleOp>();
-  StringRef gridName = op.getGrid();
   ArrayRef<int64_t> shape = grid.getShape();
   memref::GlobalOp shapeGlobal = getOrCreateConstantGlobal(
       builder, module, ("__prec_grid_" + gridName).str(),
@@ -254,7 +255,7 @@ GridOperands createGridOperands(OpBuilder &builder, Location loc,
           RankedTensorType::get({static_cast<int64_t>(shape.size())},
                                 builder.getI64Type()),
           shape));
-  SmallVector<int32_t> axes(op.getGridAxes().begin(), op.getGridAxes().end());
+  SmallVector<int32_t> axes(gridAxes.begin(), gridAxes.end());
   std::string axesName = ("__prec_grid_" + gridName + "_axes").str();
   for (int32_t axis : axes)
     axesName += "_" + std::to_string(axis);
@@ -285,6 +286,65 @@ GridOperands createGridOperands(OpBuilder &builder, Location loc,
   return operands;
 }
 
+GridOperands createGridOperands(OpBuilder &builder, Location loc,
+                                TransportOp op, shard::GridOp grid) {
+  return createGridOperands(builder, loc, op, op.getGrid(), op.getGridAxes(),
+                            grid);
+}
+
+/// The operands of precrtCompiledCollective (and its start) for a transport
+/// of `input` into `result`, both buffers.
+SmallVector<Value> createTransportCallOperands(
+    OpBuilder &builder, Location loc, Operation *op, TransportKind kind,
+    std::optional<ReductionKind> reduction, StringRef gridName,
+    ArrayRef<int16_t> gridAxes, shard::GridOp grid, Value input,
+    Value result) {
+  auto inputType = cast<MemRefType>(input.getType());
+  std::optional<precrt_dtype_t> dtype =
+      getRuntimeDtype(inputType.getElementType());
+  assert(dtype && "the verifier admits only wires a runtime moves");
+  GridOperands gridOperands =
+      createGridOperands(builder, loc, op, gridName, gridAxes, grid);
+  auto i32 = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(builder, loc, value, 32);
+  };
+  return {i32(getRuntimeTransport(kind)),
+          getAlignedPointer(builder, loc, input),
+          getAlignedPointer(builder, loc, result),
+          arith::ConstantIntOp::create(builder, loc,
+                                       inputType.getNumElements(), 64),
+          i32(*dtype),
+          i32(reduction ? getRuntimeReduction(*reduction) : 0),
+          gridOperands.numDims,
+          gridOperands.shape,
+          gridOperands.numAxes,
+          gridOperands.axes};
+}
+
+/// The static grid a transport runs on, or a diagnostic.
+FailureOr<shard::GridOp> getStaticGrid(Operation *op,
+                                       FlatSymbolRefAttr name) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, name);
+  if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+    return op->emitOpError("expected a grid of static shape");
+  return grid;
+}
+
+/// A fresh, aligned buffer for what a transport receives.
+Value allocateReceived(OpBuilder &builder, Location loc,
+                       RankedTensorType type) {
+  return memref::AllocOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      builder.getI64IntegerAttr(64));
+}
+
+Value getInputBuffer(OpBuilder &builder, Location loc, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return bufferization::ToBufferOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      input, /*readOnly=*/true);
+}
+
 struct TransportOpLowering : OpConversionPattern<TransportOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -292,48 +352,73 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
   matchAndRewrite(TransportOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-        op, op.getGridAttr());
-    RankedTensorType inputType = op.getInput().getType();
-    std::optional<precrt_dtype_t> dtype =
-        getRuntimeDtype(inputType.getElementType());
-    assert(dtype && "the verifier admits only wires a runtime moves");
-    if (!grid || llvm::any_of(grid.getShape(), ShapedType::isDynamic))
-      return op.emitOpError("expected a grid of static shape");
-
-    func::FuncOp decl = getOrCreateRuntimeDecl(rewriter, module);
-
-    auto inputBufferType =
-        MemRefType::get(inputType.getShape(), inputType.getElementType());
-    auto resultBufferType =
-        MemRefType::get(op.getType().getShape(), op.getType().getElementType());
-    Value input = bufferization::ToBufferOp::create(
-        rewriter, loc, inputBufferType, adaptor.getInput(),
-        /*readOnly=*/true);
-    Value result = memref::AllocOp::create(rewriter, loc, resultBufferType,
-                                           rewriter.getI64IntegerAttr(64));
-    GridOperands gridOperands = createGridOperands(rewriter, loc, op, grid);
-    auto i32 = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(rewriter, loc, value, 32);
-    };
-    int32_t reduction =
-        op.getReduction() ? getRuntimeReduction(*op.getReduction()) : 0;
+    FailureOr<shard::GridOp> grid = getStaticGrid(op, op.getGridAttr());
+    if (failed(grid))
+      return failure();
+    func::FuncOp decl =
+        getOrCreateRuntimeDecl(rewriter, op->getParentOfType<ModuleOp>());
+    Value input = getInputBuffer(rewriter, loc, adaptor.getInput());
+    Value result = allocateReceived(rewriter, loc, op.getType());
     func::CallOp::create(
         rewriter, loc, decl,
-        ValueRange{i32(getRuntimeTransport(op.getKind())),
-                   getAlignedPointer(rewriter, loc, input),
-                   getAlignedPointer(rewriter, loc, result),
-                   arith::ConstantIntOp::create(rewriter, loc,
-                                                inputType.getNumElements(), 64),
-                   i32(*dtype), i32(reduction), gridOperands.numDims,
-                   gridOperands.shape, gridOperands.numAxes,
-                   gridOperands.axes});
+        createTransportCallOperands(rewriter, loc, op, op.getKind(),
+                                    op.getReduction(), op.getGrid(),
+                                    op.getGridAxes(), *grid, input, result));
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, op.getType(), result, /*restrict=*/true, /*writable=*/true);
     return success();
   }
 };
+
+/// A started transport: the runtime's start where the start was, its wait
+/// where the wait is. The wait call reads the input's buffer again, so that
+/// bufferization neither writes nor frees it while the data moves; the
+/// received buffer becomes a tensor only after the wait.
+LogicalResult lowerStartedTransport(TransportStartOp start) {
+  FailureOr<shard::GridOp> grid = getStaticGrid(start, start.getGridAttr());
+  if (failed(grid))
+    return failure();
+  TransportWaitOp wait = start.getWait();
+  Location loc = start.getLoc();
+  auto module = start->getParentOfType<ModuleOp>();
+  OpBuilder builder(start);
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
+       index = builder.getIndexType();
+  func::FuncOp startDecl = getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_COLLECTIVE_START_SYMBOL,
+      builder.getFunctionType(
+          {i32, index, index, i64, i32, i32, i32, index, i32, index}, {i64}));
+  func::FuncOp waitDecl = getOrCreateDecl(
+      builder, module, PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL,
+      builder.getFunctionType({i64, index, index}, {i32}));
+
+  RankedTensorType resultType = start.getInFlight().getType().getResult();
+  Value input = getInputBuffer(builder, loc, start.getInput());
+  Value result = allocateReceived(builder, loc, resultType);
+  Value handle =
+      func::CallOp::create(
+          builder, loc, startDecl,
+          createTransportCallOperands(
+              builder, loc, start, start.getKind(), start.getReduction(),
+              start.getGrid(), start.getGridAxes(), *grid, input, result))
+          .getResult(0);
+
+  builder.setInsertionPoint(wait);
+  Location waitLoc = wait.getLoc();
+  Value inputAtWait = getInputBuffer(builder, waitLoc, start.getInput());
+  func::CallOp::create(builder, waitLoc, waitDecl,
+                       ValueRange{handle,
+                                  getAlignedPointer(builder, waitLoc,
+                                                    inputAtWait),
+                                  getAlignedPointer(builder, waitLoc, result)});
+  Value received = bufferization::ToTensorOp::create(
+      builder, waitLoc, resultType, result, /*restrict=*/true,
+      /*writable=*/true);
+  wait.replaceAllUsesWith(received);
+  wait.erase();
+  start.erase();
+  return success();
+}
 
 /// The slices a received tensor is read through, and the reshapes in
 /// between. Collected only if the tensor has no other use.
@@ -693,16 +778,32 @@ struct ConvertPrecToRuntimePass
   void runOnOperation() override {
     // The runtime call takes an element count and the received buffer is
     // allocated here.
-    WalkResult shapes = getOperation().walk([](TransportOp op) {
-      if (op.getInput().getType().hasStaticShape() &&
-          op.getType().hasStaticShape())
+    WalkResult shapes = getOperation().walk([](Operation *op) {
+      RankedTensorType input, result;
+      if (auto transport = dyn_cast<TransportOp>(op)) {
+        input = transport.getInput().getType();
+        result = transport.getType();
+      } else if (auto start = dyn_cast<TransportStartOp>(op)) {
+        input = start.getInput().getType();
+        result = start.getInFlight().getType().getResult();
+      } else {
         return WalkResult::advance();
-      op.emitOpError("expected tensors of static shape, got ")
-          << op.getInput().getType() << " -> " << op.getType();
+      }
+      if (input.hasStaticShape() && result.hasStaticShape())
+        return WalkResult::advance();
+      op->emitOpError("expected tensors of static shape, got ")
+          << input << " -> " << result;
       return WalkResult::interrupt();
     });
     if (shapes.wasInterrupted())
       return signalPassFailure();
+
+    SmallVector<TransportStartOp> starts;
+    getOperation().walk(
+        [&](TransportStartOp start) { starts.push_back(start); });
+    for (TransportStartOp start : starts)
+      if (failed(lowerStartedTransport(start)))
+        return signalPassFailure();
 
     // Planned windows first, then every other op: the module declares the
     // window's entry points before the collective's.

@@ -27,6 +27,12 @@ extern "C" {
 #define PRECRT_COMPILED_COLLECTIVE_SYMBOL "precrtCompiledCollective"
 #define PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL                            \
   "precrtCompiledCollectiveOnStream"
+#define PRECRT_COMPILED_COLLECTIVE_START_SYMBOL "precrtCompiledCollectiveStart"
+#define PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL "precrtCompiledCollectiveWait"
+#define PRECRT_COMPILED_COLLECTIVE_START_ON_STREAM_SYMBOL                      \
+  "precrtCompiledCollectiveStartOnStream"
+#define PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL                       \
+  "precrtCompiledCollectiveWaitOnStream"
 #define PRECRT_COMPILED_GPU_STREAM_SYMBOL "precrtCompiledGpuStream"
 #define PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL "precrtCompiledGpuMaxBlocks"
 #define PRECRT_COMPILED_ALLOC_SYMBOL "precrtCompiledAlloc"

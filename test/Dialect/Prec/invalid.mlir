@@ -728,6 +728,107 @@ func.func @transport_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @dp(shape = 4)
+func.func @started_transport_size(%x: tensor<8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{expected 32 result elements for all_gather of 8 over 4 ranks, got 16}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<16xf32>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<16xf32>>
+  return %1 : tensor<16xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_converts(%x: tensor<8xf32>) -> tensor<32xbf16> {
+  // expected-error @+1 {{expected input and result of one wire dtype, got 'f32' and 'bf16'}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<32xbf16>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<32xbf16>>
+  return %1 : tensor<32xbf16>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_reduction(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a reduction exactly for reduce_scatter and all_reduce transports}}
+  %0 = prec.transport_start <all_reduce> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<8xf32>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<8xf32>>
+  return %1 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected distinct non-negative grid axes, got 0}}
+  %0 = prec.transport_start <all_to_all> %x on @dp grid_axes = [0, 0] : tensor<8xf32> -> !prec.in_flight<tensor<8xf32>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<8xf32>>
+  return %1 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_grid_missing(%x: tensor<8xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{expected grid @nowhere to name a 'shard.grid', found no such symbol}}
+  %0 = prec.transport_start <all_gather> %x on @nowhere : tensor<8xf32> -> !prec.in_flight<tensor<32xf32>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<32xf32>>
+  return %1 : tensor<32xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_never_waited(%x: tensor<8xf32>) {
+  // expected-error @+1 {{expected exactly one 'prec.transport_wait' of its result, in the same block, got 0 use(s)}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<32xf32>>
+  return
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_waited_twice(%x: tensor<8xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  // expected-error @+1 {{expected exactly one 'prec.transport_wait' of its result, in the same block, got 2 use(s)}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<32xf32>>
+  %1 = prec.transport_wait %0 : !prec.in_flight<tensor<32xf32>>
+  %2 = prec.transport_wait %0 : !prec.in_flight<tensor<32xf32>>
+  return %1, %2 : tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
+func.func @started_transport_waited_elsewhere(%x: tensor<8xf32>, %c: i1) -> tensor<32xf32> {
+  // expected-error @+1 {{expected exactly one 'prec.transport_wait' of its result, in the same block, got 1 use(s) (the wait is in another block)}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<32xf32>>
+  %1 = scf.if %c -> tensor<32xf32> {
+    %2 = prec.transport_wait %0 : !prec.in_flight<tensor<32xf32>>
+    scf.yield %2 : tensor<32xf32>
+  } else {
+    %3 = tensor.empty() : tensor<32xf32>
+    scf.yield %3 : tensor<32xf32>
+  }
+  return %1 : tensor<32xf32>
+}
+
+// -----
+
+func.func @wait_of_an_argument(%x: !prec.in_flight<tensor<32xf32>>) -> tensor<32xf32> {
+  // expected-error @+1 {{expected a value of 'prec.transport_start'}}
+  %1 = prec.transport_wait %x : !prec.in_flight<tensor<32xf32>>
+  return %1 : tensor<32xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expected the result of a transport, a 1-D tensor, got 'tensor<2x4xf32>'}}
+func.func @in_flight_rank(%x: !prec.in_flight<tensor<2x4xf32>>) {
+  return
+}
+
+// -----
+
+shard.grid @dp(shape = 4)
 func.func @transport_rank(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{operand #0 must be 1D tensor of floating-point values}}
   %0 = prec.transport <all_to_all> %x on @dp : tensor<2x4xf32> -> tensor<2x4xf32>

@@ -175,6 +175,19 @@ func.func @transports(%x: tensor<32xbf16>, %y: tensor<64xf32>) {
   return
 }
 
+// CHECK-LABEL: func @started_transports
+func.func @started_transports(%x: tensor<32xbf16>, %y: tensor<64xf32>) -> (tensor<256xbf16>, tensor<8xf32>) {
+  // CHECK: %[[G:.*]] = prec.transport_start <all_gather> %{{.*}} on @dp : tensor<32xbf16> -> !prec.in_flight<tensor<256xbf16>>
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<32xbf16> -> !prec.in_flight<tensor<256xbf16>>
+  // CHECK: %[[R:.*]] = prec.transport_start <reduce_scatter> %{{.*}} on @dp reduction = <sum> : tensor<64xf32> -> !prec.in_flight<tensor<8xf32>>
+  %1 = prec.transport_start <reduce_scatter> %y on @dp reduction = <sum> : tensor<64xf32> -> !prec.in_flight<tensor<8xf32>>
+  // CHECK: prec.transport_wait %[[R]] : !prec.in_flight<tensor<8xf32>>
+  %2 = prec.transport_wait %1 : !prec.in_flight<tensor<8xf32>>
+  // CHECK: prec.transport_wait %[[G]] : !prec.in_flight<tensor<256xbf16>>
+  %3 = prec.transport_wait %0 : !prec.in_flight<tensor<256xbf16>>
+  return %3, %2 : tensor<256xbf16>, tensor<8xf32>
+}
+
 // CHECK-LABEL: func @attributes
 // CHECK-SAME: other = [#prec.policy<reduce = f32>, #prec.reduction<sum>, #prec.rounding<stochastic>, #prec.scaling<block, block_size = 32>]
 // CHECK-SAME: prec.policy = #prec.policy<param = bf16, reduce = f32, output = f32>

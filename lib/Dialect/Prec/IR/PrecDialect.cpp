@@ -23,6 +23,7 @@ void PrecDialect::initialize() {
 #include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
       >();
   registerAttributes();
+  registerTypes();
 }
 
 //===----------------------------------------------------------------------===//

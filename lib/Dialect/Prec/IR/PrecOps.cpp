@@ -4,7 +4,9 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallSet.h"
@@ -510,7 +512,7 @@ static ParseResult parseTransportClauses(OpAsmParser &parser,
   return clauses.parse(parser);
 }
 
-static void printTransportClauses(OpAsmPrinter &printer, TransportOp,
+static void printTransportClauses(OpAsmPrinter &printer, Operation *,
                                   DenseI16ArrayAttr gridAxes,
                                   ReductionKindAttr reduction) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
@@ -519,6 +521,16 @@ static void printTransportClauses(OpAsmPrinter &printer, TransportOp,
 
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "prec/Dialect/Prec/IR/PrecOpsTypes.cpp.inc"
+
+void PrecDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "prec/Dialect/Prec/IR/PrecOpsTypes.cpp.inc"
+      >();
+}
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by the verifiers and the passes
@@ -1557,66 +1569,142 @@ static bool isReducingTransport(TransportKind kind) {
          kind == TransportKind::AllReduce;
 }
 
-LogicalResult TransportOp::verify() {
-  Type inputElement = getInput().getType().getElementType();
-  Type resultElement = getType().getElementType();
+/// What prec.transport and prec.transport_start verify alike: one wire
+/// dtype in and out, a reduction exactly where the kind reduces, distinct
+/// axes.
+static LogicalResult verifyTransport(Operation *op, TransportKind kind,
+                                     RankedTensorType inputType,
+                                     RankedTensorType resultType,
+                                     ArrayRef<int16_t> gridAxes,
+                                     std::optional<ReductionKind> reduction) {
+  Type inputElement = inputType.getElementType();
+  Type resultElement = resultType.getElementType();
   if (inputElement != resultElement)
-    return emitOpError("expected input and result of one wire dtype, got ")
+    return op->emitOpError("expected input and result of one wire dtype, got ")
            << inputElement << " and " << resultElement;
-  if (isReducingTransport(getKind()) != getReduction().has_value())
-    return emitOpError("expected a reduction exactly for reduce_scatter and "
-                       "all_reduce transports");
+  if (isReducingTransport(kind) != reduction.has_value())
+    return op->emitOpError("expected a reduction exactly for reduce_scatter "
+                           "and all_reduce transports");
   // Block scales (f8E8M0FNU) move as bytes, never reduced.
   if (!isWireFloatType(inputElement) &&
-      !(isa<Float8E8M0FNUType>(inputElement) &&
-        !isReducingTransport(getKind())))
-    return emitOpError("expected a wire dtype the runtimes move (")
+      !(isa<Float8E8M0FNUType>(inputElement) && !isReducingTransport(kind)))
+    return op->emitOpError("expected a wire dtype the runtimes move (")
            << kWireFloatTypes << "), got " << inputElement;
   llvm::SmallSet<int16_t, 4> seen;
-  for (int16_t axis : getGridAxes())
+  for (int16_t axis : gridAxes)
     if (axis < 0 || !seen.insert(axis).second)
-      return emitOpError("expected distinct non-negative grid axes, got ")
+      return op->emitOpError("expected distinct non-negative grid axes, got ")
              << axis;
   return success();
 }
 
-LogicalResult
-TransportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+/// The result size a transport's kind gives its input over the group.
+static LogicalResult
+verifyTransportSizes(Operation *op, SymbolTableCollection &symbolTable,
+                     FlatSymbolRefAttr gridName, ArrayRef<int16_t> gridAxes,
+                     TransportKind kind, RankedTensorType inputType,
+                     RankedTensorType resultType) {
   FailureOr<shard::GridOp> grid =
-      verifyGridUse(*this, getGridAttr(), getGridAxes(), symbolTable);
+      verifyGridUse(op, gridName, gridAxes, symbolTable);
   if (failed(grid))
     return failure();
-  int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
-  int64_t in = getInput().getType().getDimSize(0);
-  int64_t out = getType().getDimSize(0);
+  int64_t groupSize = getCollectiveGroupSize(*grid, gridAxes);
+  int64_t in = inputType.getDimSize(0);
+  int64_t out = resultType.getDimSize(0);
   if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(in) ||
       ShapedType::isDynamic(out))
     return success();
   int64_t expected = in;
-  switch (getKind()) {
+  switch (kind) {
   case TransportKind::AllGather:
     if (llvm::MulOverflow(in, groupSize, expected))
-      return emitOpError("expected ")
+      return op->emitOpError("expected ")
              << in << " x group size " << groupSize
              << " result elements, which overflows int64";
     break;
   case TransportKind::ReduceScatter:
     if (in % groupSize != 0)
-      return emitOpError("expected an input size divisible by the group size ")
+      return op->emitOpError(
+                 "expected an input size divisible by the group size ")
              << groupSize << ", got " << in;
     expected = in / groupSize;
     break;
   case TransportKind::AllToAll:
     if (in % groupSize != 0)
-      return emitOpError("expected an input size divisible by the group size ")
+      return op->emitOpError(
+                 "expected an input size divisible by the group size ")
              << groupSize << ", got " << in;
     break;
   case TransportKind::AllReduce:
     break;
   }
   if (out != expected)
-    return emitOpError("expected ")
-           << expected << " result elements for " << stringifyTransportKind(getKind())
-           << " of " << in << " over " << groupSize << " ranks, got " << out;
+    return op->emitOpError("expected ")
+           << expected << " result elements for "
+           << stringifyTransportKind(kind) << " of " << in << " over "
+           << groupSize << " ranks, got " << out;
+  return success();
+}
+
+LogicalResult TransportOp::verify() {
+  return verifyTransport(*this, getKind(), getInput().getType(), getType(),
+                         getGridAxes(), getReduction());
+}
+
+LogicalResult
+TransportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTransportSizes(*this, symbolTable, getGridAttr(), getGridAxes(),
+                              getKind(), getInput().getType(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// InFlightType, TransportStartOp, TransportWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+InFlightType::verify(function_ref<InFlightDiagnostic()> emitError,
+                     RankedTensorType result) {
+  if (result.getRank() != 1)
+    return emitError() << "expected the result of a transport, a 1-D tensor, "
+                          "got "
+                       << result;
+  return success();
+}
+
+TransportWaitOp TransportStartOp::getWait() {
+  Value inFlight = getInFlight();
+  if (!inFlight.hasOneUse())
+    return nullptr;
+  return dyn_cast<TransportWaitOp>(*inFlight.getUsers().begin());
+}
+
+LogicalResult TransportStartOp::verify() {
+  RankedTensorType resultType = getInFlight().getType().getResult();
+  if (failed(verifyTransport(*this, getKind(), getInput().getType(),
+                             resultType, getGridAxes(), getReduction())))
+    return failure();
+  // A transport nobody waits for would still be moving data when the step
+  // returns; one waited for twice would be completed twice.
+  TransportWaitOp wait = getWait();
+  if (!wait || wait->getBlock() != getOperation()->getBlock())
+    return emitOpError("expected exactly one 'prec.transport_wait' of its "
+                       "result, in the same block, got ")
+           << std::distance(getInFlight().use_begin(),
+                            getInFlight().use_end())
+           << " use(s)"
+           << (wait ? " (the wait is in another block)" : "");
+  return success();
+}
+
+LogicalResult
+TransportStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTransportSizes(*this, symbolTable, getGridAttr(), getGridAxes(),
+                              getKind(), getInput().getType(),
+                              getInFlight().getType().getResult());
+}
+
+LogicalResult TransportWaitOp::verify() {
+  if (!getInFlight().getDefiningOp<TransportStartOp>())
+    return emitOpError("expected a value of 'prec.transport_start'");
   return success();
 }

@@ -34,12 +34,14 @@ def Prec_Dialect : Dialect {
     and a list of its axes, exactly like `shard` collectives do.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::shard::ShardDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();
+    void registerTypes();
 
     /// Discardable attributes prec gives meaning to.
     static constexpr ::llvm::StringLiteral kPolicyAttrName = "prec.policy";
@@ -151,6 +153,27 @@ def Prec_AddressableShapes : NativeOpTrait<"AddressableShapes"> {
 // not by whichever lowering first meets it.
 def Prec_SupportedFloatTypes : NativeOpTrait<"SupportedFloatTypes"> {
   let cppNamespace = "::mlir::OpTrait::prec";
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Prec_InFlightType : TypeDef<Prec_Dialect, "InFlight"> {
+  let mnemonic = "in_flight";
+  let summary = "a started transport whose result is not yet usable";
+  let description = [{
+    What `prec.transport_start` returns and `prec.transport_wait` takes: the
+    transport is moving data, and its result (of type `result`, a 1-D
+    tensor of the wire dtype) becomes usable when the wait returns.
+
+    ```mlir
+    !prec.in_flight<tensor<4096xbf16>>
+    ```
+  }];
+  let parameters = (ins "RankedTensorType":$result);
+  let assemblyFormat = "`<` $result `>`";
+  let genVerifyDecl = 1;
 }
 
 class Prec_Op<string mnemonic, list<Trait> traits = []>

@@ -54,6 +54,18 @@ public:
 };
 } // namespace mlir::OpTrait::prec
 
+namespace mlir::prec {
+/// The order of a rank's transports (prec.transport_start and
+/// prec.transport_wait read and write it, so that no pass reorders them).
+struct CommunicationResource
+    : public SideEffects::Resource::Base<CommunicationResource> {
+  StringRef getName() final { return "prec.communication"; }
+};
+} // namespace mlir::prec
+
+#define GET_TYPEDEF_CLASSES
+#include "prec/Dialect/Prec/IR/PrecOpsTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "prec/Dialect/Prec/IR/PrecOps.h.inc"
 

@@ -667,6 +667,11 @@ def Prec_AdamWOp : Prec_OptimizerOpBase<"adamw", [
 // Wire transport
 //===----------------------------------------------------------------------===//
 
+// The order in which a rank's transports run: started transports and their
+// waits keep their places relative to each other.
+def Prec_CommunicationResource
+    : Resource<"::mlir::prec::CommunicationResource">;
+
 def Prec_TransportOp : Prec_Op<"transport", [
     Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "move a flat buffer of wire-dtype values between ranks";
@@ -705,6 +710,69 @@ def Prec_TransportOp : Prec_Op<"transport", [
     $kind $input `on` $grid `` custom<TransportClauses>($grid_axes, $reduction)
     attr-dict `:` type($input) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+
+def Prec_TransportStartOp : Prec_Op<"transport_start", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    MemoryEffects<[MemWrite<Prec_CommunicationResource>]>]> {
+  let summary = "start a transport that completes at its prec.transport_wait";
+  let description = [{
+    `prec.transport` in two halves, so that the rank computes while the data
+    moves: the start hands the wire buffer to the runtime and returns at
+    once; the result is usable after the one `prec.transport_wait` of the
+    returned `!prec.in_flight` value, which must follow in the same block.
+    Between the two, the runtime may still read `input`: nothing writes it
+    (tensors are values, and lowering keeps the buffer alive up to the
+    wait). The values are those of `prec.transport` with the same operands,
+    bit for bit. `prec-schedule-transports` makes these pairs.
+
+    A rank's started transports run in the order they start, and a
+    `prec.transport` run later waits for them, so every rank of a group
+    runs the group's collectives in one order.
+
+    ```mlir
+    %pending = prec.transport_start <all_gather> %packed on @dp
+                 : tensor<1024xbf16> -> !prec.in_flight<tensor<4096xbf16>>
+    ...  // compute that does not need the gathered values
+    %gathered = prec.transport_wait %pending : !prec.in_flight<tensor<4096xbf16>>
+    ```
+  }];
+  let arguments = (ins
+    Prec_TransportKindAttr:$kind,
+    1DTensorOf<[AnyFloat]>:$input,
+    FlatSymbolRefAttr:$grid,
+    DefaultValuedAttr<Prec_GridAxesAttr, "{}">:$grid_axes,
+    OptionalAttr<Prec_ReductionKindAttr>:$reduction
+  );
+  let results = (outs Prec_InFlightType:$in_flight);
+  let assemblyFormat = [{
+    $kind $input `on` $grid `` custom<TransportClauses>($grid_axes, $reduction)
+    attr-dict `:` type($input) `->` qualified(type($in_flight))
+  }];
+  let extraClassDeclaration = [{
+    /// The one wait of this start (null only in IR the verifier rejects).
+    TransportWaitOp getWait();
+  }];
+  let hasVerifier = 1;
+}
+
+def Prec_TransportWaitOp : Prec_Op<"transport_wait", [
+    MemoryEffects<[MemRead<Prec_CommunicationResource>,
+                   MemWrite<Prec_CommunicationResource>]>,
+    TypesMatchWith<"the result is the tensor the in-flight type names",
+                   "in_flight", "result",
+                   "::llvm::cast<::mlir::prec::InFlightType>($_self).getResult()">]> {
+  let summary = "the result of a started transport, once it has completed";
+  let description = [{
+    Waits until the transport its operand started has moved all its data,
+    then yields the result `prec.transport` would have: a value of the
+    tensor type the `!prec.in_flight` type names.
+  }];
+  let arguments = (ins Prec_InFlightType:$in_flight);
+  let results = (outs 1DTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$in_flight attr-dict `:` qualified(type($in_flight))";
   let hasVerifier = 1;
 }
 
