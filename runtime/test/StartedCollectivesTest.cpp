@@ -76,11 +76,11 @@ TEST(StartedCollectives, AWaitChecksItsHandleAndBuffers) {
             ASSERT_GT(handle, 0);
             EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, other),
                       PRECRT_ERROR_INVALID_ARGUMENT);
-            EXPECT_NE(compiledError().find(
-                          "precrtCompiledCollectiveWait: handle " +
-                          std::to_string(handle) +
-                          " (all_reduce of 4 f32) was started with"),
-                      std::string::npos)
+            EXPECT_NE(
+                compiledError().find("precrtCompiledCollectiveWait: handle " +
+                                     std::to_string(handle) +
+                                     " (all_reduce of 4 f32) was started with"),
+                std::string::npos)
                 << compiledError();
             EXPECT_NE(compiledError().find("waited with send"),
                       std::string::npos)
@@ -106,9 +106,9 @@ TEST(StartedCollectives, AWaitChecksItsHandleAndBuffers) {
             for (int64_t unknown : {int64_t(123456), int64_t(0), int64_t(-1)}) {
               EXPECT_EQ(precrtCompiledCollectiveWait(unknown, send, recv),
                         PRECRT_ERROR_INVALID_ARGUMENT);
-              EXPECT_NE(compiledError().find(
-                            "handle " + std::to_string(unknown) +
-                            " is not a started transport"),
+              EXPECT_NE(compiledError().find("handle " +
+                                             std::to_string(unknown) +
+                                             " is not a started transport"),
                         std::string::npos)
                   << compiledError();
               precrtCompiledClearError();
@@ -120,28 +120,29 @@ TEST(StartedCollectives, AWaitChecksItsHandleAndBuffers) {
 
 TEST(StartedCollectives, InvalidArgumentsFailTheStartAndItsWait) {
   ASSERT_EQ(
-      runLocal(
-          1,
-          [](precrt_comm_t, int) {
-            float send[3] = {1, 2, 3}, recv[3];
-            const int64_t shape[] = {1};
-            int64_t handle = precrtCompiledCollectiveStart(
-                7, send, recv, 3, PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1,
-                shape, 0, nullptr);
-            ASSERT_GT(handle, 0);
-            EXPECT_EQ(compiledError(), "unknown transport 7")
-                << "recorded at the start";
-            EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
-                      PRECRT_ERROR_INVALID_ARGUMENT);
-            // A rank that failed: a later start's wait returns the failure.
-            handle = precrtCompiledCollectiveStart(
-                PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 3, PRECRT_DTYPE_F32,
-                PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr);
-            EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
-                      PRECRT_ERROR_INVALID_ARGUMENT);
-            EXPECT_EQ(compiledError(), "unknown transport 7");
-            precrtCompiledClearError();
-          }),
+      runLocal(1,
+               [](precrt_comm_t, int) {
+                 float send[3] = {1, 2, 3}, recv[3];
+                 const int64_t shape[] = {1};
+                 int64_t handle = precrtCompiledCollectiveStart(
+                     7, send, recv, 3, PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM,
+                     1, shape, 0, nullptr);
+                 ASSERT_GT(handle, 0);
+                 EXPECT_EQ(compiledError(), "unknown transport 7")
+                     << "recorded at the start";
+                 EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
+                           PRECRT_ERROR_INVALID_ARGUMENT);
+                 // A rank that failed: a later start's wait returns the
+                 // failure.
+                 handle = precrtCompiledCollectiveStart(
+                     PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 3,
+                     PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
+                     nullptr);
+                 EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
+                           PRECRT_ERROR_INVALID_ARGUMENT);
+                 EXPECT_EQ(compiledError(), "unknown transport 7");
+                 precrtCompiledClearError();
+               }),
       PRECRT_SUCCESS);
 }
 
@@ -173,10 +174,10 @@ TEST(StartedCollectives, APeerThatNeverJoinsIsATimeoutAtTheWait) {
                 PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 4, PRECRT_DTYPE_F32,
                 PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr);
             EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv), status);
-            EXPECT_EQ(precrtCompiledCollective(
-                          PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 4,
-                          PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
-                          nullptr),
+            EXPECT_EQ(precrtCompiledCollective(PRECRT_TRANSPORT_ALL_REDUCE,
+                                               send, recv, 4, PRECRT_DTYPE_F32,
+                                               PRECRT_REDUCTION_SUM, 1, shape,
+                                               0, nullptr),
                       status);
             EXPECT_LT(secondsSince(begin), 0.25);
             EXPECT_EQ(compiledError(), error) << "the first failure stays";
@@ -225,29 +226,28 @@ TEST(StartedCollectives, AFailedTransportFailsTheLaterOnesQueuedBehindIt) {
 
 TEST(StartedCollectives, ADrainReportsTransportsNeverWaited) {
   ASSERT_EQ(
-      runLocal(2,
-               [](precrt_comm_t, int rank) {
-                 const int64_t shape[] = {2};
-                 float send[2] = {float(rank), 1}, recv[2] = {-1, -1};
-                 int64_t handle = precrtCompiledCollectiveStart(
-                     PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 2,
-                     PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
-                     nullptr);
-                 EXPECT_EQ(precrtCompiledDrain(),
-                           PRECRT_ERROR_INVALID_ARGUMENT);
-                 EXPECT_EQ(compiledError(),
-                           "handle " + std::to_string(handle) +
-                               " (all_reduce of 2 f32) was started but never "
-                               "waited");
-                 EXPECT_EQ(recv[0], 1.0f) << "it ran";
-                 EXPECT_EQ(recv[1], 2.0f);
-                 precrtCompiledClearError();
-                 EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
-                           PRECRT_ERROR_INVALID_ARGUMENT)
-                     << "the drain forgot it";
-                 precrtCompiledClearError();
-                 EXPECT_EQ(precrtCompiledDrain(), PRECRT_SUCCESS);
-               }),
+      runLocal(
+          2,
+          [](precrt_comm_t, int rank) {
+            const int64_t shape[] = {2};
+            float send[2] = {float(rank), 1}, recv[2] = {-1, -1};
+            int64_t handle = precrtCompiledCollectiveStart(
+                PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 2, PRECRT_DTYPE_F32,
+                PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr);
+            EXPECT_EQ(precrtCompiledDrain(), PRECRT_ERROR_INVALID_ARGUMENT);
+            EXPECT_EQ(compiledError(),
+                      "handle " + std::to_string(handle) +
+                          " (all_reduce of 2 f32) was started but never "
+                          "waited");
+            EXPECT_EQ(recv[0], 1.0f) << "it ran";
+            EXPECT_EQ(recv[1], 2.0f);
+            precrtCompiledClearError();
+            EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
+                      PRECRT_ERROR_INVALID_ARGUMENT)
+                << "the drain forgot it";
+            precrtCompiledClearError();
+            EXPECT_EQ(precrtCompiledDrain(), PRECRT_SUCCESS);
+          }),
       PRECRT_SUCCESS);
 }
 
@@ -313,10 +313,10 @@ TEST(StartedCollectives, TheProfileSplitsBackgroundFromExposedTime) {
             }
 
             // Both ranks leave this collective together.
-            ASSERT_EQ(precrtCompiledCollective(
-                          PRECRT_TRANSPORT_ALL_REDUCE, send, recv, 4,
-                          PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
-                          nullptr),
+            ASSERT_EQ(precrtCompiledCollective(PRECRT_TRANSPORT_ALL_REDUCE,
+                                               send, recv, 4, PRECRT_DTYPE_F32,
+                                               PRECRT_REDUCTION_SUM, 1, shape,
+                                               0, nullptr),
                       PRECRT_SUCCESS);
             precrtCompiledResetProfile();
             if (rank == 1)

@@ -1,4 +1,4 @@
-//===- StartedUtil.h - Checks of started transports on any backend -*- C++ -*-===//
+//===- StartedUtil.h - Started transports on any backend --------*- C++ -*-===//
 //
 // The checks of precrtCompiledCollectiveStart/Wait that every CPU backend
 // must pass, run by each rank of a 2 x 2 grid (the local backend's threads,
@@ -48,9 +48,9 @@ inline std::vector<StartedCase> startedCases(int rank) {
        {PRECRT_DTYPE_F32, PRECRT_DTYPE_BF16, PRECRT_DTYPE_F8E4M3FN})
     for (int32_t transport = PRECRT_TRANSPORT_ALL_GATHER;
          transport <= PRECRT_TRANSPORT_ALL_REDUCE; ++transport)
-      for (std::vector<int32_t> axes : {std::vector<int32_t>{},
-                                        std::vector<int32_t>{0},
-                                        std::vector<int32_t>{1}})
+      for (std::vector<int32_t> axes :
+           {std::vector<int32_t>{}, std::vector<int32_t>{0},
+            std::vector<int32_t>{1}})
         for (precrt_reduction_t reduction :
              {PRECRT_REDUCTION_SUM, PRECRT_REDUCTION_AVG,
               PRECRT_REDUCTION_MAX}) {
@@ -71,9 +71,9 @@ inline std::vector<StartedCase> startedCases(int rank) {
 
 inline int32_t runSynchronously(StartedCase &c) {
   const int64_t shape[] = {2, 2};
-  return precrtCompiledCollective(
-      c.transport, c.send.data(), c.recv.data(), c.sendCount, c.dtype,
-      c.reduction, 2, shape, int32_t(c.axes.size()), c.axes.data());
+  return precrtCompiledCollective(c.transport, c.send.data(), c.recv.data(),
+                                  c.sendCount, c.dtype, c.reduction, 2, shape,
+                                  int32_t(c.axes.size()), c.axes.data());
 }
 
 inline int64_t start(StartedCase &c) {
@@ -165,10 +165,9 @@ inline void expectStartedOrderAcrossRanks(int rank, int size) {
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
   EXPECT_NE(a, b);
-  ASSERT_EQ(precrtCompiledCollective(PRECRT_TRANSPORT_ALL_REDUCE, sendC.data(),
-                                     recvC.data(), countC, PRECRT_DTYPE_F32,
-                                     PRECRT_REDUCTION_MAX, 1, shape, 0,
-                                     nullptr),
+  ASSERT_EQ(precrtCompiledCollective(
+                PRECRT_TRANSPORT_ALL_REDUCE, sendC.data(), recvC.data(), countC,
+                PRECRT_DTYPE_F32, PRECRT_REDUCTION_MAX, 1, shape, 0, nullptr),
             PRECRT_SUCCESS)
       << precrtCompiledGetError();
   ASSERT_EQ(precrtCompiledCollectiveWait(b, sendB.data(), recvB.data()),

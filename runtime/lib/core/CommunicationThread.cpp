@@ -107,8 +107,7 @@ thread_local Owner owner;
 } // namespace
 
 uint64_t submit(Communicator *world, int device, std::function<void()> work) {
-  if (threadWorker &&
-      (threadWorker->world != world || threadWorker->stopped()))
+  if (threadWorker && (threadWorker->world != world || threadWorker->stopped()))
     owner.release();
   if (!threadWorker) {
     auto worker = std::make_unique<Worker>();

@@ -1,4 +1,4 @@
-//===- CommunicationThread.h - A rank's thread for started transports -*- C++ -*-===//
+//===- CommunicationThread.h - Started transports of a rank -*- C++ -*-===//
 //
 // Each rank (a thread of a local world, or a process's thread) that starts
 // a transport gets one communication thread, which runs the rank's started
