@@ -404,6 +404,9 @@ llvm::Error RankRun::run() {
     profile.stepSeconds += std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - stepStart)
                                .count();
+    // A step leaves no started transport in flight: the driver's own
+    // collectives come next, and one never waited is the step's error.
+    precrtCompiledDrain();
     // A failed collective may leave work on the stream that never finishes:
     // look at the rank's error before waiting for the stream.
     if (const char *compiledError = precrtCompiledGetError())

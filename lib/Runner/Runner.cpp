@@ -150,6 +150,12 @@ void forEachRuntimeSymbol(
   bind(PRECRT_COMPILED_PROFILE_STOP_SYMBOL, &precrtCompiledProfileStop);
   bind(PRECRT_COMPILED_COLLECTIVE_ON_STREAM_SYMBOL,
        &precrtCompiledCollectiveOnStream);
+  bind(PRECRT_COMPILED_COLLECTIVE_START_SYMBOL, &precrtCompiledCollectiveStart);
+  bind(PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL, &precrtCompiledCollectiveWait);
+  bind(PRECRT_COMPILED_COLLECTIVE_START_ON_STREAM_SYMBOL,
+       &precrtCompiledCollectiveStartOnStream);
+  bind(PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL,
+       &precrtCompiledCollectiveWaitOnStream);
   bind(PRECRT_COMPILED_GPU_STREAM_SYMBOL, &precrtCompiledGpuStream);
   bind(PRECRT_COMPILED_GPU_MATMUL_SYMBOL, &precrtCompiledGpuMatmul);
   bind(PRECRT_COMPILED_GPU_MAX_BLOCKS_SYMBOL, &precrtCompiledGpuMaxBlocks);

@@ -20,6 +20,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -220,6 +221,106 @@ TEST(CompiledGpu, CollectiveOnStreamRunsOnTheGroupStreamBetweenEvents) {
     // chunk of the sum.
     for (size_t i = 0; i < count / n; ++i)
       EXPECT_EQ(scattered[rank][i], float(2 * (rank * count / n + i) + 10));
+  }
+}
+
+TEST(CompiledGpu, StartedCollectiveOnStreamIsOrderedByEvents) {
+  // Stream work runs in the fake driver only when something waits for it:
+  // the send buffer is filled, and the receive buffer cleared, by copies
+  // still pending on the compute stream at the start. The collective reads
+  // the right input only if the group's stream waited for the start's
+  // event, and the clearing copy would overwrite the result if it ran
+  // after it.
+  const int n = 2;
+  const int64_t shape[] = {n};
+  const size_t count = 6;
+  std::vector<std::vector<float>> started(n), synchronous(n);
+  ASSERT_EQ(
+      runNccl(
+          n,
+          [&](precrt_comm_t, int rank) {
+            void *compute = precrtCompiledGpuStream();
+            ASSERT_NE(compute, nullptr) << precrtCompiledGetError();
+            const size_t bytes = count * sizeof(float);
+            std::vector<float> input(count), cleared(count, -1);
+            for (size_t i = 0; i < count; ++i)
+              input[i] = float(10 * rank + i);
+            void *send = mgpuMemAlloc(bytes, compute, false);
+            void *recv = mgpuMemAlloc(bytes, compute, false);
+            void *recvSync = mgpuMemAlloc(bytes, compute, false);
+            std::vector<std::string> before(2), after(2);
+            for (int round = 0; round < 2; ++round) {
+              mgpuMemcpy(send, input.data(), bytes, compute);
+              mgpuMemcpy(recv, cleared.data(), bytes, compute);
+              takeCalls({});
+              int64_t handle = precrtCompiledCollectiveStartOnStream(
+                  PRECRT_TRANSPORT_ALL_REDUCE, send, recv, count,
+                  PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr,
+                  compute);
+              ASSERT_GT(handle, 0);
+              const std::vector<std::string> ordering = {"cuEventRecord",
+                                                         "cuStreamWaitEvent"};
+              std::vector<LoggedCall> calls = takeCalls(ordering);
+              ASSERT_EQ(calls.size(), 1u);
+              EXPECT_EQ(calls[0].name, "cuEventRecord");
+              EXPECT_EQ(calls[0].second, text(compute));
+              before[round] = calls[0].first;
+              ASSERT_EQ(precrtCompiledCollectiveWaitOnStream(handle, send, recv,
+                                                             compute),
+                        PRECRT_SUCCESS)
+                  << precrtCompiledGetError();
+              calls = takeCalls(ordering);
+              ASSERT_EQ(calls.size(), 1u);
+              EXPECT_EQ(calls[0].name, "cuStreamWaitEvent");
+              EXPECT_EQ(calls[0].first, text(compute));
+              after[round] = calls[0].second;
+              EXPECT_NE(after[round], before[round]);
+            }
+            // The pool's two events again, in either role.
+            EXPECT_EQ(std::set<std::string>({before[1], after[1]}),
+                      std::set<std::string>({before[0], after[0]}))
+                << "the events are pooled";
+
+            ASSERT_EQ(precrtCompiledCollectiveOnStream(
+                          PRECRT_TRANSPORT_ALL_REDUCE, send, recvSync, count,
+                          PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0,
+                          nullptr, compute),
+                      PRECRT_SUCCESS)
+                << precrtCompiledGetError();
+            started[rank].resize(count);
+            synchronous[rank].resize(count);
+            mgpuMemcpy(started[rank].data(), recv, bytes, compute);
+            mgpuMemcpy(synchronous[rank].data(), recvSync, bytes, compute);
+
+            // A transport started on a stream is waited on one.
+            int64_t handle = precrtCompiledCollectiveStartOnStream(
+                PRECRT_TRANSPORT_ALL_REDUCE, send, recv, count,
+                PRECRT_DTYPE_F32, PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr,
+                compute);
+            EXPECT_EQ(precrtCompiledCollectiveWait(handle, send, recv),
+                      PRECRT_ERROR_INVALID_ARGUMENT);
+            const char *error = precrtCompiledGetError();
+            EXPECT_NE(std::string(error ? error : "")
+                          .find("was started on a compute stream: wait for it "
+                                "with precrtCompiledCollectiveWaitOnStream"),
+                      std::string::npos)
+                << (error ? error : "");
+            precrtCompiledClearError();
+            mgpuMemFree(send, compute);
+            mgpuMemFree(recv, compute);
+            mgpuMemFree(recvSync, compute);
+            mgpuStreamSynchronize(compute);
+          }),
+      PRECRT_SUCCESS)
+      << lastError();
+  for (int rank = 0; rank < n; ++rank) {
+    ASSERT_EQ(started[rank].size(), count);
+    // Sums of two small integers: exact in f32.
+    for (size_t i = 0; i < count; ++i)
+      EXPECT_EQ(started[rank][i], float(2 * i + 10)) << "rank " << rank;
+    EXPECT_EQ(std::memcmp(started[rank].data(), synchronous[rank].data(),
+                          count * sizeof(float)),
+              0);
   }
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MpiTestMain.h"
+#include "StartedUtil.h"
 #include "TestUtil.h"
 #include "TrafficUtil.h"
 
@@ -256,6 +257,38 @@ precrt_comm_t freshGroup(int32_t axisCount) {
             PRECRT_SUCCESS)
       << precrtGetLastErrorMessage();
   return group;
+}
+
+// Started transports run on each process's communication thread, with MPI
+// initialized MPI_THREAD_SERIALIZED: the rank's own collectives wait for it.
+TEST(MpiStarted, BitIdenticalToSynchronous) {
+  if (worldSize != 4)
+    GTEST_SKIP() << "needs 4 ranks";
+  expectStartedMatchesSynchronous(worldRank);
+  precrtCompiledClearError();
+}
+
+TEST(MpiStarted, StartStartSyncWaitWaitKeepsTheOrderAcrossRanks) {
+  for (int round = 0; round < 10; ++round)
+    expectStartedOrderAcrossRanks(worldRank, worldSize);
+  // The C API's own collectives wait for the started ones too.
+  const int64_t shape[] = {worldSize};
+  float one = 1, gathered[64] = {}, sum = 0;
+  int64_t handle = precrtCompiledCollectiveStart(
+      PRECRT_TRANSPORT_ALL_GATHER, &one, gathered, 1, PRECRT_DTYPE_F32,
+      PRECRT_REDUCTION_SUM, 1, shape, 0, nullptr);
+  ASSERT_EQ(precrtAllReduce(world, &one, &sum, 1, PRECRT_DTYPE_F32,
+                            PRECRT_REDUCTION_SUM),
+            PRECRT_SUCCESS)
+      << precrtGetLastErrorMessage();
+  EXPECT_EQ(sum, float(worldSize));
+  ASSERT_EQ(precrtCompiledCollectiveWait(handle, &one, gathered),
+            PRECRT_SUCCESS)
+      << precrtCompiledGetError();
+  for (int r = 0; r < worldSize; ++r)
+    EXPECT_EQ(gathered[r], 1.0f);
+  EXPECT_EQ(precrtCompiledDrain(), PRECRT_SUCCESS);
+  precrtCompiledClearError();
 }
 
 TEST(MpiFailures, MismatchedCountsFailEveryRank) {

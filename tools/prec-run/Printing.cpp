@@ -69,6 +69,10 @@ std::string describeProfile(int32_t rank, const RankProfile &rankProfile) {
   text += part("pack/unpack kernels", PRECRT_PROFILE_PACK_KERNEL);
   text += part("collectives", PRECRT_PROFILE_COLLECTIVE);
   text += part("  of which waiting", PRECRT_PROFILE_WAIT);
+  // Started transports move on the communication thread, beside the rest:
+  // not part of the step's sum. Their exposed part is in the collectives.
+  if (profile.calls[PRECRT_PROFILE_BACKGROUND] > 0)
+    text += part("started transports (bg)", PRECRT_PROFILE_BACKGROUND);
   double rest = stepSeconds - accounted;
   text += llvm::formatv("  {0,-26}{1,9:f3} ms {2,5:f1}%\n", "other host code",
                         ms(rest),

@@ -67,6 +67,46 @@ PRECRT_EXPORT int32_t precrtCompiledCollective(
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes);
 
+/*===--- Started transports: communication behind computation ----------===*/
+
+/* precrtCompiledCollective's transport, started: returns at once with a
+ * handle (> 0) while the data moves on the calling rank's communication
+ * thread. Until the matching wait returns, `send` must not be written and
+ * `recv` neither read nor written. A rank's started transports run one at a
+ * time in the order started, and every collective the rank runs
+ * synchronously (precrtCompiledCollective, window fences, group creation,
+ * the driver's own collectives) runs after all of them, so the ranks of a
+ * group still agree on the order. The communication thread is created by the
+ * rank's first start and joined when the rank's world ends or the thread
+ * exits (after the transports still queued have run). On a rank that has
+ * already failed, or for invalid arguments, the failure is recorded and the
+ * returned handle's wait returns it. Generated code run without a world (a
+ * local world of one rank per call) moves the data before returning. */
+PRECRT_EXPORT int64_t precrtCompiledCollectiveStart(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes);
+
+/* Waits until the started transport `handle` has completed; `send` and
+ * `recv` must be the buffers it was started with (checked: a mismatch is
+ * PRECRT_ERROR_INVALID_ARGUMENT, after the transport completed, as is an
+ * unknown or already-waited handle). Returns 0 or the failure's status,
+ * recorded as the rank's error like a failed precrtCompiledCollective; a
+ * failed transport's later started ones fail with its status without
+ * moving data. The time spent blocked here is the rank's exposed
+ * communication (PRECRT_PROFILE_COLLECTIVE, one call per wait). */
+PRECRT_EXPORT int32_t precrtCompiledCollectiveWait(int64_t handle,
+                                                   const void *send,
+                                                   void *recv);
+
+/* Waits until every transport the calling rank started has completed, and
+ * reports each one that was never waited as the rank's error
+ * (PRECRT_ERROR_INVALID_ARGUMENT, "... started but never waited"; its
+ * handle is forgotten). A driver calls it when a call of generated code
+ * returns, before it reads precrtCompiledGetError() (prec-run does): a
+ * step leaves nothing in flight. Returns 0 or the rank's first failure. */
+PRECRT_EXPORT int32_t precrtCompiledDrain(void);
+
 /*===--- Peer windows: transports read in place -------------------------===*/
 
 /* The slot of the calling rank's peer window for one call of an all_gather
@@ -170,14 +210,23 @@ typedef enum precrt_profile_kind_t {
   /* Kernels around collectives: casts and scales into the wire buffer,
    * reductions and unpacking out of the received one. */
   PRECRT_PROFILE_PACK_KERNEL = 2,
-  /* precrtCompiledCollective, waiting for peers included. */
+  /* precrtCompiledCollective, waiting for peers included, and the time
+   * blocked in precrtCompiledCollectiveWait(OnStream): the communication
+   * the rank's work did not hide. */
   PRECRT_PROFILE_COLLECTIVE = 3,
   /* The part of COLLECTIVE spent waiting for the other ranks to arrive
    * (local backend; other backends wait inside their library, counted in
-   * COLLECTIVE only). */
+   * COLLECTIVE only). Synchronous collectives only. */
   PRECRT_PROFILE_WAIT = 4,
+  /* Started transports (precrtCompiledCollectiveStart): the time the rank's
+   * communication thread spent moving them, one call per transport, hidden
+   * behind the rank's work or not. The part the rank waited for is in
+   * COLLECTIVE (precrtCompiledCollectiveWait), so BACKGROUND minus the
+   * waits' share of COLLECTIVE is the communication computation hid.
+   * Counted when the rank collects the transport (its wait, or a drain). */
+  PRECRT_PROFILE_BACKGROUND = 5,
 } precrt_profile_kind_t;
-#define PRECRT_PROFILE_NUM_KINDS 5
+#define PRECRT_PROFILE_NUM_KINDS 6
 
 typedef struct precrt_profile_t {
   double seconds[PRECRT_PROFILE_NUM_KINDS];
@@ -313,6 +362,29 @@ PRECRT_EXPORT int32_t precrtCompiledCollectiveOnStream(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes, void *stream);
+
+/* precrtCompiledCollectiveStart on device buffers that work enqueued on
+ * `stream` (the compute stream) writes before the call: records an event on
+ * `stream` and returns; the communication thread makes the group's stream
+ * wait for that event, enqueues the NCCL collective and records a
+ * completion event on the group's stream. The events come from a pool of
+ * the calling thread's, created once. */
+PRECRT_EXPORT int64_t precrtCompiledCollectiveStartOnStream(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes, void *stream);
+
+/* precrtCompiledCollectiveWait of a transport started on `stream`: makes
+ * `stream` wait for the completion event, so the kernels enqueued after the
+ * call see the result. It returns once the communication thread has seen
+ * the collective complete on the GPU: the thread polls the group's stream
+ * as precrtCompiledCollectiveOnStream does, so a collective that never
+ * completes is PRECRT_ERROR_TIMEOUT after the world's timeout (and its
+ * NCCL communicator is aborted), never a hang. */
+PRECRT_EXPORT int32_t precrtCompiledCollectiveWaitOnStream(int64_t handle,
+                                                           const void *send,
+                                                           void *recv,
+                                                           void *stream);
 
 /* precrtCompiledMatmul on device buffers, enqueued on `stream` (the compute
  * stream) through cuBLASLt, under the same contract: every product and

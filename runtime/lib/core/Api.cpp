@@ -11,6 +11,7 @@
 
 #include "backends/local/LocalBackend.h"
 #include "core/Backends.h"
+#include "core/CommunicationThread.h"
 #include "core/Communicator.h"
 #include "core/CurrentWorld.h"
 #include "core/Environment.h"
@@ -358,6 +359,7 @@ precrt_status_t precrtFinalize(void) {
   if (!state.world)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "precrtFinalize: precrtInit was not called");
+  communication_thread::endWorld(state.world.get());
   setProcessWorld(nullptr);
   state.world.reset();
   return finalizeMpi();

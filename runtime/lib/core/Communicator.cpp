@@ -2,6 +2,7 @@
 
 #include "core/Communicator.h"
 
+#include "core/CommunicationThread.h"
 #include "core/Environment.h"
 #include "core/Error.h"
 #include "core/PeerWindows.h"
@@ -264,6 +265,9 @@ void Communicator::markBroken(const std::string &reason) {
 }
 
 precrt_status_t Communicator::collective(CollectiveCall &call) {
+  // The rank's started transports use its communicators (and MPI) on its
+  // communication thread: they run first.
+  communication_thread::waitUntilIdle();
   call.descriptor.sequence = nextSequence_++;
   if (!brokenReason_.empty())
     return fail(PRECRT_ERROR_PEER_FAILED,
@@ -277,6 +281,7 @@ precrt_status_t Communicator::collective(CollectiveCall &call) {
 }
 
 precrt_status_t Communicator::pointToPoint(const PointToPointCall &call) {
+  communication_thread::waitUntilIdle();
   CallDescriptor sendHeader, recvHeader;
   sendHeader.op = recvHeader.op = uint32_t(CollectiveOp::PointToPoint);
   sendHeader.dtype = recvHeader.dtype = call.dtype;
@@ -302,6 +307,7 @@ precrt_status_t Communicator::pointToPoint(const PointToPointCall &call) {
 precrt_status_t Communicator::forGridAxes(const std::vector<int64_t> &shape,
                                           const std::vector<int32_t> &axes,
                                           Communicator **group) {
+  communication_thread::waitUntilIdle();
   auto key = std::make_pair(shape, axes);
   auto cached = gridGroups_.find(key);
   if (cached != gridGroups_.end()) {

@@ -13,6 +13,7 @@
 #include "precrt/compiled.h"
 #include "precrt/gpu.h"
 
+#include "core/CommunicationThread.h"
 #include "core/Communicator.h"
 #include "core/Error.h"
 #include "core/PeerWindows.h"
@@ -24,9 +25,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -66,7 +71,25 @@ struct Transport {
   /// The compute stream of GPU code, whose work produces `send` and
   /// consumes `recv`; nullptr for host buffers.
   void *stream = nullptr;
+  /// The events of a transport started on `stream`; nullptr when it runs
+  /// synchronously.
+  const precrt::cuda::StartedEvents *started = nullptr;
 };
+
+/// What running a transport produced: its failure, or its traffic record.
+/// Made on whichever thread ran it; the rank's own thread records it.
+struct Completion {
+  precrt_status_t status = PRECRT_SUCCESS;
+  std::string message;
+  precrt_compiled_traffic_t record = {};
+};
+
+Completion failed(precrt_status_t status, std::string message) {
+  Completion completion;
+  completion.status = status;
+  completion.message = std::move(message);
+  return completion;
+}
 
 /// Moves the data of `call` over `group`; the thread's error says why not.
 precrt_status_t moveData(precrt_comm_t group, int32_t groupSize,
@@ -107,69 +130,94 @@ precrt_status_t findGroup(precrt_comm_t world, int32_t num_dims,
   return status;
 }
 
-/// Records one completed compiled collective.
-void recordTraffic(precrt_comm_t group, int32_t transport, int32_t dtype,
-                   int64_t sendCount, int32_t groupSize, uint64_t sent,
-                   uint64_t received) {
-  ++trafficLog.completed;
-  if (trafficLog.records.size() >= PRECRT_COMPILED_TRAFFIC_RECORDS)
-    return;
+/// The record of one completed compiled collective.
+precrt_compiled_traffic_t makeRecord(precrt_comm_t group, int32_t transport,
+                                     int32_t dtype, int64_t sendCount,
+                                     int32_t groupSize, uint64_t sent,
+                                     uint64_t received) {
   precrt_backend_t backend = PRECRT_BACKEND_LOCAL;
   if (group)
     precrtCommBackend(group, &backend);
-  trafficLog.records.push_back(
-      {transport, dtype, sendCount, groupSize, backend, sent, received});
+  return {transport, dtype, sendCount, groupSize, backend, sent, received};
 }
 
-int32_t runTransport(precrt_comm_t world, const Transport &call) {
+/// Appends a completed compiled collective to the calling rank's log.
+void appendTraffic(const precrt_compiled_traffic_t &record) {
+  ++trafficLog.completed;
+  if (trafficLog.records.size() < PRECRT_COMPILED_TRAFFIC_RECORDS)
+    trafficLog.records.push_back(record);
+}
+
+/// The arguments of `call` that can be checked without its group, or a
+/// failure saying which is wrong.
+Completion checkArguments(const Transport &call) {
+  if (call.send_count < 0 || call.num_dims < 0 || call.num_axes < 0)
+    return failed(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a compiled collective got a negative count or rank");
+  if (call.transport < PRECRT_TRANSPORT_ALL_GATHER ||
+      call.transport > PRECRT_TRANSPORT_ALL_REDUCE)
+    return failed(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "unknown transport " + std::to_string(call.transport));
+  if ((call.num_axes > 0 && !call.axes) || (call.num_dims > 0 && !call.shape))
+    return failed(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "a compiled collective got a null grid shape or axes");
+  return {};
+}
+
+/// Runs `call` on `world`; touches no state of the calling thread but its
+/// last error, so that a communication thread can run it for its rank.
+Completion runTransport(precrt_comm_t world, const Transport &call) {
+  if (Completion invalid = checkArguments(call); invalid.status)
+    return invalid;
   auto [transport, send, recv, send_count, dtype, reduction, num_dims, shape,
-        num_axes, axes, stream] = call;
-  if (send_count < 0 || num_dims < 0 || num_axes < 0)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "a compiled collective got a negative count or rank");
-  if (transport < PRECRT_TRANSPORT_ALL_GATHER ||
-      transport > PRECRT_TRANSPORT_ALL_REDUCE)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "unknown transport " + std::to_string(transport));
-
-  if ((num_axes > 0 && !axes) || (num_dims > 0 && !shape))
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "a compiled collective got a null grid shape or axes");
-
+        num_axes, axes, stream, started] = call;
   precrt_comm_t group = nullptr;
   int32_t groupSize = 1;
   precrt_status_t status =
       findGroup(world, num_dims, shape, num_axes, axes, &group, &groupSize);
   if (status != PRECRT_SUCCESS)
-    return fail(status, precrtGetLastErrorMessage());
+    return failed(status, precrtGetLastErrorMessage());
   // Each rank's share of the wire buffer is send_count / groupSize: a
   // remainder would be dropped.
   bool splitsSend = transport == PRECRT_TRANSPORT_ALL_TO_ALL ||
                     transport == PRECRT_TRANSPORT_REDUCE_SCATTER;
   if (splitsSend && send_count % groupSize != 0)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                std::string("a compiled ") +
-                    (transport == PRECRT_TRANSPORT_ALL_TO_ALL
-                         ? "all_to_all"
-                         : "reduce_scatter") +
-                    " sends " + std::to_string(send_count) +
-                    " elements over a group of " + std::to_string(groupSize) +
-                    " ranks: expected a multiple of " +
-                    std::to_string(groupSize));
+    return failed(PRECRT_ERROR_INVALID_ARGUMENT,
+                  std::string("a compiled ") +
+                      (transport == PRECRT_TRANSPORT_ALL_TO_ALL
+                           ? "all_to_all"
+                           : "reduce_scatter") +
+                      " sends " + std::to_string(send_count) +
+                      " elements over a group of " +
+                      std::to_string(groupSize) +
+                      " ranks: expected a multiple of " +
+                      std::to_string(groupSize));
 
   precrt_traffic_t before{}, after{};
   precrtCommGetTraffic(group, &before);
-  if (stream)
-    status = precrt::cuda::runBetweenStreams(
-        group, stream, [&] { return moveData(group, groupSize, call); });
+  auto move = [&] { return moveData(group, groupSize, call); };
+  if (stream && started)
+    status = precrt::cuda::runStarted(group, *started, move);
+  else if (stream)
+    status = precrt::cuda::runBetweenStreams(group, stream, move);
   else
-    status = moveData(group, groupSize, call);
+    status = move();
   if (status != PRECRT_SUCCESS)
-    return fail(status, precrtGetLastErrorMessage());
+    return failed(status, precrtGetLastErrorMessage());
   precrtCommGetTraffic(group, &after);
-  recordTraffic(group, transport, dtype, send_count, groupSize,
-                after.bytes_sent - before.bytes_sent,
-                after.bytes_received - before.bytes_received);
+  Completion completion;
+  completion.record = makeRecord(group, transport, dtype, send_count,
+                                 groupSize, after.bytes_sent - before.bytes_sent,
+                                 after.bytes_received - before.bytes_received);
+  return completion;
+}
+
+/// Records a transport run on the calling rank's thread: its failure as the
+/// rank's error, or its traffic.
+int32_t recordCompletion(const Completion &completion) {
+  if (completion.status != PRECRT_SUCCESS)
+    return fail(completion.status, completion.message);
+  appendTraffic(completion.record);
   return PRECRT_SUCCESS;
 }
 
@@ -285,6 +333,276 @@ precrt::PeerWindows &worldlessWindows() {
   return windows;
 }
 
+//===--- Started transports -----------------------------------------------===//
+
+/// One started transport, shared by its rank's thread and its communication
+/// thread.
+struct Started {
+  int64_t handle = 0;
+  Transport call{};
+  /// The grid, which the caller's arrays need not outlive the start.
+  std::vector<int64_t> shape;
+  std::vector<int32_t> axes;
+  precrt::cuda::StartedEvents events;
+
+  /// Written once by whichever thread ran it, before `done`.
+  std::mutex mutex;
+  std::condition_variable doneChanged;
+  bool done = false;
+  Completion completion;
+  double backgroundSeconds = 0;
+
+  /// Rank thread only: its record, time or failure is the rank's.
+  bool collected = false;
+
+  void complete(Completion result, double seconds = 0) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      completion = std::move(result);
+      backgroundSeconds = seconds;
+      done = true;
+    }
+    doneChanged.notify_all();
+  }
+  void waitUntilDone() {
+    std::unique_lock<std::mutex> lock(mutex);
+    doneChanged.wait(lock, [&] { return done; });
+  }
+  bool isDone() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return done;
+  }
+};
+
+/// The first failure of a rank's started transports, kept by its
+/// communication thread (only that thread touches it): the transports
+/// queued behind it fail with it without moving data, as the rank's later
+/// collectives do after firstError.
+struct BackgroundFailure {
+  precrt_status_t status = PRECRT_SUCCESS;
+  std::string message;
+};
+
+/// The calling rank's started transports.
+struct RankStarted {
+  int64_t nextHandle = 1;
+  /// The communication thread the pending transports were queued on.
+  uint64_t worker = 0;
+  /// Not yet collected, in start order.
+  std::deque<std::shared_ptr<Started>> uncollected;
+  /// Not yet waited, by handle.
+  std::map<int64_t, std::shared_ptr<Started>> unwaited;
+  std::shared_ptr<BackgroundFailure> failure =
+      std::make_shared<BackgroundFailure>();
+};
+thread_local RankStarted rankStarted;
+
+const char *transportName(int32_t transport) {
+  static const char *const names[] = {"all_gather", "all_to_all",
+                                      "reduce_scatter", "all_reduce"};
+  return transport >= 0 && transport <= PRECRT_TRANSPORT_ALL_REDUCE
+             ? names[transport]
+             : "transport";
+}
+
+/// "handle 3 (all_reduce of 16 f32)".
+std::string describeStarted(const Started &started) {
+  const char *dtype =
+      precrtDtypeName(static_cast<precrt_dtype_t>(started.call.dtype));
+  return "handle " + std::to_string(started.handle) + " (" +
+         transportName(started.call.transport) + " of " +
+         std::to_string(started.call.send_count) + " " +
+         (dtype ? dtype : "elements") + ")";
+}
+
+/// After the rank's world ended, its communication thread was joined with
+/// every transport run: what is left of them belongs to that world.
+void forgetEndedWorld() {
+  RankStarted &state = rankStarted;
+  if (state.worker == 0 ||
+      state.worker == precrt::communication_thread::currentId())
+    return;
+  for (auto &[handle, started] : state.unwaited)
+    precrt::cuda::finishStarted(started->call.stream, started->events, false);
+  state.uncollected.clear();
+  state.unwaited.clear();
+  state.failure = std::make_shared<BackgroundFailure>();
+  state.worker = 0;
+}
+
+/// Takes the completed transports, in start order, as the rank's: their
+/// traffic records, their time on the communication thread, and a failure
+/// as the rank's error.
+void collectStarted() {
+  auto &uncollected = rankStarted.uncollected;
+  while (!uncollected.empty() && uncollected.front()->isDone()) {
+    Started &started = *uncollected.front();
+    if (!started.collected) {
+      started.collected = true;
+      precrt::profile::add(PRECRT_PROFILE_BACKGROUND,
+                           started.backgroundSeconds, 1);
+      if (started.completion.status != PRECRT_SUCCESS) {
+        if (firstError.status == PRECRT_SUCCESS)
+          fail(started.completion.status, started.completion.message);
+      } else {
+        appendTraffic(started.completion.record);
+      }
+    }
+    uncollected.pop_front();
+  }
+}
+
+/// Waits until the rank's communication thread is idle and collects what it
+/// ran: the rank may then communicate itself.
+void drainStarted() {
+  forgetEndedWorld();
+  if (rankStarted.uncollected.empty())
+    return;
+  precrt::communication_thread::waitUntilIdle();
+  collectStarted();
+}
+
+/// Without a driver, nobody reads the rank's error: a failure ends the
+/// process, as a failed collective does.
+int32_t endProcessUnlessWatched(int32_t status) {
+  if (status == PRECRT_SUCCESS || driverIsWatching())
+    return status;
+  std::fprintf(stderr, "precrt: compiled collective failed: %s\n",
+               firstError.message.c_str());
+  std::fflush(nullptr);
+  std::_Exit(1);
+}
+
+int64_t startTransport(const Transport &arguments) {
+  forgetEndedWorld();
+  RankStarted &state = rankStarted;
+  auto started = std::make_shared<Started>();
+  started->handle = state.nextHandle++;
+  started->call = arguments;
+  Transport &call = started->call;
+  if (arguments.num_dims > 0 && arguments.shape)
+    started->shape.assign(arguments.shape,
+                          arguments.shape + arguments.num_dims);
+  if (arguments.num_axes > 0 && arguments.axes)
+    started->axes.assign(arguments.axes, arguments.axes + arguments.num_axes);
+  call.shape = arguments.shape ? started->shape.data() : nullptr;
+  call.axes = arguments.axes ? started->axes.data() : nullptr;
+  state.uncollected.push_back(started);
+  state.unwaited[started->handle] = started;
+
+  // A failed rank, or arguments found wrong now: recorded at once, and
+  // returned again by the wait.
+  auto failNow = [&](precrt_status_t status, const std::string &message) {
+    if (firstError.status == PRECRT_SUCCESS)
+      fail(status, message);
+    started->complete(failed(firstError.status, firstError.message));
+    return started->handle;
+  };
+  if (firstError.status != PRECRT_SUCCESS)
+    return failNow(firstError.status, firstError.message);
+  if (Completion invalid = checkArguments(call); invalid.status)
+    return failNow(invalid.status, invalid.message);
+
+  precrt_comm_t world = nullptr;
+  if (driverIsWatching()) {
+    world = precrtGetWorld();
+  } else if (environmentSelectsProcessWorld()) {
+    std::string message;
+    if (precrt_status_t status = joinProcessWorld(message))
+      return failNow(status,
+                     "cannot join the world of PRECRT_BACKEND: " + message);
+    world = precrtGetWorld();
+  } else {
+    // A local world of one rank per call cannot outlive the call: the data
+    // moves now (a copy, for one rank), and a failure ends the process.
+    Completion completion;
+    runOnWorld([&](precrt_comm_t oneRank) -> int32_t {
+      completion = runTransport(oneRank, call);
+      if (completion.status != PRECRT_SUCCESS)
+        return fail(completion.status, completion.message);
+      return PRECRT_SUCCESS;
+    });
+    started->complete(std::move(completion));
+    return started->handle;
+  }
+
+  if (call.stream) {
+    if (precrt_status_t status =
+            precrt::cuda::recordStart(call.stream, &started->events))
+      return failNow(status, precrtGetLastErrorMessage());
+    call.started = &started->events;
+  }
+  auto *communicator = reinterpret_cast<precrt::Communicator *>(world);
+  std::shared_ptr<BackgroundFailure> failure = state.failure;
+  state.worker = precrt::communication_thread::submit(
+      communicator, precrt::cuda::currentDevice(), [started, failure, world] {
+        if (failure->status != PRECRT_SUCCESS) {
+          started->complete(failed(failure->status, failure->message));
+          return;
+        }
+        int64_t begin = precrt::profile::nowNanoseconds();
+        Completion completion = runTransport(world, started->call);
+        double seconds =
+            double(precrt::profile::nowNanoseconds() - begin) * 1e-9;
+        if (completion.status != PRECRT_SUCCESS) {
+          failure->status = completion.status;
+          failure->message = completion.message;
+        }
+        started->complete(std::move(completion), seconds);
+      });
+  return started->handle;
+}
+
+int32_t waitTransport(const char *entryPoint, int64_t handle, const void *send,
+                      void *recv, void *stream) {
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
+  forgetEndedWorld();
+  RankStarted &state = rankStarted;
+  auto found = state.unwaited.find(handle);
+  if (found == state.unwaited.end()) {
+    if (firstError.status == PRECRT_SUCCESS)
+      fail(PRECRT_ERROR_INVALID_ARGUMENT,
+           std::string(entryPoint) + ": handle " + std::to_string(handle) +
+               " is not a started transport of this rank (unknown, or "
+               "already waited)");
+    return endProcessUnlessWatched(firstError.status);
+  }
+  std::shared_ptr<Started> started = found->second;
+  state.unwaited.erase(found);
+  // Bounded: the communication thread's collectives time out.
+  started->waitUntilDone();
+  collectStarted();
+
+  std::string misuse;
+  if (send != started->call.send || recv != started->call.recv) {
+    char buffers[160];
+    std::snprintf(buffers, sizeof(buffers),
+                  " was started with send %p and recv %p, waited with send "
+                  "%p and recv %p",
+                  started->call.send, static_cast<void *>(started->call.recv),
+                  send, recv);
+    misuse = describeStarted(*started) + buffers;
+  } else if (!stream != !started->call.stream) {
+    misuse = describeStarted(*started) +
+             (stream ? " was started on the host: wait for it with "
+                       "precrtCompiledCollectiveWait"
+                     : " was started on a compute stream: wait for it with "
+                       "precrtCompiledCollectiveWaitOnStream");
+  }
+  if (started->events.before || started->events.after) {
+    bool completed = started->completion.status == PRECRT_SUCCESS;
+    if (precrt_status_t status = precrt::cuda::finishStarted(
+            stream ? stream : started->call.stream, started->events,
+            completed))
+      if (firstError.status == PRECRT_SUCCESS)
+        fail(status, precrtGetLastErrorMessage());
+  }
+  if (!misuse.empty() && firstError.status == PRECRT_SUCCESS)
+    fail(PRECRT_ERROR_INVALID_ARGUMENT,
+         std::string(entryPoint) + ": " + misuse);
+  return endProcessUnlessWatched(firstError.status);
+}
+
 } // namespace
 
 void precrt::recordGpuWrapperFailure(precrt_status_t status,
@@ -298,19 +616,22 @@ extern "C" int32_t precrtCompiledCollective(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes) {
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
+  drainStarted();
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
-  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
   Transport call{transport, send,     recv,  send_count, dtype,
                  reduction, num_dims, shape, num_axes,   axes};
-  return runOnWorld(
-      [&](precrt_comm_t world) { return runTransport(world, call); });
+  return runOnWorld([&](precrt_comm_t world) {
+    return recordCompletion(runTransport(world, call));
+  });
 }
 
 extern "C" int32_t precrtCompiledCollectiveOnStream(
     int32_t transport, const void *send, void *recv, int64_t send_count,
     int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
     int32_t num_axes, const int32_t *axes, void *stream) {
+  drainStarted();
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
   Transport call{transport, send,  recv,     send_count, dtype, reduction,
@@ -321,8 +642,72 @@ extern "C" int32_t precrtCompiledCollectiveOnStream(
                   "a collective of GPU code got no compute stream");
     return firstError.status;
   }
-  return runOnWorld(
-      [&](precrt_comm_t world) { return runTransport(world, call); });
+  return runOnWorld([&](precrt_comm_t world) {
+    return recordCompletion(runTransport(world, call));
+  });
+}
+
+extern "C" int64_t precrtCompiledCollectiveStart(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes) {
+  return startTransport(Transport{transport, send, recv, send_count, dtype,
+                                  reduction, num_dims, shape, num_axes, axes});
+}
+
+extern "C" int32_t precrtCompiledCollectiveWait(int64_t handle,
+                                                const void *send, void *recv) {
+  return waitTransport(PRECRT_COMPILED_COLLECTIVE_WAIT_SYMBOL, handle, send,
+                       recv, nullptr);
+}
+
+extern "C" int64_t precrtCompiledCollectiveStartOnStream(
+    int32_t transport, const void *send, void *recv, int64_t send_count,
+    int32_t dtype, int32_t reduction, int32_t num_dims, const int64_t *shape,
+    int32_t num_axes, const int32_t *axes, void *stream) {
+  if (!stream) {
+    // Recorded (or, without a driver, the end of the process) as for the
+    // synchronous form; the handle's wait returns it.
+    if (firstError.status == PRECRT_SUCCESS)
+      recordFailure(PRECRT_COMPILED_COLLECTIVE_START_ON_STREAM_SYMBOL,
+                    PRECRT_ERROR_INVALID_ARGUMENT,
+                    "a collective of GPU code got no compute stream");
+    return startTransport(Transport{transport, send, recv, send_count, dtype,
+                                    reduction, num_dims, shape, num_axes,
+                                    axes});
+  }
+  return startTransport(Transport{transport, send, recv, send_count, dtype,
+                                  reduction, num_dims, shape, num_axes, axes,
+                                  stream});
+}
+
+extern "C" int32_t precrtCompiledCollectiveWaitOnStream(int64_t handle,
+                                                        const void *send,
+                                                        void *recv,
+                                                        void *stream) {
+  if (!stream) {
+    if (firstError.status == PRECRT_SUCCESS)
+      recordFailure(PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL,
+                    PRECRT_ERROR_INVALID_ARGUMENT,
+                    "a collective of GPU code got no compute stream");
+  }
+  return waitTransport(PRECRT_COMPILED_COLLECTIVE_WAIT_ON_STREAM_SYMBOL,
+                       handle, send, recv, stream);
+}
+
+extern "C" int32_t precrtCompiledDrain(void) {
+  drainStarted();
+  RankStarted &state = rankStarted;
+  for (auto &[handle, started] : state.unwaited) {
+    started->waitUntilDone();
+    if (firstError.status == PRECRT_SUCCESS)
+      fail(PRECRT_ERROR_INVALID_ARGUMENT,
+           describeStarted(*started) + " was started but never waited");
+    precrt::cuda::finishStarted(started->call.stream, started->events, false);
+  }
+  state.unwaited.clear();
+  collectStarted();
+  return endProcessUnlessWatched(firstError.status);
 }
 
 /// The world whose groups keep peer windows: the driver's, or the process
@@ -344,6 +729,7 @@ extern "C" void *precrtCompiledWindow(int64_t segment_bytes, int32_t num_dims,
   // The first call for a window is a collective over the group: its time
   // (not a call) goes to the collectives.
   const int64_t start = precrt::profile::nowNanoseconds();
+  drainStarted();
   int64_t groupSize = gridGroupSize(num_dims, shape, num_axes, axes);
   precrt_status_t status = PRECRT_SUCCESS;
   std::string message;
@@ -391,9 +777,10 @@ extern "C" int32_t precrtCompiledWindowFence(
     int32_t transport, void *slot, int64_t segment_count, int32_t dtype,
     int32_t num_dims, const int64_t *shape, int32_t num_axes,
     const int32_t *axes) {
+  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
+  drainStarted();
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
-  precrt::profile::Scope timed(PRECRT_PROFILE_COLLECTIVE);
   auto type = static_cast<precrt_dtype_t>(dtype);
   // Checked on the world, so that without a driver a bad call ends the
   // process as a failed collective does.
@@ -432,8 +819,8 @@ extern "C" int32_t precrtCompiledWindowFence(
         message);
     if (status != PRECRT_SUCCESS)
       return fail(status, message);
-    recordTraffic(group, transport, dtype, segment_count, groupSize, sent,
-                  received);
+    appendTraffic(makeRecord(group, transport, dtype, segment_count, groupSize,
+                             sent, received));
     return PRECRT_SUCCESS;
   });
 }
@@ -442,6 +829,7 @@ extern "C" int64_t precrtCompiledGroupRank(int32_t num_dims,
                                            const int64_t *shape,
                                            int32_t num_axes,
                                            const int32_t *axes) {
+  drainStarted();
   precrt_comm_t world = windowWorld();
   if (!world || firstError.status != PRECRT_SUCCESS)
     return 0;
@@ -503,7 +891,11 @@ extern "C" const char *precrtCompiledGetError(void) {
                                              : firstError.message.c_str();
 }
 
-extern "C" void precrtCompiledClearError(void) { firstError = CompiledError(); }
+extern "C" void precrtCompiledClearError(void) {
+  firstError = CompiledError();
+  // Transports started from now on run again.
+  rankStarted.failure = std::make_shared<BackgroundFailure>();
+}
 
 extern "C" int64_t precrtCompiledWorldRank(void) {
   precrt_comm_t world = precrtGetWorld();

@@ -2,6 +2,8 @@
 
 #include "core/CurrentWorld.h"
 
+#include "core/CommunicationThread.h"
+
 #include <atomic>
 
 namespace precrt {
@@ -21,6 +23,11 @@ CurrentWorldScope::CurrentWorldScope(Communicator *world)
   threadWorld = world;
 }
 
-CurrentWorldScope::~CurrentWorldScope() { threadWorld = previous_; }
+// The rank's world ends with the scope: what its communication thread still
+// has queued runs on it first.
+CurrentWorldScope::~CurrentWorldScope() {
+  communication_thread::endWorld(threadWorld);
+  threadWorld = previous_;
+}
 
 } // namespace precrt

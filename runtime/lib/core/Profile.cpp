@@ -12,6 +12,11 @@ void addTime(precrt_profile_kind_t kind, int64_t start) {
   current.seconds[kind] += double(nowNanoseconds() - start) * 1e-9;
 }
 
+void add(precrt_profile_kind_t kind, double seconds, int64_t calls) {
+  current.seconds[kind] += seconds;
+  current.calls[kind] += calls;
+}
+
 void record(precrt_profile_kind_t kind, int64_t start) {
   addTime(kind, start);
   ++current.calls[kind];

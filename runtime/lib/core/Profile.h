@@ -30,6 +30,10 @@ void record(precrt_profile_kind_t kind, int64_t start);
 /// belongs to that kind's calls (a peer window's creation, to the fences).
 void addTime(precrt_profile_kind_t kind, int64_t start);
 
+/// Adds `seconds` and `calls` to the calling thread's `kind`: work timed on
+/// another thread for this rank (its communication thread).
+void add(precrt_profile_kind_t kind, double seconds, int64_t calls);
+
 /// Times a scope as one call of `kind`.
 class Scope {
 public:

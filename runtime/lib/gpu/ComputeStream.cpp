@@ -2,10 +2,12 @@
 
 #include "gpu/ComputeStream.h"
 
+#include "core/CommunicationThread.h"
 #include "core/Error.h"
 #include "gpu/GpuContext.h"
 
 #include <map>
+#include <vector>
 
 namespace precrt {
 namespace cuda {
@@ -17,6 +19,9 @@ enum EventSlot { BeforeCollective = 0, AfterCollective = 1, NumEventSlots };
 struct DeviceResources {
   CUstream computeStream = nullptr;
   CUevent events[NumEventSlots] = {};
+  /// The events of started transports, each pair in use from a start to its
+  /// wait: all created, and those free.
+  std::vector<CUevent> startedEvents, freeStartedEvents;
 };
 
 /// The streams and events of one thread, by device. A rank of a thread world
@@ -29,6 +34,8 @@ public:
   ThreadResources &operator=(const ThreadResources &) = delete;
 
   ~ThreadResources() {
+    // The communication thread's queued work uses these events.
+    communication_thread::endCallingThread();
     int device = currentDevice();
     for (auto &[ordinal, resources] : devices_) {
       setCurrentDevice(ordinal);
@@ -40,6 +47,8 @@ public:
       for (CUevent event : resources.events)
         if (event)
           scope.api().cuEventDestroy(event);
+      for (CUevent event : resources.startedEvents)
+        scope.api().cuEventDestroy(event);
       if (resources.computeStream)
         scope.api().cuStreamDestroy(resources.computeStream);
     }
@@ -81,7 +90,104 @@ precrt_status_t orderAfter(ScopedContext &scope, CUstream waiting,
   return PRECRT_SUCCESS;
 }
 
+/// An event of the calling thread's pool for started transports.
+precrt_status_t takeStartedEvent(ScopedContext &scope, CUevent *event) {
+  DeviceResources &resources = threadResources.forCurrentDevice();
+  if (resources.freeStartedEvents.empty()) {
+    CUevent created = nullptr;
+    if (CUresult result =
+            scope.api().cuEventCreate(&created, CU_EVENT_DISABLE_TIMING))
+      return driverFailure(scope.api(), result, "cuEventCreate");
+    resources.startedEvents.push_back(created);
+    resources.freeStartedEvents.push_back(created);
+  }
+  *event = resources.freeStartedEvents.back();
+  resources.freeStartedEvents.pop_back();
+  return PRECRT_SUCCESS;
+}
+
 } // namespace
+
+precrt_status_t recordStart(void *computeStream, StartedEvents *events) {
+  *events = StartedEvents{};
+  events->device = currentDevice();
+  ScopedContext scope;
+  if (precrt_status_t status = scope.enter())
+    return status;
+  CUevent before = nullptr, after = nullptr;
+  if (precrt_status_t status = takeStartedEvent(scope, &before))
+    return status;
+  events->before = before;
+  if (precrt_status_t status = takeStartedEvent(scope, &after))
+    return status;
+  events->after = after;
+  if (CUresult result = scope.api().cuEventRecord(
+          before, static_cast<CUstream>(computeStream)))
+    return driverFailure(scope.api(), result, "cuEventRecord");
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t
+runStarted(precrt_comm_t group, const StartedEvents &events,
+           const std::function<precrt_status_t()> &moveData) {
+  precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
+  if (precrt_status_t status = precrtCommBackend(group, &backend))
+    return status;
+  if (backend != PRECRT_BACKEND_NCCL) {
+    const char *name = precrtBackendName(backend);
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU code needs the nccl backend, the world runs on %s",
+                name ? name : "an unknown backend");
+  }
+  void *groupStream = nullptr;
+  if (precrt_status_t status = precrtCommGetStream(group, &groupStream))
+    return status;
+  auto collective = static_cast<CUstream>(groupStream);
+  {
+    ScopedContext scope;
+    if (precrt_status_t status = scope.enter())
+      return status;
+    if (CUresult result = scope.api().cuStreamWaitEvent(
+            collective, static_cast<CUevent>(events.before), 0))
+      return driverFailure(scope.api(), result, "cuStreamWaitEvent");
+  }
+  if (precrt_status_t status = moveData())
+    return status;
+  ScopedContext scope;
+  if (precrt_status_t status = scope.enter())
+    return status;
+  if (CUresult result = scope.api().cuEventRecord(
+          static_cast<CUevent>(events.after), collective))
+    return driverFailure(scope.api(), result, "cuEventRecord");
+  return PRECRT_SUCCESS;
+}
+
+precrt_status_t finishStarted(void *computeStream, StartedEvents &events,
+                              bool completed) {
+  if (!events.before && !events.after)
+    return PRECRT_SUCCESS;
+  int device = currentDevice();
+  setCurrentDevice(events.device);
+  precrt_status_t status = PRECRT_SUCCESS;
+  {
+    ScopedContext scope;
+    status = scope.enter();
+    if (status == PRECRT_SUCCESS && completed) {
+      if (CUresult result = scope.api().cuStreamWaitEvent(
+              static_cast<CUstream>(computeStream),
+              static_cast<CUevent>(events.after), 0))
+        status = driverFailure(scope.api(), result, "cuStreamWaitEvent");
+    }
+  }
+  // A wait captured the event's record: both can be recorded again.
+  DeviceResources &resources = threadResources.forCurrentDevice();
+  for (void *event : {events.before, events.after})
+    if (event)
+      resources.freeStartedEvents.push_back(static_cast<CUevent>(event));
+  events = StartedEvents{};
+  setCurrentDevice(device);
+  return status;
+}
 
 precrt_status_t threadComputeStream(void **stream) {
   *stream = nullptr;

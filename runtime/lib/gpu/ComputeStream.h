@@ -34,6 +34,31 @@ precrt_status_t
 runBetweenStreams(precrt_comm_t group, void *computeStream,
                   const std::function<precrt_status_t()> &moveData);
 
+/// The events of a transport started on a compute stream (CUevents), taken
+/// from the starting thread's pool for `device`.
+struct StartedEvents {
+  void *before = nullptr;
+  void *after = nullptr;
+  int device = 0;
+};
+
+/// At the start, on the rank's thread: takes two events of the thread's
+/// pool (created on first use, destroyed when the thread exits) and records
+/// `before` on `computeStream`, after the work that fills the send buffer.
+precrt_status_t recordStart(void *computeStream, StartedEvents *events);
+
+/// On the communication thread: as runBetweenStreams, with the group's
+/// stream waiting for `events.before` and `events.after` recorded on it once
+/// `moveData` returned.
+precrt_status_t runStarted(precrt_comm_t group, const StartedEvents &events,
+                           const std::function<precrt_status_t()> &moveData);
+
+/// At the wait, on the rank's thread: makes `computeStream` wait for
+/// `events.after` where the transport `completed`, and returns the events to
+/// the pool.
+precrt_status_t finishStarted(void *computeStream, StartedEvents &events,
+                              bool completed);
+
 } // namespace cuda
 } // namespace precrt
 
