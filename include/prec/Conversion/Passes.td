@@ -124,7 +124,9 @@ def PrecScheduleTransports
     FSDP2 schedules its collectives:
 
     - each wait goes right before the first op that reads the result (the
-      block's terminator, if nothing else does);
+      block's terminator, if nothing else does); the reshapes and slices
+      the result is read through move down to their own first readers
+      first;
     - each start goes as early as its wire buffer can be packed: the
       kernels that pack it (ops without memory effects, in the block) move
       up with it, to right after the last value they need, but never above

@@ -12,6 +12,7 @@
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -56,6 +57,33 @@ Operation *getFirstReader(Value value, Block *block) {
         ancestor && ancestor->isBeforeInBlock(first))
       first = ancestor;
   return first;
+}
+
+/// The first op of `block` that reads any result of `op`.
+Operation *getFirstReaderOfResults(Operation *op, Block *block) {
+  Operation *first = &block->back();
+  for (Value result : op->getResults())
+    if (Operation *reader = getFirstReader(result, block);
+        reader->isBeforeInBlock(first))
+      first = reader;
+  return first;
+}
+
+/// Moves the reshapes and slices of `value` in `block` (and theirs) down to
+/// right before their first readers: they only say how the data is read, and
+/// a wait placed before them would come before the data is needed.
+void sinkViews(Value value, Block *block) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    if (user->getBlock() != block ||
+        !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp>(user))
+      continue;
+    for (Value result : user->getResults())
+      sinkViews(result, block);
+    Operation *reader = getFirstReaderOfResults(user, block);
+    if (reader != user->getNextNode())
+      user->moveBefore(reader);
+  }
 }
 
 /// Moves `start` and the effect-free ops of its block that compute its input
@@ -132,6 +160,7 @@ struct PrecScheduleTransportsPass
       auto wait = TransportWaitOp::create(builder, op.getLoc(), start);
       op.replaceAllUsesWith(wait.getResult());
       op.erase();
+      sinkViews(wait.getResult(), block);
       wait->moveBefore(getFirstReader(wait.getResult(), block));
       starts.push_back(start);
     }

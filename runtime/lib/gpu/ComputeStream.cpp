@@ -159,6 +159,13 @@ runStarted(precrt_comm_t group, const StartedEvents &events,
   if (CUresult result = scope.api().cuEventRecord(
           static_cast<CUevent>(events.after), collective))
     return driverFailure(scope.api(), result, "cuEventRecord");
+  // The collective is done (moveData waited for the group's stream), so the
+  // event completes at once; waiting for it here means the compute stream
+  // later waits only for a completed event, and never for work still on
+  // the group's stream, which this thread may be running.
+  if (CUresult result =
+          scope.api().cuEventSynchronize(static_cast<CUevent>(events.after)))
+    return driverFailure(scope.api(), result, "cuEventSynchronize");
   return PRECRT_SUCCESS;
 }
 

@@ -129,3 +129,27 @@ func.func @loop(%w: tensor<8xbf16>, %x: tensor<32xbf16>) -> tensor<32xbf16> {
 // CHECK-NEXT:   %[[Y:.*]] = arith.addf
 // CHECK-NEXT:   %[[G:.*]] = prec.transport_wait %[[S]]
 // CHECK-NEXT:   arith.mulf %[[Y]], %[[G]]
+
+// -----
+
+// The reshapes and slices a result is read through move down to their
+// readers, and the wait with them.
+
+shard.grid @dp(shape = 4)
+
+// CHECK-LABEL: func @views
+func.func @views(%w: tensor<8xbf16>, %x: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<16xbf16>) {
+  %g = prec.transport <all_gather> %w on @dp : tensor<8xbf16> -> tensor<32xbf16>
+  %m = tensor.expand_shape %g [[0, 1]] output_shape [4, 8] : tensor<32xbf16> into tensor<4x8xbf16>
+  %s = tensor.extract_slice %g[16] [16] [1] : tensor<32xbf16> to tensor<16xbf16>
+  %y = arith.addf %x, %x : tensor<4x8xbf16>
+  %z = arith.mulf %y, %m : tensor<4x8xbf16>
+  return %z, %s : tensor<4x8xbf16>, tensor<16xbf16>
+}
+// CHECK:      %[[S:.*]] = prec.transport_start <all_gather> %arg0
+// CHECK-NEXT: %[[Y:.*]] = arith.addf
+// CHECK-NEXT: %[[G:.*]] = prec.transport_wait %[[S]]
+// CHECK-NEXT: %[[M:.*]] = tensor.expand_shape %[[G]]
+// CHECK-NEXT: arith.mulf %[[Y]], %[[M]]
+// CHECK-NEXT: tensor.extract_slice %[[G]][16] [16] [1]
+// CHECK-NEXT: return
