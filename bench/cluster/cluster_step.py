@@ -25,7 +25,7 @@ prec spends in collectives (prec-run --profile; prec's collectives block, so
 all of it is exposed).
 
   VENV/bin/python bench/cluster/cluster_step.py [--rates 1gbit,10gbit]
-      [--dim 384] [--layers 6] [--heads 6] [--seq 64] [--batch 4]
+      [--dim 384] [--layers 4] [--heads 6] [--seq 64] [--batch 4]
       [--warmup 2] [--steps 5] [--hosts 2] [--ranks-per-host 2]
       [--prec-run build/bin/prec-run] [--prec-opt build/bin/prec-opt]
       [--out DIR] [--configs fsdp2,flat,two-level,two-level-bf16]
@@ -159,17 +159,19 @@ def parse(name, output, across, warmup, steps):
         raise SystemExit("%s: expected %d step times, found %d:\n%s"
                          % (name, total, len(times), output[-3000:]))
     row = dict(step=statistics.median(times[warmup:]), times=times,
-               across=across / total, payload=None, comm=None)
+               across=across / total, payload=None, comm=None, comm_ms=None)
     if name != "fsdp2":
         sent = [int(b) for b in re.findall(r"traffic per step, as the runtime counted the last "
                                            r"one: .*sent (\d+) bytes", output)]
-        shares = []
+        shares, comm_ms = [], []
         for block in re.findall(r"profile, per step of \d+.*?\n((?:  .*\n)+)", output):
             step = float(re.search(r"step\s+([0-9.]+) ms", block).group(1))
             comm = float(re.search(r"collectives\s+([0-9.]+) ms", block).group(1))
             shares.append(comm / step)
+            comm_ms.append(comm)
         row["payload"] = sum(sent) if sent else None
         row["comm"] = statistics.mean(shares) if shares else None
+        row["comm_ms"] = statistics.mean(comm_ms) if comm_ms else None
     return row
 
 
@@ -209,7 +211,7 @@ def main():
     parser.add_argument("--rates", default="1gbit,10gbit")
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--heads", type=int, default=6)
-    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--seq", type=int, default=64)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--warmup", type=int, default=2)
@@ -220,6 +222,8 @@ def main():
     parser.add_argument("--prec-run", default=os.path.join(ROOT, "build/bin/prec-run"))
     parser.add_argument("--prec-opt", default=os.path.join(ROOT, "build/bin/prec-opt"))
     parser.add_argument("--out", default="/tmp/prec-cluster-step")
+    parser.add_argument("--report", action="store_true",
+                        help="print the table again from the outputs a run left in --out")
     parser.add_argument("--fsdp2-rank", help=argparse.SUPPRESS)
     parser.add_argument("--inside", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -236,8 +240,15 @@ def main():
                  % (", ".join(unknown), ",".join(CONFIGS)))
     out = os.path.abspath(options.out)
     os.makedirs(out, exist_ok=True)
+    rows = {}
+    if options.report:
+        for rate in options.rates.split(","):
+            with open(os.path.join(out, "result-%s.json" % rate)) as f:
+                measured = json.load(f)
+            rows[rate] = {name: parse(name, m["output"], m["across"], options.warmup,
+                                      options.steps) for name, m in measured.items()}
+        return print_report(options, configs, out, rows, None)
     ranks = options.hosts * options.ranks_per_host
-    total = options.warmup + options.steps
     tokens = os.path.join(out, "tokens.u16")
     subprocess.run([sys.executable, os.path.join(ROOT, "utils", "byte-tokens.py"), tokens],
                    check=True, stdout=subprocess.DEVNULL)
@@ -268,7 +279,6 @@ def main():
         else:
             commands[name] = ([run[0], steps[name], "--backend", "mpi"] + run[2:] +
                               ["--print", "none", "--step-times", "--profile", "--traffic"])
-    rows = {}
     for rate in options.rates.split(","):
         plan = os.path.join(out, "plan-%s.json" % rate)
         result = os.path.join(out, "result-%s.json" % rate)
@@ -287,27 +297,32 @@ def main():
             measured = json.load(f)
         rows[rate] = {name: parse(name, m["output"], m["across"], options.warmup,
                                   options.steps) for name, m in measured.items()}
+    return print_report(options, configs, out, rows, os.getloadavg())
 
+
+def print_report(options, configs, out, rows, load):
     with open("/proc/cpuinfo") as f:
         cpu = re.search(r"model name\s*:\s*(.*)", f.read()).group(1)
     print("\n%d hosts x %d ranks; nanoGPT dim %d, %d layers, %d heads, %d x %d tokens per rank;"
-          " median of %d steps after %d; %s, %d cores; load %s"
+          " median of %d steps after %d; %s, %d cores; load at the end %s"
           % (options.hosts, options.ranks_per_host, options.dim, options.layers, options.heads,
              options.batch, options.seq, options.steps, options.warmup, cpu, os.cpu_count(),
-             " ".join("%.2f" % l for l in os.getloadavg())))
+             " ".join("%.2f" % l for l in load) if load else "(not recorded: --report)"))
     print("| link | configuration | step | vs FSDP2 | across hosts / step (links) "
-          "| payload sent / step, all ranks | collectives' share of a step |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+          "| payload sent / step, all ranks | collectives / step | collectives' share |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for rate, by_name in rows.items():
         base = by_name.get("fsdp2", {}).get("step")
         for name in configs:
             r = by_name[name]
-            print("| %s | %s | %.3f s | %s | %s | %s | %s |"
+            print("| %s | %s | %.3f s | %s | %s | %s | %s | %s |"
                   % (rate, name, r["step"], "%.2f" % (r["step"] / base) if base else "-",
                      fmt_bytes(r["across"]), fmt_bytes(r["payload"]),
+                     "-" if r["comm_ms"] is None else "%.0f ms" % r["comm_ms"],
                      "-" if r["comm"] is None else "%.0f%%" % (100 * r["comm"])))
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    if load:
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump(rows, f, indent=1)
     for rate, by_name in rows.items():
         prec = [by_name[n]["step"] for n in configs if n != "fsdp2"]
         if "fsdp2" in by_name and prec:
