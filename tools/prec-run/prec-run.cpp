@@ -438,12 +438,12 @@ private:
     auto now = std::chrono::steady_clock::now();
     // Every step's own time, for medians: the progress below is sampled.
     if (stepTimes) {
-      llvm::errs() << llvm::formatv(
-                          "prec-run: {0}step {1}/{2} took {3:f6} s\n",
-                          rankLabel(), step + 1, numSteps,
-                          std::chrono::duration<double>(now - lastStepEnd)
-                              .count())
-                          .str();
+      llvm::errs()
+          << llvm::formatv(
+                 "prec-run: {0}step {1}/{2} took {3:f6} s\n", rankLabel(),
+                 step + 1, numSteps,
+                 std::chrono::duration<double>(now - lastStepEnd).count())
+                 .str();
       lastStepEnd = now;
     }
     if (numSteps == 1 ||
