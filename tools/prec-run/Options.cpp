@@ -147,6 +147,10 @@ cl::opt<bool> profileSteps(
     cl::desc("time every kernel, gemm and collective (CPU) and print, per "
              "rank, where a step's time goes"),
     cl::init(false), cl::cat(runCategory));
+cl::opt<bool> stepTimes(
+    "step-times",
+    cl::desc("print the wall time of every step of rank 0 as it ends"),
+    cl::init(false), cl::cat(runCategory));
 cl::opt<std::string> trafficMode(
     "traffic",
     cl::desc("print the bytes each rank moves per step, the compiler's "

@@ -43,6 +43,7 @@ extern llvm::cl::opt<bool> cacheBuffers;
 extern llvm::cl::opt<std::string> maxMemory;
 extern llvm::cl::opt<bool> fuseKernels;
 extern llvm::cl::opt<bool> profileSteps;
+extern llvm::cl::opt<bool> stepTimes;
 extern llvm::cl::opt<bool> gemmContractions;
 extern llvm::cl::opt<int64_t> vectorBits;
 extern llvm::cl::opt<std::string> trafficMode;

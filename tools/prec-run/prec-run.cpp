@@ -289,7 +289,7 @@ public:
   llvm::Error argumentsInitialized(int32_t rank,
                                    ArrayRef<const void *> args) override {
     if (rank == 0)
-      runStart = lastReport = std::chrono::steady_clock::now();
+      runStart = lastReport = lastStepEnd = std::chrono::steady_clock::now();
     {
       std::lock_guard<std::mutex> lock(mutex);
       ranksHere.insert(rank);
@@ -436,6 +436,16 @@ private:
   /// Long runs say how far they got, at most once a second, on stderr.
   void reportProgress(int step, int numSteps) {
     auto now = std::chrono::steady_clock::now();
+    // Every step's own time, for medians: the progress below is sampled.
+    if (stepTimes) {
+      llvm::errs()
+          << llvm::formatv(
+                 "prec-run: {0}step {1}/{2} took {3:f6} s\n", rankLabel(),
+                 step + 1, numSteps,
+                 std::chrono::duration<double>(now - lastStepEnd).count())
+                 .str();
+      lastStepEnd = now;
+    }
     if (numSteps == 1 ||
         (now - lastReport < std::chrono::seconds(1) && step + 1 < numSteps))
       return;
@@ -460,7 +470,7 @@ public:
   /// The entry function's remark of prec-report-traffic, less its prefix.
   std::string compilerTraffic;
   /// Rank 0's progress.
-  std::chrono::steady_clock::time_point runStart, lastReport;
+  std::chrono::steady_clock::time_point runStart, lastReport, lastStepEnd;
 };
 
 /// Checks the number of ranks of this process's run against the module's
