@@ -13,6 +13,9 @@ model of examples/nanogpt in four configurations, in one run.
                 (bench/cluster/two_level.py): every collective in two levels
   prec 2-level bf16  and the gradients' partial sums cross hosts in bf16
                 (inter_host_dtype = bf16 on the gradient reduce_scatters)
+  prec 2-level bf16 overlap  and its transports started early and waited
+                for late (prec-run --overlap), in buckets of at most
+                --bucket-bytes, so that communication runs beside compute
 
 Per configuration and rate: the step time (median of rank 0's STEPS steps
 after WARMUP; prec-run --step-times, FSDP2 between its steps' ends, each
@@ -22,13 +25,15 @@ switch received, IP and TCP headers included, over the whole run divided by
 its steps), the payload the ranks sent in all (prec-run --traffic, the
 runtime's count) and what of it stayed inside hosts (the difference), and
 the share of a step prec spends in collectives (prec-run --profile; prec's
-collectives block, so all of it is exposed).
+collectives block, so all of it is exposed; with --overlap it is the time
+the rank waited for started transports, the exposed part).
 
   VENV/bin/python bench/cluster/cluster_step.py [--rates 1gbit,10gbit]
       [--dim 384] [--layers 4] [--heads 6] [--seq 64] [--batch 4]
       [--warmup 2] [--steps 5] [--hosts 2] [--ranks-per-host 2]
       [--prec-run build/bin/prec-run] [--prec-opt build/bin/prec-opt]
-      [--out DIR] [--configs fsdp2,flat,two-level,two-level-bf16]
+      [--bucket-bytes 1048576]
+      [--out DIR] [--configs fsdp2,flat,two-level,two-level-bf16,two-level-bf16-overlap]
 
 VENV has torch, torch-mlir, safetensors and ml_dtypes (docs/PyTorch.md).
 Needs root and `ip netns` (the emulated cluster), Open MPI's mpirun.
@@ -48,7 +53,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 LR, BETAS, EPS, WD = 3e-3, (0.9, 0.95), 1e-8, 0.1
-CONFIGS = ["fsdp2", "flat", "two-level", "two-level-bf16"]
+CONFIGS = ["fsdp2", "flat", "two-level", "two-level-bf16", "two-level-bf16-overlap"]
 GLOO_PORT = 29517  # inside the run's own namespaces: no one else listens there
 
 
@@ -159,19 +164,25 @@ def parse(name, output, across, warmup, steps):
         raise SystemExit("%s: expected %d step times, found %d:\n%s"
                          % (name, total, len(times), output[-3000:]))
     row = dict(step=statistics.median(times[warmup:]), times=times,
-               across=across / total, payload=None, comm=None, comm_ms=None)
+               across=across / total, payload=None, comm=None, comm_ms=None,
+               background_ms=None)
     if name != "fsdp2":
         sent = [int(b) for b in re.findall(r"traffic per step, as the runtime counted the last "
                                            r"one: .*sent (\d+) bytes", output)]
-        shares, comm_ms = [], []
+        shares, comm_ms, background_ms = [], [], []
         for block in re.findall(r"profile, per step of \d+.*?\n((?:  .*\n)+)", output):
             step = float(re.search(r"step\s+([0-9.]+) ms", block).group(1))
             comm = float(re.search(r"collectives\s+([0-9.]+) ms", block).group(1))
             shares.append(comm / step)
             comm_ms.append(comm)
+            background = re.search(r"started transports \(bg\)\s+([0-9.]+) ms", block)
+            if background:
+                background_ms.append(float(background.group(1)))
         row["payload"] = sum(sent) if sent else None
         row["comm"] = statistics.mean(shares) if shares else None
         row["comm_ms"] = statistics.mean(comm_ms) if comm_ms else None
+        row["background_ms"] = (statistics.mean(background_ms)
+                                if background_ms else None)
     return row
 
 
@@ -219,6 +230,8 @@ def main():
     parser.add_argument("--hosts", type=int, default=2)
     parser.add_argument("--ranks-per-host", type=int, default=2)
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--bucket-bytes", type=int, default=1 << 20,
+                        help="the overlapped configuration's bucket cap")
     parser.add_argument("--prec-run", default=os.path.join(ROOT, "build/bin/prec-run"))
     parser.add_argument("--prec-opt", default=os.path.join(ROOT, "build/bin/prec-opt"))
     parser.add_argument("--out", default="/tmp/prec-cluster-step")
@@ -260,6 +273,7 @@ def main():
     with open(step) as f:
         flat = f.read()
     steps = {"flat": step}
+    steps["two-level-bf16-overlap"] = os.path.join(out, "step-two-level-bf16.mlir")
     for name, dtype in (("two-level", None), ("two-level-bf16", "bf16")):
         path = os.path.join(out, "step-%s.mlir" % name)
         with open(path, "w") as f:
@@ -279,6 +293,9 @@ def main():
         else:
             commands[name] = ([run[0], steps[name], "--backend", "mpi"] + run[2:] +
                               ["--print", "none", "--step-times", "--profile", "--traffic"])
+            if name.endswith("-overlap"):
+                commands[name] += ["--overlap", "--max-bucket-bytes",
+                                   str(options.bucket_bytes)]
     for rate in options.rates.split(","):
         plan = os.path.join(out, "plan-%s.json" % rate)
         result = os.path.join(out, "result-%s.json" % rate)
@@ -310,8 +327,8 @@ def print_report(options, configs, out, rows, load):
              " ".join("%.2f" % l for l in load) if load else "(not recorded: --report)"))
     print("| link | configuration | step | vs FSDP2 | across hosts / step (links) "
           "| inside hosts / step | payload sent / step, all ranks | collectives / step "
-          "| collectives' share |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| collectives' share | started transports (bg) / step |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for rate, by_name in rows.items():
         base = by_name.get("fsdp2", {}).get("step")
         for name in configs:
@@ -319,11 +336,13 @@ def print_report(options, configs, out, rows, load):
             # The payload less what crossed hosts (whose headers, about 0.2 %,
             # make it a little low).
             inside = None if r["payload"] is None else r["payload"] - r["across"]
-            print("| %s | %s | %.3f s | %s | %s | %s | %s | %s | %s |"
+            print("| %s | %s | %.3f s | %s | %s | %s | %s | %s | %s | %s |"
                   % (rate, name, r["step"], "%.2f" % (r["step"] / base) if base else "-",
                      fmt_bytes(r["across"]), fmt_bytes(inside), fmt_bytes(r["payload"]),
                      "-" if r["comm_ms"] is None else "%.0f ms" % r["comm_ms"],
-                     "-" if r["comm"] is None else "%.0f%%" % (100 * r["comm"])))
+                     "-" if r["comm"] is None else "%.0f%%" % (100 * r["comm"]),
+                     "-" if r.get("background_ms") is None
+                     else "%.0f ms" % r["background_ms"]))
     if load:
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(rows, f, indent=1)
