@@ -183,6 +183,19 @@ void mlir::prec::populatePrecHostCodegenStage(
     hint.vectorBits = options.vectorBits;
     pm.addPass(createPrecHintVectorWidth(hint));
   }
+  // bf16 arithmetic (a model run in bf16: PyTorch rounds after every op)
+  // in f32, each result rounded to bf16 by the integer conversion below:
+  // x86 has no bf16 arithmetic, and LLVM would round each op's f32 result
+  // through a libcall, one element at a time. The same bits: f32 holds a
+  // bf16 product exactly, and its 24 bits are more than 2 x 8 + 2, so an
+  // f32 sum, difference or quotient rounded again to bf16 is the correctly
+  // rounded bf16 result.
+  if (options.expandBF16) {
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"bf16"};
+    emulate.targetTypeStr = "f32";
+    pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  }
   PrecExpandFp8ArithOptions expandFp8;
   expandFp8.include16Bit = options.expandBF16;
   pm.addPass(createPrecExpandFp8Arith(expandFp8));

@@ -395,6 +395,11 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
     %w = arith.bitcast %bits : i32 to f32
     ```
 
+    Conversions round where the program says: the pass first drops
+    `fastmath` flags from `arith.extf` and `arith.truncf` (upstream's
+    emulation of bf16 arithmetic marks them `contract`, which lets folding
+    remove the rounding between two bf16 ops).
+
     With `include-16-bit`, `arith.truncf` from f32 to bf16 and f16 that
     rounds to nearest even gives the runtime's canonical NaN (`floatToBF16`,
     `floatToF16`) in a form that vectorizes at full width. To bf16 it
