@@ -124,21 +124,22 @@ def PrecScheduleTransports
     FSDP2 schedules its collectives:
 
     - each wait goes right before the first op that reads the result (the
-      block's terminator, if nothing else does); the reshapes and slices
-      the result is read through move down to their own first readers
-      first;
+      block's terminator, if nothing else does); the effect-free ops that
+      compute from the result alone (its unpacking: reshapes, slices,
+      casts, the sum of received chunks) move down to their own first
+      readers first, so the wait sits at the first op that also needs
+      something else (a layer's matmul, an optimizer);
     - each start goes as early as its wire buffer can be packed: the
       kernels that pack it (ops without memory effects, in the block) move
-      up with it, to right after the last value they need, but never above
-      the start of the transport before it, so that the starts keep the
-      transports' order. A reduce_scatter
+      up with it, to right after the last value they need. A reduce_scatter
       of a gradient thus starts as soon as the backward function has
       computed that gradient, and its wait sits at the optimizer that reads
       it.
     - all_gathers are held back by a budget: the start of the `i`-th
       all_gather of a block goes no earlier than the wait of the
-      `(i - prefetch)`-th, so at most `prefetch` gathers are in flight
-      beyond the one being computed with (FSDP2's default is one). The
+      `(i - prefetch)`-th, and never above the all_gather before it, so at
+      most `prefetch` gathers are in flight beyond the one being computed
+      with (FSDP2's default is one), in program order. The
       forward function gathers the next layer's parameters while it
       computes this layer; a start never moves past its own wait.
       `prefetch=0` keeps each all_gather's start where the transport was.

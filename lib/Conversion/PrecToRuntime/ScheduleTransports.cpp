@@ -69,19 +69,40 @@ Operation *getFirstReaderOfResults(Operation *op, Block *block) {
   return first;
 }
 
-/// Moves the reshapes and slices of `value` in `block` (and theirs) down to
-/// right before their first readers: they only say how the data is read, and
-/// a wait placed before them would come before the data is needed.
-void sinkViews(Value value, Block *block) {
+/// Whether `op` computes from values of `derived` alone, and constants and
+/// fresh destinations (ops without operands or effects).
+bool computesFrom(Operation *op, const DenseSet<Value> &derived) {
+  return llvm::all_of(getReadValues(op), [&](Value value) {
+    if (derived.contains(value))
+      return true;
+    Operation *def = value.getDefiningOp();
+    return def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
+           isMemoryEffectFree(def);
+  });
+}
+
+/// Moves the effect-free ops of `block` that compute from `value` alone (its
+/// unpacking: reshapes, slices, casts, sums of received chunks, constant
+/// scales), and theirs, down to right before their first readers: a wait
+/// placed before them would come before the data is needed.
+void sinkUnpacking(Value value, Block *block, DenseSet<Value> &derived) {
+  derived.insert(value);
   for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    // A transport of the result is the next level of a two-level
+    // collective. A gather's moves down with the unpacking, so that both
+    // levels end at the layer that needs them (the slow one, started first,
+    // runs while the layer before computes); a reduction's stays, so that
+    // its second level starts as soon as the first has delivered.
+    auto transport = dyn_cast<TransportOp>(user);
     if (user->getBlock() != block ||
-        !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             tensor::ExtractSliceOp>(user))
+        (transport && transport.getKind() != TransportKind::AllGather) ||
+        !isMemoryEffectFree(user) || user->hasTrait<OpTrait::IsTerminator>() ||
+        !computesFrom(user, derived))
       continue;
     for (Value result : user->getResults())
-      sinkViews(result, block);
+      sinkUnpacking(result, block, derived);
     Operation *reader = getFirstReaderOfResults(user, block);
-    if (reader != user->getNextNode())
+    if (reader != user && reader != user->getNextNode())
       user->moveBefore(reader);
   }
 }
@@ -125,6 +146,32 @@ void hoistWithProducers(TransportStartOp start, Operation *barrier) {
   }
 }
 
+/// The start of a transport of `block` whose input is computed from `wait`'s
+/// result (the next level of a two-level reduction), or null.
+TransportStartOp findDependentStart(TransportWaitOp wait, Block *block) {
+  SmallVector<Value> worklist{wait.getResult()};
+  DenseSet<Value> visited;
+  TransportStartOp first;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!visited.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor)
+        continue;
+      if (auto start = dyn_cast<TransportStartOp>(ancestor)) {
+        if (!first || start->isBeforeInBlock(first))
+          first = start;
+        continue;
+      }
+      if (ancestor == user && isMemoryEffectFree(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return first;
+}
+
 struct PrecScheduleTransportsPass
     : public prec::impl::PrecScheduleTransportsBase<
           PrecScheduleTransportsPass> {
@@ -160,21 +207,29 @@ struct PrecScheduleTransportsPass
       auto wait = TransportWaitOp::create(builder, op.getLoc(), start);
       op.replaceAllUsesWith(wait.getResult());
       op.erase();
-      sinkViews(wait.getResult(), block);
+      DenseSet<Value> derived;
+      sinkUnpacking(wait.getResult(), block, derived);
       wait->moveBefore(getFirstReader(wait.getResult(), block));
       starts.push_back(start);
     }
-    // Then every start up, never above the start before it (the starts
-    // keep the transports' order), all_gathers within the prefetch budget.
+    // The next levels of two-level reductions, placed after their first.
+    DenseSet<Operation *> nextLevels;
+    for (TransportStartOp start : starts)
+      if (start.getKind() != TransportKind::AllGather)
+        if (TransportStartOp next = findDependentStart(start.getWait(), block))
+          nextLevels.insert(next);
+    // Then every start up, each kind never above the one before it (the
+    // starts keep their order), all_gathers within the prefetch budget.
     SmallVector<TransportWaitOp> gatherWaits;
-    Operation *previousStart = nullptr;
+    Operation *previousGather = nullptr, *previousReduction = nullptr;
     for (TransportStartOp start : starts) {
-      Operation *previous = std::exchange(previousStart, start);
       TransportWaitOp wait = start.getWait();
       if (start.getKind() != TransportKind::AllGather) {
-        hoistWithProducers(start, previous);
+        if (!nextLevels.contains(start))
+          hoistWithProducers(start, std::exchange(previousReduction, start));
         continue;
       }
+      Operation *previous = std::exchange(previousGather, start);
       int64_t index = gatherWaits.size();
       gatherWaits.push_back(wait);
       if (prefetch == 0)
@@ -193,6 +248,25 @@ struct PrecScheduleTransportsPass
         continue;
       }
       hoistWithProducers(start, barrier);
+    }
+    // A reduction's next level starts once its first has delivered: that
+    // wait goes before the next transport started after its own start (the
+    // compute in between is what the first level hides behind), and the
+    // next level starts right after it, while the rest of the step
+    // computes.
+    for (TransportStartOp start : starts) {
+      if (start.getKind() == TransportKind::AllGather)
+        continue;
+      TransportWaitOp wait = start.getWait();
+      TransportStartOp next = findDependentStart(wait, block);
+      if (!next)
+        continue;
+      Operation *following = start->getNextNode();
+      while (following && !isa<TransportStartOp>(following))
+        following = following->getNextNode();
+      if (following && following->isBeforeInBlock(wait))
+        wait->moveBefore(following);
+      hoistWithProducers(next, wait);
     }
   }
 };

@@ -153,3 +153,53 @@ func.func @views(%w: tensor<8xbf16>, %x: tensor<4x8xbf16>) -> (tensor<4x8xbf16>,
 // CHECK-NEXT: arith.mulf %[[Y]], %[[M]]
 // CHECK-NEXT: tensor.extract_slice %[[G]][16] [16] [1]
 // CHECK-NEXT: return
+
+// -----
+
+// Two levels. A gather's second level moves down with the unpacking to the
+// layer that reads it, so that its first level is waited for there and the
+// budget holds the next layer's first level to one ahead. A reduction's
+// second level starts as soon as its first has delivered: that wait goes
+// before the next start, after the compute between them.
+
+shard.grid @hosts(shape = 2x2) {prec.inter_host_axes = array<i16: 0>}
+
+// CHECK-LABEL: func @two_level
+func.func @two_level(%w0: tensor<8xbf16>, %w1: tensor<8xbf16>, %x: tensor<32xbf16>,
+                     %g0: tensor<32xf32>, %g1: tensor<32xf32>)
+    -> (tensor<32xbf16>, tensor<8xf32>, tensor<8xf32>) {
+  %a0 = prec.transport <all_gather> %w0 on @hosts grid_axes = [0] : tensor<8xbf16> -> tensor<16xbf16>
+  %b0 = prec.transport <all_gather> %a0 on @hosts grid_axes = [1] : tensor<16xbf16> -> tensor<32xbf16>
+  %a1 = prec.transport <all_gather> %w1 on @hosts grid_axes = [0] : tensor<8xbf16> -> tensor<16xbf16>
+  %b1 = prec.transport <all_gather> %a1 on @hosts grid_axes = [1] : tensor<16xbf16> -> tensor<32xbf16>
+  %h0 = arith.mulf %x, %b0 : tensor<32xbf16>
+  %h1 = arith.mulf %h0, %b1 : tensor<32xbf16>
+  %r0 = prec.transport <reduce_scatter> %g0 on @hosts grid_axes = [1] reduction = <sum> : tensor<32xf32> -> tensor<16xf32>
+  %s0 = prec.transport <reduce_scatter> %r0 on @hosts grid_axes = [0] reduction = <sum> : tensor<16xf32> -> tensor<8xf32>
+  %d1 = arith.addf %g1, %g1 : tensor<32xf32>
+  %r1 = prec.transport <reduce_scatter> %d1 on @hosts grid_axes = [1] reduction = <sum> : tensor<32xf32> -> tensor<16xf32>
+  %s1 = prec.transport <reduce_scatter> %r1 on @hosts grid_axes = [0] reduction = <sum> : tensor<16xf32> -> tensor<8xf32>
+  return %h1, %s0, %s1 : tensor<32xbf16>, tensor<8xf32>, tensor<8xf32>
+}
+// The reductions' inputs are arguments: they start first, in order; the
+// first one's first level is waited for before the second one starts, after
+// the addition between them.
+// AHEAD1:      %[[R0:.*]] = prec.transport_start <reduce_scatter> %arg3 on @hosts grid_axes = [1]
+// AHEAD1-NEXT: %[[D1:.*]] = arith.addf %arg4, %arg4
+// AHEAD1-NEXT: %[[WR0:.*]] = prec.transport_wait %[[R0]]
+// AHEAD1-NEXT: %[[S0:.*]] = prec.transport_start <reduce_scatter> %[[WR0]] on @hosts grid_axes = [0]
+// AHEAD1-NEXT: %[[R1:.*]] = prec.transport_start <reduce_scatter> %[[D1]] on @hosts grid_axes = [1]
+// AHEAD1-NEXT: %[[WR1:.*]] = prec.transport_wait %[[R1]]
+// AHEAD1-NEXT: %[[S1:.*]] = prec.transport_start <reduce_scatter> %[[WR1]] on @hosts grid_axes = [0]
+// AHEAD1-NEXT: %[[A0:.*]] = prec.transport_start <all_gather> %arg0 on @hosts grid_axes = [0]
+// AHEAD1-NEXT: %[[WA0:.*]] = prec.transport_wait %[[A0]]
+// AHEAD1-NEXT: %[[B0:.*]] = prec.transport_start <all_gather> %[[WA0]] on @hosts grid_axes = [1]
+// AHEAD1-NEXT: %[[WB0:.*]] = prec.transport_wait %[[B0]]
+// AHEAD1-NEXT: %[[A1:.*]] = prec.transport_start <all_gather> %arg1 on @hosts grid_axes = [0]
+// AHEAD1-NEXT: %[[H0:.*]] = arith.mulf %arg2, %[[WB0]]
+// AHEAD1-NEXT: %[[WA1:.*]] = prec.transport_wait %[[A1]]
+// AHEAD1-NEXT: %[[B1:.*]] = prec.transport_start <all_gather> %[[WA1]] on @hosts grid_axes = [1]
+// AHEAD1-NEXT: %[[WB1:.*]] = prec.transport_wait %[[B1]]
+// AHEAD1-NEXT: arith.mulf %[[H0]], %[[WB1]]
+// AHEAD1-NEXT: prec.transport_wait %[[S0]]
+// AHEAD1-NEXT: prec.transport_wait %[[S1]]
