@@ -144,6 +144,11 @@ def PrecScheduleTransports
       computes this layer; a start never moves past its own wait.
       `prefetch=0` keeps each all_gather's start where the transport was.
 
+    A transport whose input is another's result (the two levels of a
+    two-level collective): a gather's second level moves down with the
+    unpacking; a reduction's first level is waited for right before the
+    next start after its own, and its second level starts right after.
+
     Only the places change, and the runtime runs a rank's transports in
     the order they start, so the values are those of the synchronous
     program, bit for bit. Transports marked for a peer window keep their
