@@ -16,6 +16,7 @@ model of examples/nanogpt in four configurations, in one run.
   prec 2-level bf16 overlap  and its transports started early and waited
                 for late (prec-run --overlap), in buckets of at most
                 --bucket-bytes, so that communication runs beside compute
+  prec flat overlap  (only with --configs) the flat step with --overlap
 
 Per configuration and rate: the step time (median of rank 0's STEPS steps
 after WARMUP; prec-run --step-times, FSDP2 between its steps' ends, each
@@ -54,6 +55,9 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 LR, BETAS, EPS, WD = 3e-3, (0.9, 0.95), 1e-8, 0.1
 CONFIGS = ["fsdp2", "flat", "two-level", "two-level-bf16", "two-level-bf16-overlap"]
+# Not run by default: the flat step with --overlap (for one rank per host,
+# where a grid has no second level).
+EXTRA_CONFIGS = ["flat-overlap"]
 GLOO_PORT = 29517  # inside the run's own namespaces: no one else listens there
 
 
@@ -247,10 +251,10 @@ def main():
 
     import two_level
     configs = options.configs.split(",")
-    unknown = [c for c in configs if c not in CONFIGS]
+    unknown = [c for c in configs if c not in CONFIGS + EXTRA_CONFIGS]
     if unknown:
         sys.exit("cluster_step.py: unknown configuration(s) %s; expected some of %s"
-                 % (", ".join(unknown), ",".join(CONFIGS)))
+                 % (", ".join(unknown), ",".join(CONFIGS + EXTRA_CONFIGS)))
     out = os.path.abspath(options.out)
     os.makedirs(out, exist_ok=True)
     rows = {}
@@ -272,9 +276,11 @@ def main():
     step = run[1]  # prec-run STEP.mlir ...
     with open(step) as f:
         flat = f.read()
-    steps = {"flat": step}
+    steps = {"flat": step, "flat-overlap": step}
     steps["two-level-bf16-overlap"] = os.path.join(out, "step-two-level-bf16.mlir")
     for name, dtype in (("two-level", None), ("two-level-bf16", "bf16")):
+        if not any(c.startswith(name) for c in configs):
+            continue
         path = os.path.join(out, "step-%s.mlir" % name)
         with open(path, "w") as f:
             f.write(two_level.two_level(flat, options.hosts, dtype))
