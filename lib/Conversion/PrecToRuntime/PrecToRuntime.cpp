@@ -292,6 +292,36 @@ GridOperands createGridOperands(OpBuilder &builder, Location loc,
                             grid);
 }
 
+/// The input's buffer as it is, at any offset: a slice of a larger buffer
+/// (a microbatch's rows) is not copied, so that the buffer a started
+/// transport reads is the same at its start and at its wait.
+Value getContiguousInputBuffer(OpBuilder &builder, Location loc,
+                               Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto layout = StridedLayoutAttr::get(builder.getContext(),
+                                       ShapedType::kDynamic, {1});
+  return bufferization::ToBufferOp::create(
+      builder, loc,
+      MemRefType::get(type.getShape(), type.getElementType(), layout), input,
+      /*readOnly=*/true);
+}
+
+/// The address of the first element of a 1-D buffer: its aligned pointer
+/// plus its offset.
+Value getFirstElementAddress(OpBuilder &builder, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Value aligned = getAlignedPointer(builder, loc, buffer);
+  if (type.getLayout().isIdentity())
+    return aligned;
+  auto metadata =
+      memref::ExtractStridedMetadataOp::create(builder, loc, buffer);
+  Value bytes = arith::MulIOp::create(
+      builder, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(
+          builder, loc, type.getElementTypeBitWidth() / 8));
+  return arith::AddIOp::create(builder, loc, aligned, bytes);
+}
+
 /// The operands of precrtCompiledCollective (and its start) for a transport
 /// of `input` into `result`, both buffers.
 SmallVector<Value> createTransportCallOperands(
@@ -309,7 +339,7 @@ SmallVector<Value> createTransportCallOperands(
     return arith::ConstantIntOp::create(builder, loc, value, 32);
   };
   return {i32(getRuntimeTransport(kind)),
-          getAlignedPointer(builder, loc, input),
+          getFirstElementAddress(builder, loc, input),
           getAlignedPointer(builder, loc, result),
           arith::ConstantIntOp::create(builder, loc,
                                        inputType.getNumElements(), 64),
@@ -393,7 +423,7 @@ LogicalResult lowerStartedTransport(TransportStartOp start) {
       builder.getFunctionType({i64, index, index}, {i32}));
 
   RankedTensorType resultType = start.getInFlight().getType().getResult();
-  Value input = getInputBuffer(builder, loc, start.getInput());
+  Value input = getContiguousInputBuffer(builder, loc, start.getInput());
   Value result = allocateReceived(builder, loc, resultType);
   Value handle =
       func::CallOp::create(
@@ -405,11 +435,12 @@ LogicalResult lowerStartedTransport(TransportStartOp start) {
 
   builder.setInsertionPoint(wait);
   Location waitLoc = wait.getLoc();
-  Value inputAtWait = getInputBuffer(builder, waitLoc, start.getInput());
+  Value inputAtWait =
+      getContiguousInputBuffer(builder, waitLoc, start.getInput());
   func::CallOp::create(builder, waitLoc, waitDecl,
                        ValueRange{handle,
-                                  getAlignedPointer(builder, waitLoc,
-                                                    inputAtWait),
+                                  getFirstElementAddress(builder, waitLoc,
+                                                         inputAtWait),
                                   getAlignedPointer(builder, waitLoc, result)});
   Value received = bufferization::ToTensorOp::create(
       builder, waitLoc, resultType, result, /*restrict=*/true,

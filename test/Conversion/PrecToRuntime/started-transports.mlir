@@ -13,17 +13,25 @@ shard.grid @dp(shape = 4)
 
 // CHECK-LABEL: func @gather_while_computing
 // CHECK-SAME: (%[[W:.*]]: tensor<8xbf16>, %[[X:.*]]: tensor<32xbf16>)
-// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[W]] read_only : tensor<8xbf16> to memref<8xbf16>
+// The input's buffer at any offset (a slice is not copied), its first
+// element's address the aligned pointer plus the offset in bytes.
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[W]] read_only : tensor<8xbf16> to memref<8xbf16, strided<[1], offset: ?>>
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32xbf16>
 // CHECK-DAG: %[[INP:.*]] = memref.extract_aligned_pointer_as_index %[[IN]]
+// CHECK-DAG: %{{.*}}, %[[OFF:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[IN]]
+// CHECK-DAG: %[[OFFB:.*]] = arith.muli %[[OFF]], %c2
+// CHECK-DAG: %[[ADDR:.*]] = arith.addi %[[INP]], %[[OFFB]]
 // CHECK-DAG: %[[OUTP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
 // Transport 0 = all_gather, 8 elements of dtype 3 = bf16.
-// CHECK: %[[H:.*]] = call @precrtCompiledCollectiveStart(%c0_i32{{[_0-9]*}}, %[[INP]], %[[OUTP]], %c8_i64, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
+// CHECK: %[[H:.*]] = call @precrtCompiledCollectiveStart(%c0_i32{{[_0-9]*}}, %[[ADDR]], %[[OUTP]], %c8_i64, %c3_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}})
 // CHECK: %[[Y:.*]] = arith.addf %[[X]], %[[X]]
 // CHECK: %[[IN2:.*]] = bufferization.to_buffer %[[W]] read_only
 // CHECK: %[[INP2:.*]] = memref.extract_aligned_pointer_as_index %[[IN2]]
+// CHECK: %{{.*}}, %[[OFF2:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[IN2]]
+// CHECK: %[[OFFB2:.*]] = arith.muli %[[OFF2]]
+// CHECK: %[[ADDR2:.*]] = arith.addi %[[INP2]], %[[OFFB2]]
 // CHECK: %[[OUTP2:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
-// CHECK: call @precrtCompiledCollectiveWait(%[[H]], %[[INP2]], %[[OUTP2]])
+// CHECK: call @precrtCompiledCollectiveWait(%[[H]], %[[ADDR2]], %[[OUTP2]])
 // CHECK: %[[G:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<32xbf16> to tensor<32xbf16>
 // CHECK: arith.mulf %[[Y]], %[[G]]
 // CHECK-NOT: prec.transport
@@ -32,10 +40,13 @@ shard.grid @dp(shape = 4)
 // calls: the wait keeps it alive and unwritten.
 // BUFFERS-LABEL: func @gather_while_computing
 // BUFFERS-SAME: (%[[W:.*]]: memref<8xbf16{{.*}}>, %{{.*}}: memref<32xbf16{{.*}}>)
-// BUFFERS: %[[INP:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
-// BUFFERS: call @precrtCompiledCollectiveStart(%{{.*}}, %[[INP]],
-// BUFFERS: %[[INP2:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
-// BUFFERS: call @precrtCompiledCollectiveWait(%{{.*}}, %[[INP2]],
+// BUFFERS-NOT: memref.copy
+// BUFFERS: %[[C:.*]] = memref.cast %[[W]]
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[C]]
+// BUFFERS: call @precrtCompiledCollectiveStart
+// BUFFERS: %[[C2:.*]] = memref.cast %[[W]]
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[C2]]
+// BUFFERS: call @precrtCompiledCollectiveWait
 func.func @gather_while_computing(%w: tensor<8xbf16>, %x: tensor<32xbf16>) -> tensor<32xbf16> {
   %s = prec.transport_start <all_gather> %w on @dp : tensor<8xbf16> -> !prec.in_flight<tensor<32xbf16>>
   %y = arith.addf %x, %x : tensor<32xbf16>
@@ -50,8 +61,9 @@ func.func @gather_while_computing(%w: tensor<8xbf16>, %x: tensor<32xbf16>) -> te
 // BUFFERS-LABEL: func @wire_buffer_kept
 // BUFFERS: %[[P:.*]] = memref.alloc() {{.*}} : memref<8xbf16>
 // BUFFERS: linalg.generic {{.*}} outs(%[[P]] :
-// BUFFERS: %[[PP:.*]] = memref.extract_aligned_pointer_as_index %[[P]]
-// BUFFERS: call @precrtCompiledCollectiveStart(%{{.*}}, %[[PP]],
+// BUFFERS: %[[PC:.*]] = memref.cast %[[P]]
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[PC]]
+// BUFFERS: call @precrtCompiledCollectiveStart
 // BUFFERS-NOT: outs(%[[P]] :
 // BUFFERS: call @precrtCompiledCollectiveWait
 #id = affine_map<(d0) -> (d0)>
@@ -73,4 +85,23 @@ func.func @wire_buffer_kept(%x: tensor<8xf32>) -> (tensor<32xbf16>, tensor<8xbf1
   } -> tensor<8xbf16>
   %g = prec.transport_wait %s : !prec.in_flight<tensor<32xbf16>>
   return %g, %q : tensor<32xbf16>, tensor<8xbf16>
+}
+
+// A slice of a larger tensor (one microbatch's rows) is read in place at the
+// start and at the wait: the same buffer, no copy (two copies would be two
+// buffers, and the runtime would refuse the wait).
+// BUFFERS-LABEL: func @slice_in_place
+// BUFFERS-NOT: memref.copy
+// BUFFERS: %[[VIEW:.*]] = memref.subview
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// BUFFERS: call @precrtCompiledCollectiveStart
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// BUFFERS: call @precrtCompiledCollectiveWait
+// BUFFERS-NOT: memref.copy
+// BUFFERS: return
+func.func @slice_in_place(%x: tensor<4x8xf32>, %i: index) -> tensor<2xf32> {
+  %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+  %s = prec.transport_start <reduce_scatter> %row on @dp reduction = <sum> : tensor<8xf32> -> !prec.in_flight<tensor<2xf32>>
+  %g = prec.transport_wait %s : !prec.in_flight<tensor<2xf32>>
+  return %g : tensor<2xf32>
 }
