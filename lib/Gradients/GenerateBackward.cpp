@@ -353,7 +353,7 @@ static void labelGradientOps(Operation *op, Block::iterator begin,
   Location forwardLoc = op->getLoc();
   Location gradientLoc = NameLoc::get(
       StringAttr::get(op->getContext(),
-                      Twine(kGradientLocPrefix) + op->getName().getStringRef()),
+                      Twine(PrecDialect::kGradientLocPrefix) + op->getName().getStringRef()),
       forwardLoc);
   for (Operation &created : llvm::make_range(begin, end))
     created.walk([&](Operation *nested) {

@@ -19,11 +19,6 @@ class OpPassManager;
 
 namespace mlir::prec {
 
-/// How the location of an op a gradient rule built begins: the ops built for
-/// the gradient of a forward op `prec.all_gather` at `loc` are at
-/// `loc("gradient of prec.all_gather"(loc))`.
-inline constexpr llvm::StringLiteral kGradientLocPrefix = "gradient of ";
-
 /// Declares `@f_backward` for every function `@f` that
 /// `prec-generate-backward` differentiates (named in `functions`, or when
 /// that is empty, marked `prec.differentiable`) whose backward function the

@@ -400,6 +400,34 @@ struct TransportOpLowering : OpConversionPattern<TransportOp> {
   }
 };
 
+/// The tensor a started transport reads, made safe to read in place from its
+/// start to its wait. A slice (possibly reshaped) may bufferize to a strided
+/// view, which the transport could only read through a copy, and one copy
+/// per read would be two buffers: it gets one contiguous copy here. A
+/// received buffer the input is a view of (the first level of a two-level
+/// collective) becomes read-only: the canonicalizer folds the wait's second
+/// read of such a tensor into the buffer itself, and bufferization would
+/// then no longer see that read, and might write into the buffer in place
+/// while the data moves.
+Value prepareStartedInput(OpBuilder &builder, Location loc, Value input) {
+  Value root = input;
+  bool sliced = false;
+  while (Operation *def = root.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp>(def))
+      break;
+    sliced |= isa<tensor::ExtractSliceOp>(def);
+    root = def->getOperand(0);
+  }
+  if (auto received = root.getDefiningOp<bufferization::ToTensorOp>())
+    received.setWritable(false);
+  if (!sliced)
+    return input;
+  return bufferization::AllocTensorOp::create(
+      builder, loc, cast<RankedTensorType>(input.getType()),
+      /*dynamicSizes=*/ValueRange(), /*copy=*/input);
+}
+
 /// A started transport: the runtime's start where the start was, its wait
 /// where the wait is. The wait call reads the input's buffer again, so that
 /// bufferization neither writes nor frees it while the data moves; the
@@ -423,7 +451,8 @@ LogicalResult lowerStartedTransport(TransportStartOp start) {
       builder.getFunctionType({i64, index, index}, {i32}));
 
   RankedTensorType resultType = start.getInFlight().getType().getResult();
-  Value input = getContiguousInputBuffer(builder, loc, start.getInput());
+  Value inputTensor = prepareStartedInput(builder, loc, start.getInput());
+  Value input = getContiguousInputBuffer(builder, loc, inputTensor);
   Value result = allocateReceived(builder, loc, resultType);
   Value handle =
       func::CallOp::create(
@@ -435,8 +464,9 @@ LogicalResult lowerStartedTransport(TransportStartOp start) {
 
   builder.setInsertionPoint(wait);
   Location waitLoc = wait.getLoc();
-  Value inputAtWait =
-      getContiguousInputBuffer(builder, waitLoc, start.getInput());
+  Value inputAtWait = getContiguousInputBuffer(builder, waitLoc, inputTensor);
+  // The status is also the rank's recorded error, which the driver reports
+  // after the step (as for a synchronous transport).
   func::CallOp::create(builder, waitLoc, waitDecl,
                        ValueRange{handle,
                                   getFirstElementAddress(builder, waitLoc,

@@ -95,9 +95,15 @@ void sinkUnpacking(Value value, Block *block, DenseSet<Value> &derived) {
     // its second level starts as soon as the first has delivered.
     auto transport = dyn_cast<TransportOp>(user);
     if (user->getBlock() != block ||
-        (transport && transport.getKind() != TransportKind::AllGather) ||
+        (transport && (transport.getKind() != TransportKind::AllGather ||
+                       transport->hasAttr(
+                           PrecDialect::kThroughPeerWindowAttrName))) ||
         !isMemoryEffectFree(user) || user->hasTrait<OpTrait::IsTerminator>() ||
         !computesFrom(user, derived))
+      continue;
+    // Reached before through another of its operands: placed already.
+    if (llvm::any_of(user->getResults(),
+                     [&](Value result) { return derived.contains(result); }))
       continue;
     for (Value result : user->getResults())
       sinkUnpacking(result, block, derived);
@@ -121,7 +127,9 @@ void hoistWithProducers(TransportStartOp start, Operation *barrier) {
     Operation *ancestor = def ? block->findAncestorOpInBlock(*def) : nullptr;
     if (!ancestor)
       continue; // A block argument or a value from outside the block.
-    if (ancestor != def || !isMemoryEffectFree(def)) {
+    // A transport planned for a peer window keeps its place.
+    if (ancestor != def || !isMemoryEffectFree(def) ||
+        def->hasAttr(PrecDialect::kThroughPeerWindowAttrName)) {
       lastNeeded = getLater(lastNeeded, ancestor);
       continue;
     }
@@ -146,30 +154,42 @@ void hoistWithProducers(TransportStartOp start, Operation *barrier) {
   }
 }
 
-/// The start of a transport of `block` whose input is computed from `wait`'s
-/// result (the next level of a two-level reduction), or null.
-TransportStartOp findDependentStart(TransportWaitOp wait, Block *block) {
+/// The next level of a two-level reduction whose first level `start` is: a
+/// reduction of `block` on the same grid over other axes whose input is
+/// computed from `start`'s result alone (sums, casts, reshapes). Null for
+/// any other transport that reads the result (a gather of updated
+/// parameters, the all_reduce of a norm over the same group).
+TransportStartOp findNextLevel(TransportStartOp start, Block *block) {
+  TransportWaitOp wait = start.getWait();
+  DenseSet<Value> derived{wait.getResult()};
   SmallVector<Value> worklist{wait.getResult()};
-  DenseSet<Value> visited;
-  TransportStartOp first;
+  TransportStartOp next;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
-    if (!visited.insert(value).second)
-      continue;
     for (Operation *user : value.getUsers()) {
-      Operation *ancestor = block->findAncestorOpInBlock(*user);
-      if (!ancestor)
+      if (user->getBlock() != block || !computesFrom(user, derived))
         continue;
-      if (auto start = dyn_cast<TransportStartOp>(ancestor)) {
-        if (!first || start->isBeforeInBlock(first))
-          first = start;
+      if (auto candidate = dyn_cast<TransportStartOp>(user)) {
+        bool disjointAxes = llvm::none_of(
+            candidate.getGridAxes(), [&](int16_t axis) {
+              return llvm::is_contained(start.getGridAxes(), axis);
+            });
+        if (candidate.getKind() != TransportKind::AllGather &&
+            candidate.getGrid() == start.getGrid() &&
+            !candidate.getGridAxes().empty() &&
+            !start.getGridAxes().empty() && disjointAxes &&
+            (!next || candidate->isBeforeInBlock(next)))
+          next = candidate;
         continue;
       }
-      if (ancestor == user && isMemoryEffectFree(user))
-        llvm::append_range(worklist, user->getResults());
+      if (!isMemoryEffectFree(user))
+        continue;
+      for (Value result : user->getResults())
+        if (derived.insert(result).second)
+          worklist.push_back(result);
     }
   }
-  return first;
+  return next;
 }
 
 struct PrecScheduleTransportsPass
@@ -216,7 +236,7 @@ struct PrecScheduleTransportsPass
     DenseSet<Operation *> nextLevels;
     for (TransportStartOp start : starts)
       if (start.getKind() != TransportKind::AllGather)
-        if (TransportStartOp next = findDependentStart(start.getWait(), block))
+        if (TransportStartOp next = findNextLevel(start, block))
           nextLevels.insert(next);
     // Then every start up, each kind never above the one before it (the
     // starts keep their order), all_gathers within the prefetch budget.
@@ -258,11 +278,12 @@ struct PrecScheduleTransportsPass
       if (start.getKind() == TransportKind::AllGather)
         continue;
       TransportWaitOp wait = start.getWait();
-      TransportStartOp next = findDependentStart(wait, block);
+      TransportStartOp next = findNextLevel(start, block);
       if (!next)
         continue;
       Operation *following = start->getNextNode();
-      while (following && !isa<TransportStartOp>(following))
+      while (following && (!isa<TransportStartOp>(following) ||
+                           nextLevels.contains(following)))
         following = following->getNextNode();
       if (following && following->isBeforeInBlock(wait))
         wait->moveBefore(following);

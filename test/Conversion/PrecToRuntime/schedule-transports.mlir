@@ -203,3 +203,25 @@ func.func @two_level(%w0: tensor<8xbf16>, %w1: tensor<8xbf16>, %x: tensor<32xbf1
 // AHEAD1-NEXT: arith.mulf %[[H0]], %[[WB1]]
 // AHEAD1-NEXT: prec.transport_wait %[[S0]]
 // AHEAD1-NEXT: prec.transport_wait %[[S1]]
+
+// -----
+
+// A gather of values computed from a reduction's result is not the
+// reduction's next level: the gathers keep their order and budget.
+
+shard.grid @dp(shape = 4)
+
+// CHECK-LABEL: func @gather_of_update
+func.func @gather_of_update(%w: tensor<32xbf16>, %v: tensor<8xbf16>, %x: tensor<32xbf16>) -> (tensor<32xbf16>, tensor<32xbf16>) {
+  %a = prec.transport <all_gather> %v on @dp : tensor<8xbf16> -> tensor<32xbf16>
+  %y = arith.mulf %x, %a : tensor<32xbf16>
+  %r = prec.transport <reduce_scatter> %w on @dp reduction = <sum> : tensor<32xbf16> -> tensor<8xbf16>
+  %upd = arith.negf %r : tensor<8xbf16>
+  %b = prec.transport <all_gather> %upd on @dp : tensor<8xbf16> -> tensor<32xbf16>
+  %z = arith.mulf %y, %b : tensor<32xbf16>
+  return %y, %z : tensor<32xbf16>, tensor<32xbf16>
+}
+// CHECK: prec.transport_start <all_gather> %arg1
+// CHECK: %[[R:.*]] = prec.transport_wait
+// CHECK: %[[U:.*]] = arith.negf
+// CHECK: prec.transport_start <all_gather> %[[U]]

@@ -1,4 +1,5 @@
 // RUN: prec-opt %s --convert-prec-to-runtime | FileCheck %s
+// RUN: prec-opt %s --convert-prec-to-runtime --canonicalize --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=CANON
 // RUN: prec-opt %s --convert-prec-to-runtime --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=BUFFERS
 
 // A started transport: the runtime's start where the start was, its wait
@@ -87,15 +88,20 @@ func.func @wire_buffer_kept(%x: tensor<8xf32>) -> (tensor<32xbf16>, tensor<8xbf1
   return %g, %q : tensor<32xbf16>, tensor<8xbf16>
 }
 
-// A slice of a larger tensor (one microbatch's rows) is read in place at the
-// start and at the wait: the same buffer, no copy (two copies would be two
-// buffers, and the runtime would refuse the wait).
+// A slice of a larger tensor (one microbatch's rows) may bufferize to a
+// strided view: it is read through one contiguous copy, the same buffer at
+// the start and at the wait (a copy per read would be two buffers, and the
+// runtime would refuse the wait).
 // BUFFERS-LABEL: func @slice_in_place
-// BUFFERS-NOT: memref.copy
 // BUFFERS: %[[VIEW:.*]] = memref.subview
-// BUFFERS: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// BUFFERS: %[[COPY:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// BUFFERS: memref.copy %[[VIEW]], %[[COPY]]
+// BUFFERS: %[[C1:.*]] = memref.cast %[[COPY]]
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[C1]]
 // BUFFERS: call @precrtCompiledCollectiveStart
-// BUFFERS: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// BUFFERS-NOT: memref.copy
+// BUFFERS: %[[C2:.*]] = memref.cast %[[COPY]]
+// BUFFERS: memref.extract_aligned_pointer_as_index %[[C2]]
 // BUFFERS: call @precrtCompiledCollectiveWait
 // BUFFERS-NOT: memref.copy
 // BUFFERS: return
@@ -104,4 +110,25 @@ func.func @slice_in_place(%x: tensor<4x8xf32>, %i: index) -> tensor<2xf32> {
   %s = prec.transport_start <reduce_scatter> %row on @dp reduction = <sum> : tensor<8xf32> -> !prec.in_flight<tensor<2xf32>>
   %g = prec.transport_wait %s : !prec.in_flight<tensor<2xf32>>
   return %g : tensor<2xf32>
+}
+
+// The canonicalizer folds the wait's second read of a received buffer into
+// the buffer: such a buffer becomes read-only, so that a write after the
+// start (the insert_slice) goes to a copy, not into the buffer being sent.
+// CANON-LABEL: func @received_then_written
+// CANON: %[[RECV:.*]] = memref.alloc() {{.*}} : memref<16xf32>
+// CANON: call @precrtCompiledCollectiveWait
+// CANON: call @precrtCompiledCollectiveStart
+// CANON-NOT: memref.copy %{{[^,]*}}, %[[RECV]] :
+// CANON-NOT: outs(%[[RECV]] :
+// CANON-NOT: memref.subview %[[RECV]][
+// CANON: call @precrtCompiledCollectiveWait
+shard.grid @hosts(shape = 2x2)
+func.func @received_then_written(%w: tensor<32xf32>, %x: tensor<8xf32>) -> (tensor<16xf32>, tensor<8xf32>) {
+  %s1 = prec.transport_start <reduce_scatter> %w on @hosts grid_axes = [1] reduction = <sum> : tensor<32xf32> -> !prec.in_flight<tensor<16xf32>>
+  %r1 = prec.transport_wait %s1 : !prec.in_flight<tensor<16xf32>>
+  %s2 = prec.transport_start <reduce_scatter> %r1 on @hosts grid_axes = [0] reduction = <sum> : tensor<16xf32> -> !prec.in_flight<tensor<8xf32>>
+  %u = tensor.insert_slice %x into %r1[0] [8] [1] : tensor<8xf32> into tensor<16xf32>
+  %r2 = prec.transport_wait %s2 : !prec.in_flight<tensor<8xf32>>
+  return %u, %r2 : tensor<16xf32>, tensor<8xf32>
 }

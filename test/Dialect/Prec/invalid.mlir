@@ -813,6 +813,18 @@ func.func @started_transport_waited_elsewhere(%x: tensor<8xf32>, %c: i1) -> tens
 
 // -----
 
+shard.grid @dp(shape = 4)
+func.func @started_transport_branched(%x: tensor<8xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{expected exactly one 'prec.transport_wait' of its result, in the same block, got 1 use(s) (by 'cf.br')}}
+  %0 = prec.transport_start <all_gather> %x on @dp : tensor<8xf32> -> !prec.in_flight<tensor<32xf32>>
+  cf.br ^bb1(%0 : !prec.in_flight<tensor<32xf32>>)
+^bb1(%1: !prec.in_flight<tensor<32xf32>>):
+  %2 = prec.transport_wait %1 : !prec.in_flight<tensor<32xf32>>
+  return %2 : tensor<32xf32>
+}
+
+// -----
+
 func.func @wait_of_an_argument(%x: !prec.in_flight<tensor<32xf32>>) -> tensor<32xf32> {
   // expected-error @+1 {{expected a value of 'prec.transport_start'}}
   %1 = prec.transport_wait %x : !prec.in_flight<tensor<32xf32>>

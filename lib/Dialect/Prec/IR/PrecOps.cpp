@@ -1686,14 +1686,19 @@ LogicalResult TransportStartOp::verify() {
   // A transport nobody waits for would still be moving data when the step
   // returns; one waited for twice would be completed twice.
   TransportWaitOp wait = getWait();
-  if (!wait || wait->getBlock() != getOperation()->getBlock())
-    return emitOpError("expected exactly one 'prec.transport_wait' of its "
-                       "result, in the same block, got ")
-           << std::distance(getInFlight().use_begin(),
-                            getInFlight().use_end())
-           << " use(s)"
-           << (wait ? " (the wait is in another block)" : "");
-  return success();
+  if (wait && wait->getBlock() == getOperation()->getBlock())
+    return success();
+  InFlightDiagnostic diagnostic =
+      emitOpError("expected exactly one 'prec.transport_wait' of its "
+                  "result, in the same block, got ")
+      << std::distance(getInFlight().use_begin(), getInFlight().use_end())
+      << " use(s)";
+  if (wait)
+    diagnostic << " (the wait is in another block)";
+  else if (getInFlight().hasOneUse())
+    diagnostic << " (by '" << getInFlight().getUsers().begin()->getName()
+               << "')";
+  return diagnostic;
 }
 
 LogicalResult

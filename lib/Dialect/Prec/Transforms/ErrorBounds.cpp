@@ -3,7 +3,6 @@
 #include "prec/Dialect/Prec/IR/EntryAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
-#include "prec/Gradients/GenerateBackward.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -160,9 +159,9 @@ std::string getGradientOf(Location loc) {
   std::string forward;
   loc->walk([&](Location nested) {
     auto named = dyn_cast<NameLoc>(nested);
-    if (named && named.getName().getValue().starts_with(kGradientLocPrefix)) {
+    if (named && named.getName().getValue().starts_with(PrecDialect::kGradientLocPrefix)) {
       forward =
-          named.getName().getValue().drop_front(kGradientLocPrefix.size());
+          named.getName().getValue().drop_front(PrecDialect::kGradientLocPrefix.size());
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -75,6 +75,13 @@ def Prec_Dialect : Dialect {
     /// both kinds of axes two-level (docs/Prec.md).
     static constexpr ::llvm::StringLiteral kInterHostAxesAttrName =
         "prec.inter_host_axes";
+    /// How the location of an op a gradient rule built begins: the ops
+    /// prec-generate-backward builds for the gradient of a forward op
+    /// `prec.all_gather` at `loc` are at
+    /// `loc("gradient of prec.all_gather"(loc))`, which prec-error-bounds
+    /// reads back.
+    static constexpr ::llvm::StringLiteral kGradientLocPrefix =
+        "gradient of ";
   }];
 }
 
