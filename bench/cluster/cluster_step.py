@@ -10,9 +10,10 @@ model of examples/nanogpt in four configurations, in one run.
   prec flat     the step `python -m prec_torch --mesh N` writes (FSDP over N
                 ranks, the same policy and AdamW), prec-run --backend mpi
   prec 2-level  the same step on a HOSTSxM grid whose axis 0 crosses hosts
-                (bench/cluster/two_level.py): every collective in two levels
+                (prec_torch --hosts HOSTS): every collective in two levels
   prec 2-level bf16  and the gradients' partial sums cross hosts in bf16
-                (inter_host_dtype = bf16 on the gradient reduce_scatters)
+                (prec_torch --inter-host-reduce-dtype bf16: inter_host_dtype =
+                bf16 on the gradient reduce_scatters)
   prec 2-level bf16 overlap  and its transports started early and waited
                 for late (prec-run --overlap), in buckets of at most
                 --bucket-bytes, so that communication runs beside compute
@@ -192,7 +193,9 @@ def parse(name, output, across, warmup, steps):
 
 # --- the driver ---------------------------------------------------------------
 
-def export(options, out, tokens):
+def export(options, out, tokens, topology=()):
+    """prec_torch's step (FSDP over every rank, or with `topology`, its
+    options for the hosts) into `out`, and the prec-run command it prints."""
     model = os.path.join(ROOT, "examples", "nanogpt", "model.py")
     kwargs = dict(vocab=256, dim=options.dim, heads=options.heads, seq=options.seq,
                   layers=options.layers, batch=options.batch)
@@ -204,7 +207,7 @@ def export(options, out, tokens):
          "--param-dtype", "bf16", "--reduce-dtype", "f32", "--optimizer", "adamw",
          "--lr", repr(LR), "--betas", "%r,%r" % BETAS, "--eps", repr(EPS),
          "--weight-decay", repr(WD), "--tokens", tokens,
-         "--steps", str(options.warmup + options.steps),
+         "--steps", str(options.warmup + options.steps), *topology,
          "--prec-opt", options.prec_opt, "--prec-run", options.prec_run, "--out", out],
         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -249,7 +252,6 @@ def main():
     if options.inside:
         return run_inside(options.inside)
 
-    import two_level
     configs = options.configs.split(",")
     unknown = [c for c in configs if c not in CONFIGS + EXTRA_CONFIGS]
     if unknown:
@@ -273,18 +275,19 @@ def main():
     model, kwargs, run = export(options, out, tokens)
     print("cluster_step: export %.1f s; prec-run: %s" % (time.perf_counter() - started,
                                                         shlex.join(run)), flush=True)
-    step = run[1]  # prec-run STEP.mlir ...
-    with open(step) as f:
-        flat = f.read()
-    steps = {"flat": step, "flat-overlap": step}
-    steps["two-level-bf16-overlap"] = os.path.join(out, "step-two-level-bf16.mlir")
-    for name, dtype in (("two-level", None), ("two-level-bf16", "bf16")):
+    steps = {"flat": run[1], "flat-overlap": run[1]}  # prec-run STEP.mlir ...
+    # The two-level steps from the same export and seed (the same
+    # init.safetensors, so the flat run's command loads it), made only when
+    # asked for (one rank per host has no second level).
+    hosts = ["--hosts", str(options.hosts)]
+    for name, topology in (("two-level", hosts),
+                           ("two-level-bf16", hosts + ["--inter-host-reduce-dtype", "bf16"])):
         if not any(c.startswith(name) for c in configs):
             continue
-        path = os.path.join(out, "step-%s.mlir" % name)
-        with open(path, "w") as f:
-            f.write(two_level.two_level(flat, options.hosts, dtype))
-        steps[name] = path
+        _, _, command = export(options, os.path.join(out, name), tokens, topology)
+        steps[name] = command[1]
+    if "two-level-bf16" in steps:
+        steps["two-level-bf16-overlap"] = steps["two-level-bf16"]
     fsdp2_config = os.path.join(out, "fsdp2.json")
     with open(fsdp2_config, "w") as f:
         json.dump(dict(model=model + ":nanogpt", wrap=model + ":blocks", factory_kwargs=kwargs,

@@ -156,13 +156,16 @@ struct Transpose {
 // One rule per collective, chosen by the forward op's type: each builds its
 // transposed collective from `t` and what is the forward op's own.
 
-/// all_gather -> reduce_scatter with the gather's `grad_reduction`.
+/// all_gather -> reduce_scatter with the gather's `grad_reduction`, whose
+/// partial sums cross hosts in the gather's `grad_inter_host_dtype`.
 FailureOr<Value> transpose(AllGatherOp gather, const Transpose &t) {
-  return ReduceScatterOp::create(t.builder, t.loc, t.type, t.gradient, t.grid,
-                                 t.axes, t.wire, t.backward,
-                                 RoundingMode::NearestEven, t.scaling,
-                                 gather.getGradReduction(),
-                                 /*acc_dtype=*/nullptr, gather.getGatherAxis())
+  return ReduceScatterOp::create(
+             t.builder, t.loc, t.type, t.gradient, t.grid, t.axes, t.wire,
+             t.backward, RoundingMode::NearestEven, t.scaling,
+             /*seed=*/Value(), gather.getGradReduction(),
+             /*acc_dtype=*/nullptr, /*pre_divisor=*/nullptr,
+             /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
+             gather.getGradInterHostDtypeAttr(), gather.getGatherAxis())
       .getResult();
 }
 
@@ -192,7 +195,8 @@ FailureOr<Value> transpose(ReduceScatterOp scatter, const Transpose &t) {
   return AllGatherOp::create(
              t.builder, t.loc, t.type, gradient, t.grid, t.axes, t.wire,
              t.backward, RoundingMode::NearestEven, t.scaling,
-             /*seed=*/Value(), scatter.getScatterAxis(), ReductionKind::Sum)
+             /*seed=*/Value(), scatter.getScatterAxis(), ReductionKind::Sum,
+             /*grad_inter_host_dtype=*/nullptr)
       .getResult();
 }
 

@@ -141,6 +141,13 @@ def build_parser():
                         "the module's own, f32 for a module in f32 with param_dtype bf16)")
     parser.add_argument("--mesh", required=True, help="N (FSDP) or RxN (HSDP)")
     parser.add_argument("--ranks", type=int, help="the ranks you will run; checked against --mesh")
+    parser.add_argument("--hosts", type=int, default=1, metavar="H",
+                        help="the hosts the ranks are on (consecutive ranks share a host): "
+                             "--mesh N becomes the grid H x N/H whose axis 0 crosses hosts, and "
+                             "collectives over both run in two levels; with --mesh RxN, H = R")
+    parser.add_argument("--inter-host-reduce-dtype", metavar="DT",
+                        help="the dtype the gradients' partial sums cross hosts in (e.g. bf16 "
+                             "for f32 gradients); needs --hosts > 1 and --mesh N")
     parser.add_argument("--optimizer", choices=["sgd", "adamw"], default="adamw")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float,
@@ -181,6 +188,11 @@ def find_tool(name, given):
 
 def pass_options(options, mesh, export_dtype, master):
     fields = ["mesh=%s" % mesh]
+    if options.hosts != 1:
+        fields.append("hosts=%d" % options.hosts)
+    if options.inter_host_reduce_dtype:
+        fields.append("inter-host-reduce-dtype=%s" % float_dtype(
+            options.inter_host_reduce_dtype, "--inter-host-reduce-dtype")[0])
     if options.param_dtype:
         fields.append("param-dtype=%s" % float_dtype(options.param_dtype, "--param-dtype")[0])
     if options.reduce_dtype:
@@ -282,6 +294,10 @@ def write_token_streams(spec, out, ids_name, targets_name):
 def frontend(options):
     extents, size = parse_mesh(options.mesh, options.ranks)
     mesh = "x".join(str(e) for e in extents)
+    if options.hosts < 1:
+        raise FrontendError("--hosts %d: expected a positive number of hosts" % options.hosts)
+    if options.inter_host_reduce_dtype:
+        float_dtype(options.inter_host_reduce_dtype, "--inter-host-reduce-dtype")
     if options.master_dtype:
         float_dtype(options.master_dtype, "--master-dtype")
     if options.param_dtype:

@@ -14,6 +14,7 @@
 shard.grid @dp(shape = 8)
 shard.grid @hsdp(shape = 4x8)
 shard.grid @dp4(shape = 4)
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
 
 //===----------------------------------------------------------------------===//
 // Collectives
@@ -60,6 +61,21 @@ func.func @all_gather_fp8(%w_shard: tensor<16x64xf32>) -> tensor<128x64xbf16>
          forward_dtype = f8E4M3FN backward_dtype = bf16 scaling = <dynamic>
          : tensor<16x64xf32> -> tensor<128x64xbf16>
   return %w : tensor<128x64xbf16>
+}
+
+// Over two hosts: the gradient's partial sums cross hosts in the gather's
+// grad_inter_host_dtype.
+// CHECK-LABEL: func.func @all_gather_two_level_backward(
+// CHECK-SAME:    %[[DW:[^:]*]]: tensor<64x64xbf16>)
+// CHECK:         prec.reduce_scatter %[[DW]] on @hosts grid_axes = [0, 1] scatter_axis = 0 reduction = <avg>
+// CHECK-SAME:      forward_dtype = f32 backward_dtype = bf16 inter_host_dtype = bf16
+// CHECK-SAME:      : tensor<64x64xbf16> -> tensor<8x64xf32>
+func.func @all_gather_two_level(%w_shard: tensor<8x64xf32>) -> tensor<64x64xbf16>
+    attributes {prec.differentiable} {
+  %w = prec.all_gather %w_shard on @hosts grid_axes = [0, 1] gather_axis = 0
+         forward_dtype = bf16 backward_dtype = f32 grad_inter_host_dtype = bf16
+         : tensor<8x64xf32> -> tensor<64x64xbf16>
+  return %w : tensor<64x64xbf16>
 }
 
 // reduce_scatter -> all_gather in its backward_dtype, back to the input type.

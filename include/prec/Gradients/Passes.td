@@ -55,7 +55,8 @@ def PrecGenerateBackward
     gradient rule (`BackwardOpInterface`) of every op in reverse order. The
     collectives transpose with their own dtypes: an all_gather becomes a
     reduce_scatter whose wire dtype is the gather's `backward_dtype` and
-    whose reduction is its `grad_reduction`; a reduce_scatter an all_gather
+    whose reduction is its `grad_reduction` and whose partial sums cross
+    hosts in its `grad_inter_host_dtype`; a reduce_scatter an all_gather
     in its `backward_dtype`; an all_reduce an all_reduce; an all_to_all the
     inverse all_to_all. A `prec.cast` casts the gradient to its
     `backward_dtype`; a `prec.reduce` broadcasts it. `linalg.matmul`,

@@ -336,7 +336,8 @@ struct AllGatherOpLowering : CollectivePattern<shard::AllGatherOp> {
         rewriter.getDenseI16ArrayAttr(op.getGridAxes()), dtypes.forward,
         dtypes.backward, RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
         rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()),
-        ReductionKindAttr::get(rewriter.getContext(), ReductionKind::Sum));
+        ReductionKindAttr::get(rewriter.getContext(), ReductionKind::Sum),
+        /*grad_inter_host_dtype=*/TypeAttr());
   }
 };
 

@@ -227,3 +227,24 @@ func.func @inter_host_dtypes(%a: tensor<16xf32>)
           acc_dtype = f32 inter_host_dtype = f32 : tensor<16xf32> -> tensor<2xf32>
   return %s1, %s2, %s3, %s4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// So is the dtype of the gradient's partial sums between hosts for gathers
+// (the merged gather's gradient is one reduce_scatter): a bucket whose
+// gradient's partial sums cross hosts in bf16 and one in f32 (the default,
+// the same written or not).
+// CHECK-LABEL: func.func @grad_inter_host_dtypes
+// CHECK: prec.all_gather %{{.*}} on @hosts gather_axis = 0 forward_dtype = f32 backward_dtype = f32 grad_inter_host_dtype = bf16 : tensor<4xf32> -> tensor<32xf32>
+// CHECK: prec.all_gather %{{.*}} on @hosts gather_axis = 0 forward_dtype = f32 backward_dtype = f32 : tensor<4xf32> -> tensor<32xf32>
+// CHECK-NOT: prec.all_gather
+// CHECK: return
+func.func @grad_inter_host_dtypes(%a: tensor<2xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %g1 = prec.all_gather %a on @hosts gather_axis = 0 grad_inter_host_dtype = bf16
+          : tensor<2xf32> -> tensor<16xf32>
+  %g2 = prec.all_gather %a on @hosts gather_axis = 0 : tensor<2xf32> -> tensor<16xf32>
+  %g3 = prec.all_gather %a on @hosts gather_axis = 0 grad_inter_host_dtype = bf16
+          : tensor<2xf32> -> tensor<16xf32>
+  %g4 = prec.all_gather %a on @hosts gather_axis = 0 grad_inter_host_dtype = f32
+          : tensor<2xf32> -> tensor<16xf32>
+  return %g1, %g2, %g3, %g4 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

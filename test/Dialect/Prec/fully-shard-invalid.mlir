@@ -20,6 +20,27 @@
 // RESULTS: error: 'func.func' op prec-fully-shard: expected result 1 (state after the loss) to be an integer value fed back into argument 0 of the same type, as prec-globals-to-arguments makes a dropout seed; found '(tensor<4xf32>) -> (tensor<f32>, tensor<f32>)'
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=nothing" 2>&1 | FileCheck %s --check-prefix=NOPARAM
 // NOPARAM: error: 'func.func' op prec-fully-shard: no parameter: every float tensor argument is marked prec.no_grad (or num-params=0)
+// Hosts and the gradients' dtype across them.
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=3" 2>&1 | FileCheck %s --check-prefix=HOSTS
+// HOSTS: error: prec-fully-shard: hosts=3 does not divide mesh=4: expected N ranks on hosts of N / hosts ranks each
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=0" 2>&1 | FileCheck %s --check-prefix=HOSTS0
+// HOSTS0: error: prec-fully-shard: hosts=0: expected a positive number of hosts
+// RUN: not prec-opt %s --prec-fully-shard="hosts=2" 2>&1 | FileCheck %s --check-prefix=HOSTSGRID
+// HOSTSGRID: error: prec-fully-shard: hosts=2 needs mesh=N or mesh=RxN (a module's own grid names the axes across hosts with 'prec.inter_host_axes')
+// RUN: not prec-opt %s --prec-fully-shard="mesh=2x4 hosts=4" 2>&1 | FileCheck %s --check-prefix=HOSTSHSDP
+// HOSTSHSDP: error: prec-fully-shard: hosts=4 with mesh=2x4 (HSDP): expected hosts equal to the 2 replicas (each replica shards inside one host)
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 inter-host-reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=ONEHOST
+// ONEHOST: error: prec-fully-shard: inter-host-reduce-dtype=bf16: expected hosts=H with H > 1 (partial sums cross hosts only on a grid of several hosts)
+// RUN: not prec-opt %s --prec-fully-shard="mesh=2x2 hosts=2 inter-host-reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=INTERHSDP
+// INTERHSDP: error: prec-fully-shard: inter-host-reduce-dtype=bf16: expected an FSDP mesh=N: with HSDP the gradients cross hosts in the replicas' all_reduce, whose group lies across hosts only (one level); reduce-dtype sets its wire
+// RUN: not prec-opt %s --prec-fully-shard="mesh=2 hosts=2 inter-host-reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=ONERANK
+// ONERANK: error: prec-fully-shard: inter-host-reduce-dtype=bf16: expected more than one rank per host (mesh=2 on hosts=2 reduces in one level)
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f8E4M3FN" 2>&1 | FileCheck %s --check-prefix=INTERFP8
+// INTERFP8: error: prec-fully-shard: inter-host-reduce-dtype=f8E4M3FN: expected an inter-host-reduce-dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E4M3FN'
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f64" 2>&1 | FileCheck %s --check-prefix=INTERWIDE
+// INTERWIDE: error: prec-fully-shard: inter-host-reduce-dtype=f64: expected an inter-host-reduce-dtype that acc_dtype 'f32' holds (partial sums are summed in it), got 'f64'
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f33" 2>&1 | FileCheck %s --check-prefix=INTERTYPE
+// INTERTYPE: error: prec-fully-shard: inter-host-reduce-dtype='f33' is not a float type
 
 func.func @loss(%w: tensor<10x8xf32> {prec.name = "fc.weight"}, %b: tensor<1xf32>,
                 %s: tensor<f32> {prec.no_grad}) -> tensor<f32> {

@@ -6,7 +6,7 @@
 
 shard.grid @dp(shape = 8)
 func.func @gather_acc_dtype(%x: tensor<8xf32>) -> tensor<64xf32> {
-  // expected-error @+1 {{unexpected clause 'acc_dtype' in 'prec.all_gather', expected one of: grid_axes, gather_axis, forward_dtype, backward_dtype, rounding, seed, scaling, grad_reduction}}
+  // expected-error @+1 {{unexpected clause 'acc_dtype' in 'prec.all_gather', expected one of: grid_axes, gather_axis, forward_dtype, backward_dtype, rounding, seed, scaling, grad_reduction, grad_inter_host_dtype}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 acc_dtype = f32 : tensor<8xf32> -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }

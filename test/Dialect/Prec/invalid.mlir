@@ -1610,3 +1610,61 @@ func.func @inter_host_dtype_stochastic(%x: tensor<8xf32>, %seed: i64) -> tensor<
   %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 rounding = <stochastic> seed %seed inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A gather's grad_inter_host_dtype is its gradient reduce_scatter's
+// inter_host_dtype, under the same rules.
+shard.grid @dp(shape = 2x4)
+func.func @grad_inter_host_dtype_without_topology(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has grad_inter_host_dtype, but grid @dp declares no 'prec.inter_host_axes'}}
+  %0 = prec.all_gather %w on @dp gather_axis = 0 grad_inter_host_dtype = bf16 : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_dtype_inside_a_host(%w: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has grad_inter_host_dtype, but its group (grid axes [1] of @hosts) does not span both levels (inter-host axes [0]; axes of extent 1 span neither)}}
+  %0 = prec.all_gather %w on @hosts grid_axes = [1] gather_axis = 0 grad_inter_host_dtype = bf16 : tensor<2xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_dtype_fp8(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a grad_inter_host_dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E5M2'}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_dtype = f8E5M2 : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_dtype_not_a_wire(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a grad_inter_host_dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f80'}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_dtype = f80 : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// The gradient accumulates in the default dtype of backward_dtype (f32 for
+// bf16), which does not hold f64.
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_dtype_wider_than_acc(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a grad_inter_host_dtype that acc_dtype 'f32' holds (partial sums are summed in it), got 'f64'}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 backward_dtype = bf16 grad_inter_host_dtype = f64 : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_dtype_scaled(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected no scaling with grad_inter_host_dtype (the gradient keeps the gather's scaling, and two-level reductions do not scale)}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 forward_dtype = f8E4M3FN scaling = <dynamic> grad_inter_host_dtype = bf16 : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

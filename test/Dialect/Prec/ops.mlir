@@ -282,3 +282,14 @@ func.func @two_level(%g: tensor<64xf32>) -> (tensor<8xf32>, tensor<64xf32>) {
          inter_host_dtype = f16 : tensor<64xf32> -> tensor<64xf32>
   return %0, %1 : tensor<8xf32>, tensor<64xf32>
 }
+
+// A gather whose gradient's partial sums cross hosts in bf16.
+// CHECK-LABEL: func @two_level_gradient
+// CHECK-SAME: (%[[W:.*]]: tensor<8xf32>)
+func.func @two_level_gradient(%w: tensor<8xf32>) -> tensor<64xf32> {
+  // CHECK: prec.all_gather %[[W]] on @hosts grid_axes = [0, 1] gather_axis = 0 backward_dtype = f32 grad_reduction = <sum> grad_inter_host_dtype = bf16 : tensor<8xf32> -> tensor<64xf32>
+  %0 = prec.all_gather %w on @hosts grad_inter_host_dtype = bf16 grid_axes = [0, 1]
+         grad_reduction = <sum> gather_axis = 0 backward_dtype = f32
+         : tensor<8xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

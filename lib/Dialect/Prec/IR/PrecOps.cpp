@@ -263,35 +263,34 @@ DenseI16ArrayAttr unlessAllAxes(DenseI16ArrayAttr gridAxes) {
 
 } // namespace
 
-static ParseResult
-parseAllGatherClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
-                      IntegerAttr &gatherAxis, TypeAttr &forwardDtype,
-                      TypeAttr &backwardDtype, RoundingModeAttr &rounding,
-                      OptionalOperand &seed, ScalingAttr &scaling,
-                      ReductionKindAttr &gradReduction) {
+static ParseResult parseAllGatherClauses(
+    OpAsmParser &parser, DenseI16ArrayAttr &gridAxes, IntegerAttr &gatherAxis,
+    TypeAttr &forwardDtype, TypeAttr &backwardDtype, RoundingModeAttr &rounding,
+    OptionalOperand &seed, ScalingAttr &scaling,
+    ReductionKindAttr &gradReduction, TypeAttr &gradInterHostDtype) {
   ClauseParser clauses("prec.all_gather");
   clauses.attr("grid_axes", gridAxes)
       .attr("gather_axis", gatherAxis, parser.getBuilder().getI64Type(),
             /*required=*/true);
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
-  clauses.attr("grad_reduction", gradReduction);
+  clauses.attr("grad_reduction", gradReduction)
+      .attr("grad_inter_host_dtype", gradInterHostDtype);
   return clauses.parse(parser);
 }
 
-static void printAllGatherClauses(OpAsmPrinter &printer, AllGatherOp,
-                                  DenseI16ArrayAttr gridAxes,
-                                  IntegerAttr gatherAxis, TypeAttr forwardDtype,
-                                  TypeAttr backwardDtype,
-                                  RoundingModeAttr rounding, Value seed,
-                                  ScalingAttr scaling,
-                                  ReductionKindAttr gradReduction) {
+static void printAllGatherClauses(
+    OpAsmPrinter &printer, AllGatherOp, DenseI16ArrayAttr gridAxes,
+    IntegerAttr gatherAxis, TypeAttr forwardDtype, TypeAttr backwardDtype,
+    RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
+    ReductionKindAttr gradReduction, TypeAttr gradInterHostDtype) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "gather_axis", gatherAxis);
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
                     scaling);
   printClause(printer, "grad_reduction",
               unlessReduction(gradReduction, ReductionKind::Avg));
+  printClause(printer, "grad_inter_host_dtype", gradInterHostDtype);
 }
 
 static ParseResult parseReduceScatterClauses(
@@ -703,6 +702,35 @@ FloatType mlir::prec::getEffectiveInterHostDtype(CollectiveOpInterface op) {
   if (TypeAttr dtype = op.getInterHostDtypeAttr())
     return cast<FloatType>(dtype.getValue());
   return cast<FloatType>(op.getEffectiveAccDtype());
+}
+
+FloatType mlir::prec::getEffectiveGradInterHostDtype(AllGatherOp gather) {
+  if (TypeAttr dtype = gather.getGradInterHostDtypeAttr())
+    return cast<FloatType>(dtype.getValue());
+  return getDefaultAccumulationType(
+      cast<FloatType>(gather.getEffectiveBackwardDtype()));
+}
+
+LogicalResult mlir::prec::verifyInterHostWireDtype(
+    function_ref<InFlightDiagnostic()> emitError, StringRef clause,
+    FloatType dtype, FloatType accDtype) {
+  StringRef article =
+      StringRef("aeiou").contains(clause.front()) ? "an " : "a ";
+  if (isScaledLowPrecisionType(dtype) || isa<Float8E8M0FNUType>(dtype))
+    return emitError() << "expected " << article << clause
+                       << " of 16 bits or more (an fp8 inter-host wire needs "
+                          "scales, which two-level reductions do not make), "
+                          "got "
+                       << dtype;
+  if (!isWireFloatType(dtype))
+    return emitError() << "expected " << article << clause
+                       << " the runtimes move (" << kWireFloatTypes << "), got "
+                       << dtype;
+  if (!floatTypeContains(accDtype, dtype))
+    return emitError() << "expected " << article << clause << " that acc_dtype "
+                       << accDtype << " holds (partial sums are summed in it), "
+                       << "got " << dtype;
+  return success();
 }
 
 ReductionDivisors mlir::prec::getExplicitDivisors(CollectiveOpInterface op) {
@@ -1136,6 +1164,10 @@ static LogicalResult verifyScaledExtent(CollectiveOpInterface op,
          << small << " x group size " << groupSize << "), got " << large;
 }
 
+static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
+                                          shard::GridOp grid, TypeAttr dtype,
+                                          StringRef clause);
+
 /// The group size of a collective whose grid use was verified.
 static FailureOr<int64_t> verifiedGroupSize(CollectiveOpInterface op,
                                             SymbolTableCollection &tables) {
@@ -1161,6 +1193,22 @@ LogicalResult AllGatherOp::verify() {
       gradReduction != ReductionKind::Avg)
     return emitOpError("expected grad_reduction <sum> or <avg>, got <")
            << stringifyReductionKind(gradReduction) << ">";
+  // The gradient reduce_scatter's inter_host_dtype, under its rules: that
+  // reduce_scatter accumulates in the default dtype of backward_dtype and
+  // keeps the gather's scaling (it always rounds to nearest even).
+  if (TypeAttr gradInterHost = getGradInterHostDtypeAttr()) {
+    auto emit = [&] { return emitOpError(); };
+    if (failed(
+            verifyInterHostWireDtype(emit, "grad_inter_host_dtype",
+                                     cast<FloatType>(gradInterHost.getValue()),
+                                     getDefaultAccumulationType(cast<FloatType>(
+                                         getEffectiveBackwardDtype())))))
+      return failure();
+    if (getScalingAttr())
+      return emitOpError("expected no scaling with grad_inter_host_dtype "
+                         "(the gradient keeps the gather's scaling, and "
+                         "two-level reductions do not scale)");
+  }
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyAxisInRange(*this, "gather_axis", static_cast<int64_t>(getGatherAxis()),
                                getInput().getType().getRank())))
@@ -1170,13 +1218,16 @@ LogicalResult AllGatherOp::verify() {
 
 LogicalResult
 AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize = verifiedGroupSize(*this, symbolTable);
-  if (failed(groupSize))
+  FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
+  if (failed(grid) ||
+      failed(verifyInterHostDtype(*this, *grid, getGradInterHostDtypeAttr(),
+                                  "grad_inter_host_dtype")))
     return failure();
+  int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
   int64_t axis = static_cast<int64_t>(getGatherAxis());
   return verifyScaledExtent(*this, "result", axis,
                             getInput().getType().getDimSize(axis),
-                            getType().getDimSize(axis), *groupSize);
+                            getType().getDimSize(axis), groupSize);
 }
 
 /// Checks the explicit divisors and the algorithm of a reducing collective:
@@ -1224,18 +1275,11 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
     return op.emitOpError("cannot average in the scaled accumulation dtype ")
            << acc << ": a divisor gives the sum no headroom";
   if (TypeAttr interHost = op.getInterHostDtypeAttr()) {
-    auto dtype = cast<FloatType>(interHost.getValue());
-    if (isScaledLowPrecisionType(dtype) || isa<Float8E8M0FNUType>(dtype))
-      return op.emitOpError("expected an inter_host_dtype of 16 bits or "
-                            "more (an fp8 inter-host wire needs scales, "
-                            "which two-level reductions do not make), got ")
-             << dtype;
-    if (!isWireFloatType(dtype))
-      return op.emitOpError("expected an inter_host_dtype the runtimes move (")
-             << kWireFloatTypes << "), got " << dtype;
-    if (!floatTypeContains(cast<FloatType>(acc), dtype))
-      return op.emitOpError("expected an inter_host_dtype that acc_dtype ")
-             << acc << " holds (partial sums are summed in it), got " << dtype;
+    auto emit = [&] { return op.emitOpError(); };
+    if (failed(verifyInterHostWireDtype(emit, "inter_host_dtype",
+                                        cast<FloatType>(interHost.getValue()),
+                                        cast<FloatType>(acc))))
+      return failure();
     if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
       return op.emitOpError("expected rounding = <nearest_even> and no "
                             "scaling with inter_host_dtype (two-level "
@@ -1251,16 +1295,18 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
          << "wire dtype), got " << acc;
 }
 
-/// An `inter_host_dtype` needs a grid with a topology and a group with axes
-/// on both levels: anywhere else there are no partial sums between hosts.
+/// An `inter_host_dtype` (or a gather's `grad_inter_host_dtype`, named by
+/// `clause`) needs a grid with a topology and a group with axes on both
+/// levels: anywhere else there are no partial sums between hosts.
 static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
-                                          shard::GridOp grid) {
-  if (!op.getInterHostDtypeAttr())
+                                          shard::GridOp grid, TypeAttr dtype,
+                                          StringRef clause) {
+  if (!dtype)
     return success();
   ArrayRef<int16_t> interHost = getInterHostAxes(grid);
   if (interHost.empty())
-    return op->emitOpError("has inter_host_dtype, but grid ")
-           << op.getGridAttr() << " declares no '"
+    return op->emitOpError("has ")
+           << clause << ", but grid " << op.getGridAttr() << " declares no '"
            << PrecDialect::kInterHostAxesAttrName << "'";
   SmallVector<int16_t> axes(op.getGridAxes());
   if (axes.empty())
@@ -1276,8 +1322,8 @@ static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
   };
   if (spans(/*acrossHosts=*/true) && spans(/*acrossHosts=*/false))
     return success();
-  InFlightDiagnostic diag =
-      op->emitOpError("has inter_host_dtype, but its group (grid axes [");
+  InFlightDiagnostic diag = op->emitOpError("has ")
+                            << clause << ", but its group (grid axes [";
   llvm::interleaveComma(axes, diag);
   diag << "] of " << op.getGridAttr() << ") does not span both levels (inter-"
        << "host axes [";
@@ -1297,7 +1343,9 @@ LogicalResult ReduceScatterOp::verify() {
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
-  if (failed(grid) || failed(verifyInterHostDtype(*this, *grid)))
+  if (failed(grid) ||
+      failed(verifyInterHostDtype(*this, *grid, getInterHostDtypeAttr(),
+                                  "inter_host_dtype")))
     return failure();
   int64_t groupSize = getCollectiveGroupSize(*grid, getGridAxes());
   int64_t axis = static_cast<int64_t>(getScatterAxis());
@@ -1319,7 +1367,8 @@ AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
   if (failed(grid))
     return failure();
-  return verifyInterHostDtype(*this, *grid);
+  return verifyInterHostDtype(*this, *grid, getInterHostDtypeAttr(),
+                              "inter_host_dtype");
 }
 
 LogicalResult AllToAllOp::verify() {

@@ -48,7 +48,9 @@ struct BucketKey {
   SmallVector<int16_t> axes; // all axes of the grid when written as none
   Type inputElement, resultElement;
   Type forward, backward, acc;
-  Type interHost; // the effective inter_host_dtype of a reduction
+  // The effective inter_host_dtype of a reduction, the effective
+  // grad_inter_host_dtype of a gather.
+  Type interHost;
   RoundingMode rounding;
   ReductionKind reduction; // grad_reduction for an all_gather
   double preDivisor = 1.0, postDivisor = 1.0;
@@ -123,7 +125,10 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     // keep every member's.
     key.interHost = getEffectiveInterHostDtype(op);
   } else {
-    key.reduction = cast<AllGatherOp>(op.getOperation()).getGradReduction();
+    auto gather = cast<AllGatherOp>(op.getOperation());
+    key.reduction = gather.getGradReduction();
+    // The merged gather's gradient is one reduce_scatter.
+    key.interHost = getEffectiveGradInterHostDtype(gather);
   }
 
   key.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());

@@ -772,6 +772,8 @@ Value splitTwoLevel(OpBuilder &b, ReduceScatterOp op, shard::GridOp grid,
 /// all_gather over hosts x ranks per host: across hosts first (each rank
 /// receives one chunk per other host), then inside the host (the host's
 /// chunks of every host), then the chunks are put back in group order.
+/// Neither level keeps `grad_inter_host_dtype`: each spans one level, and
+/// the gradients were generated before.
 Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
                     const TwoLevelGroup &group, int64_t groupSize) {
   Location loc = op.getLoc();
@@ -783,12 +785,14 @@ Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
       b, loc, RankedTensorType::get(acrossShape, wire.getValue()),
       op.getInput(), op.getGridAttr(), getAxesAttr(b, group.interHostAxes),
       wire, op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
-      /*seed=*/Value(), op.getGatherAxisAttr(), op.getGradReductionAttr());
+      /*seed=*/Value(), op.getGatherAxisAttr(), op.getGradReductionAttr(),
+      /*grad_inter_host_dtype=*/nullptr);
   Value gathered = AllGatherOp::create(
       b, loc, op.getType(), across, op.getGridAttr(),
       getAxesAttr(b, group.intraHostAxes), wire, op.getBackwardDtypeAttr(),
       op.getRoundingAttr(), ScalingAttr(), /*seed=*/Value(),
-      op.getGatherAxisAttr(), op.getGradReductionAttr());
+      op.getGatherAxisAttr(), op.getGradReductionAttr(),
+      /*grad_inter_host_dtype=*/nullptr);
   SmallVector<int16_t> hostMajor(group.intraHostAxes);
   hostMajor.append(group.interHostAxes);
   return permuteChunks(b, loc, gathered, dim, getExtents(grid, hostMajor),
@@ -836,7 +840,8 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
       op.getGridAttr(), getAxesAttr(b, group.intraHostAxes),
       TypeAttr::get(gathered), op.getBackwardDtypeAttr(), op.getRoundingAttr(),
       ScalingAttr(), /*seed=*/Value(), axis0,
-      ReductionKindAttr::get(b.getContext(), ReductionKind::Sum));
+      ReductionKindAttr::get(b.getContext(), ReductionKind::Sum),
+      /*grad_inter_host_dtype=*/nullptr);
   if (padded != count)
     all = tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({count}, gathered), all,

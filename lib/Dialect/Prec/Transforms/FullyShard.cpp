@@ -38,13 +38,15 @@ struct Parameter {
   RankedTensorType shard; // this rank's block, in the master dtype
   FloatType paramDtype;   // gather wire
   FloatType reduceDtype;  // gradient wire
+  FloatType interHostDtype; // gradient partial sums across hosts, or null
 };
 
-/// The grid the step runs on: the last axis shards, the others replicate.
+/// The grid the step runs on: the last axis shards, the others replicate;
+/// with `hosts` an FSDP mesh N is hosts x N / hosts, both axes sharding.
 struct Mesh {
   shard::GridOp grid;
   FlatSymbolRefAttr gridRef;
-  int16_t shardAxis;
+  SmallVector<int16_t> shardAxes;
   SmallVector<int16_t> replicateAxes;
   int64_t shardSize;
 };
@@ -65,6 +67,8 @@ private:
   FailureOr<Mesh> getMesh(func::FuncOp loss);
   LogicalResult resolvePolicies(func::FuncOp loss,
                                 MutableArrayRef<Parameter> params);
+  LogicalResult resolveInterHostDtype(const Mesh &mesh,
+                                      MutableArrayRef<Parameter> params);
   Value gather(OpBuilder &b, Location loc, const Parameter &param,
                Value shard, const Mesh &mesh);
   Value reduceScatter(OpBuilder &b, Location loc, const Parameter &param,
@@ -90,6 +94,22 @@ FailureOr<FloatType> FullyShardPass::parseDtype(StringRef text,
 FailureOr<Mesh> FullyShardPass::getMesh(func::FuncOp loss) {
   ModuleOp module = getOperation();
   Mesh mesh;
+  if (hosts < 1) {
+    module.emitError() << "prec-fully-shard: hosts="
+                       << static_cast<int64_t>(hosts)
+                       << ": expected a positive number of hosts";
+    return failure();
+  }
+  if (hosts > 1 && this->mesh.empty()) {
+    module.emitError() << "prec-fully-shard: hosts="
+                       << static_cast<int64_t>(hosts)
+                       << " needs mesh=N or mesh=RxN (a module's own grid "
+                          "names the axes across hosts with '"
+                       << PrecDialect::kInterHostAxesAttrName << "')";
+    return failure();
+  }
+  SmallVector<int16_t> interHostAxes;
+  bool shardsAcrossHosts = false;
   if (!this->mesh.empty()) {
     SmallVector<int64_t> shape;
     for (StringRef extent : llvm::split(StringRef(this->mesh), 'x')) {
@@ -102,6 +122,37 @@ FailureOr<Mesh> FullyShardPass::getMesh(func::FuncOp loss) {
       }
       shape.push_back(size);
     }
+    if (hosts > 1 && shape.size() == 1) {
+      // FSDP over hosts x ranks per host: both axes shard, so that the
+      // group order, and every rank's shard, is the flat mesh's.
+      if (shape[0] % hosts) {
+        module.emitError() << "prec-fully-shard: hosts="
+                           << static_cast<int64_t>(hosts)
+                           << " does not divide mesh=" << this->mesh
+                           << ": expected N ranks on hosts of N / hosts "
+                              "ranks each";
+        return failure();
+      }
+      shape = {hosts, shape[0] / hosts};
+      interHostAxes.push_back(0);
+      shardsAcrossHosts = true;
+    } else if (hosts > 1) {
+      // HSDP: the replicas are the hosts, each shards inside its host.
+      int64_t replicas = 1;
+      for (int64_t extent : ArrayRef(shape).drop_back())
+        replicas *= extent;
+      if (replicas != hosts) {
+        module.emitError() << "prec-fully-shard: hosts="
+                           << static_cast<int64_t>(hosts)
+                           << " with mesh=" << this->mesh
+                           << " (HSDP): expected hosts equal to the "
+                           << replicas
+                           << " replicas (each replica shards inside one host)";
+        return failure();
+      }
+      for (int16_t axis = 0, e = shape.size() - 1; axis < e; ++axis)
+        interHostAxes.push_back(axis);
+    }
     if (SymbolTable::lookupSymbolIn(module, gridName)) {
       module.emitError() << "prec-fully-shard: the module already has a "
                             "symbol @"
@@ -112,6 +163,9 @@ FailureOr<Mesh> FullyShardPass::getMesh(func::FuncOp loss) {
     mesh.grid = shard::GridOp::create(b, loss.getLoc(),
                                       b.getStringAttr(gridName),
                                       b.getDenseI64ArrayAttr(shape));
+    if (!interHostAxes.empty())
+      mesh.grid->setAttr(PrecDialect::kInterHostAxesAttrName,
+                         b.getDenseI16ArrayAttr(interHostAxes));
   } else {
     SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
     if (grids.size() != 1) {
@@ -130,11 +184,64 @@ FailureOr<Mesh> FullyShardPass::getMesh(func::FuncOp loss) {
                              "shape";
     return failure();
   }
-  mesh.shardAxis = shape.size() - 1;
-  for (int16_t axis = 0; axis < mesh.shardAxis; ++axis)
+  if (shardsAcrossHosts) {
+    mesh.shardAxes = {0, 1};
+    mesh.shardSize = shape[0] * shape[1];
+    return mesh;
+  }
+  int16_t shardAxis = shape.size() - 1;
+  mesh.shardAxes = {shardAxis};
+  for (int16_t axis = 0; axis < shardAxis; ++axis)
     mesh.replicateAxes.push_back(axis);
   mesh.shardSize = shape.back();
   return mesh;
+}
+
+LogicalResult
+FullyShardPass::resolveInterHostDtype(const Mesh &mesh,
+                                      MutableArrayRef<Parameter> params) {
+  if (interHostReduceDtype.empty())
+    return success();
+  ModuleOp module = getOperation();
+  FailureOr<FloatType> dtype =
+      parseDtype(interHostReduceDtype, "inter-host-reduce-dtype");
+  if (failed(dtype))
+    return failure();
+  auto error = [&]() -> InFlightDiagnostic {
+    InFlightDiagnostic diag = module.emitError();
+    diag << "prec-fully-shard: inter-host-reduce-dtype=" << interHostReduceDtype
+         << ": ";
+    return diag;
+  };
+  if (hosts <= 1) {
+    error() << "expected hosts=H with H > 1 (partial sums cross hosts only "
+               "on a grid of several hosts)";
+    return failure();
+  }
+  if (!mesh.replicateAxes.empty()) {
+    error() << "expected an FSDP mesh=N: with HSDP the gradients cross "
+               "hosts in the replicas' all_reduce, whose group lies across "
+               "hosts only (one level); reduce-dtype sets its wire";
+    return failure();
+  }
+  if (mesh.shardSize == hosts) {
+    error() << "expected more than one rank per host (mesh=" << this->mesh
+            << " on hosts=" << static_cast<int64_t>(hosts)
+            << " reduces in one level)";
+    return failure();
+  }
+  for (Parameter &param : params) {
+    // A scaled (fp8) gradient reduces in one level: no partial sums cross
+    // hosts, so it keeps none.
+    if (isFp8(param.paramDtype) || isFp8(param.reduceDtype))
+      continue;
+    if (failed(verifyInterHostWireDtype(
+            error, "inter-host-reduce-dtype", *dtype,
+            getDefaultAccumulationType(param.reduceDtype))))
+      return failure();
+    param.interHostDtype = *dtype;
+  }
+  return success();
 }
 
 /// Whether `selector` (a glob over names, or `rank:N`) picks `param`.
@@ -277,10 +384,10 @@ Value FullyShardPass::gather(OpBuilder &b, Location loc,
     scaling = ScalingAttr::get(context, ScalingKind::Dynamic, 0, 0, Type());
   Value gathered = AllGatherOp::create(
       b, loc, gatheredType, shard, mesh.gridRef,
-      b.getDenseI16ArrayAttr({mesh.shardAxis}),
-      TypeAttr::get(param.paramDtype), TypeAttr::get(param.reduceDtype),
-      RoundingModeAttr(), scaling, /*seed=*/Value(), b.getI64IntegerAttr(0),
-      ReductionKindAttr());
+      b.getDenseI16ArrayAttr(mesh.shardAxes), TypeAttr::get(param.paramDtype),
+      TypeAttr::get(param.reduceDtype), RoundingModeAttr(), scaling,
+      /*seed=*/Value(), b.getI64IntegerAttr(0), ReductionKindAttr(),
+      param.interHostDtype ? TypeAttr::get(param.interHostDtype) : TypeAttr());
   if (gatheredShape[0] == param.type.getDimSize(0))
     return gathered;
   // Padding rows are cut off; their gradient is zero.
@@ -319,10 +426,15 @@ Value FullyShardPass::reduceScatter(OpBuilder &b, Location loc,
   if (isFp8(param.reduceDtype))
     scaling = ScalingAttr::get(b.getContext(), ScalingKind::Dynamic, 0, 0,
                                Type());
+  // What the gather's gradient would be (the gather's transpose).
   return ReduceScatterOp::create(
-      b, loc, param.shard, grad, mesh.gridRef.getValue(), {mesh.shardAxis},
+      b, loc, param.shard, grad, mesh.gridRef.getValue(), mesh.shardAxes,
       TypeAttr::get(param.reduceDtype), TypeAttr(), RoundingMode::NearestEven,
-      scaling, ReductionKind::Avg, TypeAttr(), /*scatter_axis=*/0);
+      scaling, /*seed=*/Value(), ReductionKind::Avg, /*acc_dtype=*/TypeAttr(),
+      /*pre_divisor=*/FloatAttr(), /*post_divisor=*/FloatAttr(),
+      /*algorithm=*/ReductionAlgorithmAttr(),
+      param.interHostDtype ? TypeAttr::get(param.interHostDtype) : TypeAttr(),
+      /*scatter_axis=*/0);
 }
 
 /// `@<loss>_sharded(shards..., batch...)`: the loss with its parameters
@@ -461,7 +573,8 @@ void FullyShardPass::runOnOperation() {
         << "argument is marked prec.no_grad (or num-params=0)";
     return signalPassFailure();
   }
-  if (failed(resolvePolicies(loss, params)))
+  if (failed(resolvePolicies(loss, params)) ||
+      failed(resolveInterHostDtype(*mesh, params)))
     return signalPassFailure();
 
   // The batch: every other argument; float ones need no gradient.
@@ -505,7 +618,9 @@ void FullyShardPass::runOnOperation() {
   SmallVector<NamedAttrList> argAttrs;
   Type f32 = b.getF32Type();
   auto shardAttr = [&](const Parameter &param) {
-    SmallVector<Attribute> axes = {b.getI64IntegerAttr(mesh->shardAxis)};
+    SmallVector<Attribute> axes;
+    for (int16_t axis : mesh->shardAxes)
+      axes.push_back(b.getI64IntegerAttr(axis));
     return b.getDictionaryAttr({
         b.getNamedAttr("grid", mesh->gridRef),
         b.getNamedAttr("grid_axes", b.getArrayAttr(axes)),

@@ -146,8 +146,8 @@ Value buildAllGather(OpBuilder &b, Location loc, CollectiveOpInterface like,
       b, loc, type.clone(shape), input, like.getGridAttr(),
       b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
       /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
-      /*seed=*/Value(),
-      b.getI64IntegerAttr(axis), ReductionKindAttr());
+      /*seed=*/Value(), b.getI64IntegerAttr(axis), ReductionKindAttr(),
+      /*grad_inter_host_dtype=*/TypeAttr());
 }
 
 Value buildAllToAll(OpBuilder &b, Location loc, CollectiveOpInterface like,

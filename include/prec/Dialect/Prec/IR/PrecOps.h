@@ -166,6 +166,18 @@ std::optional<TwoLevelGroup> getTwoLevelGroup(CollectiveOpInterface op,
 /// `inter_host_dtype`, else the accumulation dtype.
 FloatType getEffectiveInterHostDtype(CollectiveOpInterface op);
 
+/// The inter-host dtype of the reduce_scatter that is `gather`'s gradient:
+/// `grad_inter_host_dtype`, else that reduce_scatter's accumulation dtype
+/// (the default one of the gather's effective `backward_dtype`).
+FloatType getEffectiveGradInterHostDtype(AllGatherOp gather);
+
+/// Checks that `dtype` can carry partial sums accumulated in `accDtype`
+/// between hosts: a wire dtype of 16 bits or more that `accDtype` holds.
+/// `clause` names the attribute in the diagnostics `emitError` starts.
+LogicalResult
+verifyInterHostWireDtype(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef clause, FloatType dtype, FloatType accDtype);
+
 /// The divisors of a reducing collective: `pre` divides each input before
 /// the wire cast, `post` the accumulated sum.
 struct ReductionDivisors {

@@ -195,6 +195,14 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
     default: data-parallel losses are means over the local batch, as in
     FSDP). A `forward_dtype` of fp8 requires a `scaling` mode.
 
+    `grad_inter_host_dtype` is the `inter_host_dtype` of that reduce-scatter:
+    on a grid whose `prec.inter_host_axes` split the group into hosts, the
+    gradient's partial sums cross hosts in it (docs/Prec.md, "Topology and
+    two-level collectives"). It follows the rules of `inter_host_dtype`
+    with the gradient's accumulation dtype (the default one of
+    `backward_dtype`): a type that dtype holds, not fp8, no `scaling`, and
+    a group with axes on both levels.
+
     ```mlir
     shard.grid @dp(shape = 8)
     // FSDP: gather f32 shards as bf16, reduce their gradients in f32.
@@ -206,12 +214,14 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
   let arguments = !con(commonArgs, (ins
     I64Attr:$gather_axis,
     DefaultValuedAttr<Prec_ReductionKindAttr,
-                      "::mlir::prec::ReductionKind::Avg">:$grad_reduction
+                      "::mlir::prec::ReductionKind::Avg">:$grad_reduction,
+    OptionalAttr<Prec_FloatTypeAttr>:$grad_inter_host_dtype
   ));
   let assemblyFormat = [{
     $input `on` $grid ``
     custom<AllGatherClauses>($grid_axes, $gather_axis, $forward_dtype,
-      $backward_dtype, $rounding, $seed, $scaling, $grad_reduction)
+      $backward_dtype, $rounding, $seed, $scaling, $grad_reduction,
+      $grad_inter_host_dtype)
     attr-dict `:` type($input) `->` type($result)
   }];
 }

@@ -195,6 +195,20 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     - **The optimizer** is fused: `prec.sgd` or `prec.adamw` (its moments
       in the master dtype, sharded as the parameter; `step` counts from 1
       and is fed back incremented).
+    - **Hosts** (`hosts=H`, docs/Prec.md, "Topology and two-level
+      collectives"): an FSDP `mesh=N` becomes the grid `H x N/H` with
+      `prec.inter_host_axes = array<i16: 0>`, and every parameter is sharded
+      over both axes (`grid_axes = [0, 1]`: the same group order as the flat
+      mesh, so rank `r` holds shard `r` as before); every collective then
+      runs in two levels. `H` must divide `N`. With HSDP (`mesh=RxN`), `H`
+      must be `R`: the replicate axes cross hosts, each replica shards inside
+      its host. `inter-host-reduce-dtype=DT` puts `grad_inter_host_dtype =
+      DT` on every parameter gather, so that the gradient reduce_scatter
+      (the gather's transpose, or the step's own with
+      `reshard-after-forward=false`) moves its partial sums across hosts in
+      `DT`; it needs an FSDP mesh with `H > 1` hosts of more than one rank,
+      and a `DT` that the gradient's accumulation dtype holds. Parameters
+      whose gathers scale (fp8) reduce in one level and get none.
     - `reshard-after-forward` (default true, FSDP2's default) gathers the
       parameters inside a differentiable `@loss_sharded`, so that the
       backward gathers them again; `false` gathers them once in the step and
@@ -261,6 +275,15 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
            "the module's only grid">,
     Option<"gridName", "grid", "std::string", "\"fsdp\"",
            "the name of the grid `mesh` creates">,
+    Option<"hosts", "hosts", "int64_t", "1",
+           "the hosts the ranks are on: `mesh=N` becomes the grid "
+           "`hosts x N/hosts` whose axis 0 crosses hosts (both axes shard); "
+           "`mesh=RxN` needs hosts = R (the replicate axes cross hosts)">,
+    Option<"interHostReduceDtype", "inter-host-reduce-dtype", "std::string",
+           "\"\"",
+           "the dtype the gradients' partial sums cross hosts in "
+           "(`grad_inter_host_dtype` on every parameter gather; FSDP "
+           "mesh with hosts > 1 only)">,
     Option<"numParams", "num-params", "int64_t", "-1",
            "the number of leading loss arguments that are parameters "
            "(default: every float tensor argument not marked prec.no_grad)">,
@@ -514,7 +537,9 @@ def PrecBucketCollectives
     the same grid and group (the same grid axes), with the same input and
     result element types, the same effective `forward_dtype`,
     `backward_dtype`, `acc_dtype`, `reduction` (`grad_reduction` for
-    gathers), `pre_divisor`, `post_divisor` and algorithm
+    gathers), `inter_host_dtype` (`grad_inter_host_dtype` for gathers: the
+    merged gather's gradient is one reduce_scatter), `pre_divisor`,
+    `post_divisor` and algorithm
     (`getReductionAlgorithm`), round to nearest even, have no `scaling` and
     no fp8 dtype, static shapes and a static group size, and when gathers
     and scatters work on axis 0 (the FSDP case). They must be independent:
