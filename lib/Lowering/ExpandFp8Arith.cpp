@@ -89,9 +89,9 @@ struct ExpandFp8ArithPass
     // rounding of every bf16 op between two others.
     getOperation()->walk([](Operation *op) {
       if (auto ext = dyn_cast<arith::ExtFOp>(op))
-        ext.setFastmath(arith::FastMathFlags::none);
+        ext->removeAttr(ext.getFastmathAttrName());
       else if (auto trunc = dyn_cast<arith::TruncFOp>(op))
-        trunc.setFastmath(arith::FastMathFlags::none);
+        trunc->removeAttr(trunc.getFastmathAttrName());
     });
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandFp8Conversion<arith::ExtFOp>,

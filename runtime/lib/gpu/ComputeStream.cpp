@@ -106,6 +106,25 @@ precrt_status_t takeStartedEvent(ScopedContext &scope, CUevent *event) {
   return PRECRT_SUCCESS;
 }
 
+/// The stream of `group`'s NCCL communicator, which GPU code's collectives
+/// run on; an error naming the backend when the group is not NCCL's.
+precrt_status_t getGroupStream(precrt_comm_t group, CUstream *stream) {
+  precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
+  if (precrt_status_t status = precrtCommBackend(group, &backend))
+    return status;
+  if (backend != PRECRT_BACKEND_NCCL) {
+    const char *name = precrtBackendName(backend);
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU code needs the nccl backend, the world runs on %s",
+                name ? name : "an unknown backend");
+  }
+  void *groupStream = nullptr;
+  if (precrt_status_t status = precrtCommGetStream(group, &groupStream))
+    return status;
+  *stream = static_cast<CUstream>(groupStream);
+  return PRECRT_SUCCESS;
+}
+
 } // namespace
 
 precrt_status_t recordStart(void *computeStream, StartedEvents *events) {
@@ -130,19 +149,9 @@ precrt_status_t recordStart(void *computeStream, StartedEvents *events) {
 precrt_status_t
 runStarted(precrt_comm_t group, const StartedEvents &events,
            const std::function<precrt_status_t()> &moveData) {
-  precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
-  if (precrt_status_t status = precrtCommBackend(group, &backend))
+  CUstream collective = nullptr;
+  if (precrt_status_t status = getGroupStream(group, &collective))
     return status;
-  if (backend != PRECRT_BACKEND_NCCL) {
-    const char *name = precrtBackendName(backend);
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "GPU code needs the nccl backend, the world runs on %s",
-                name ? name : "an unknown backend");
-  }
-  void *groupStream = nullptr;
-  if (precrt_status_t status = precrtCommGetStream(group, &groupStream))
-    return status;
-  auto collective = static_cast<CUstream>(groupStream);
   {
     ScopedContext scope;
     if (precrt_status_t status = scope.enter())
@@ -214,20 +223,10 @@ precrt_status_t threadComputeStream(void **stream) {
 precrt_status_t
 runBetweenStreams(precrt_comm_t group, void *computeStream,
                   const std::function<precrt_status_t()> &moveData) {
-  precrt_backend_t backend = PRECRT_BACKEND_DEFAULT;
-  if (precrt_status_t status = precrtCommBackend(group, &backend))
-    return status;
-  if (backend != PRECRT_BACKEND_NCCL) {
-    const char *name = precrtBackendName(backend);
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "GPU code needs the nccl backend, the world runs on %s",
-                name ? name : "an unknown backend");
-  }
-  void *groupStream = nullptr;
-  if (precrt_status_t status = precrtCommGetStream(group, &groupStream))
+  CUstream collective = nullptr;
+  if (precrt_status_t status = getGroupStream(group, &collective))
     return status;
   auto compute = static_cast<CUstream>(computeStream);
-  auto collective = static_cast<CUstream>(groupStream);
   {
     ScopedContext scope;
     if (precrt_status_t status = scope.enter())
