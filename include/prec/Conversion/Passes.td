@@ -146,8 +146,11 @@ def PrecScheduleTransports
 
     A transport whose input is another's result (the two levels of a
     two-level collective): a gather's second level moves down with the
-    unpacking; a reduction's first level is waited for right before the
-    next start after its own, and its second level starts right after.
+    unpacking. A reduction's second level (a reduction on the same grid over
+    other axes, whose input is computed from the first level's result
+    alone) starts right after the first level's wait, which goes right
+    before the next start after the first level's own; any other transport
+    that reads a result is scheduled as its kind is.
 
     Only the places change, and the runtime runs a rank's transports in
     the order they start, so the values are those of the synchronous
