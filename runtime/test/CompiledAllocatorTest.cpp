@@ -24,7 +24,7 @@ TEST(CompiledAllocator, ReusesAFreedBlockOfTheSameSize) {
   EXPECT_EQ(precrtCompiledReleaseCached(), 0u);
 }
 
-TEST(CompiledAllocator, DoesNotHandOutABlockOfAnotherSizeOrOneInUse) {
+TEST(CompiledAllocator, DoesNotHandOutASmallerBlockOrOneInUse) {
   precrtCompiledReleaseCached();
   void *small = precrtCompiledAlloc(64);
   precrtCompiledFree(small);
@@ -37,6 +37,46 @@ TEST(CompiledAllocator, DoesNotHandOutABlockOfAnotherSizeOrOneInUse) {
   for (void *block : {large, again, another})
     precrtCompiledFree(block);
   EXPECT_EQ(precrtCompiledReleaseCached(), 64u + 128u + 64u);
+}
+
+TEST(CompiledAllocator, ServesARequestWithTheSmallestBlockUpToTwiceItsSize) {
+  precrtCompiledReleaseCached();
+  void *blocks[3] = {precrtCompiledAlloc(1000), precrtCompiledAlloc(1200),
+                     precrtCompiledAlloc(4000)};
+  for (void *block : blocks)
+    precrtCompiledFree(block);
+  // 600 fits all three; the smallest, 1000, is at most twice 600.
+  void *first = precrtCompiledAlloc(600);
+  EXPECT_EQ(first, blocks[0]);
+  // 1100 takes 1200; 1500 takes none: 4000 is more than twice 1500.
+  void *second = precrtCompiledAlloc(1100);
+  EXPECT_EQ(second, blocks[1]);
+  void *third = precrtCompiledAlloc(1500);
+  EXPECT_NE(third, blocks[2]);
+  // 450 is less than half of 1000 and of 4000: a fresh block too.
+  void *fourth = precrtCompiledAlloc(450);
+  EXPECT_NE(fourth, blocks[2]);
+  for (void *block : {first, second, third, fourth})
+    precrtCompiledFree(block);
+  // The blocks keep their own sizes in the cache.
+  EXPECT_EQ(precrtCompiledReleaseCached(),
+            1000u + 1200u + 4000u + 1500u + 450u);
+}
+
+TEST(CompiledAllocator, CountsTheBytesAskedForNotTheBlocksSize) {
+  precrtCompiledReleaseCached();
+  precrtCompiledFree(precrtCompiledAlloc(1000));
+  precrtCompiledResetPeakMemory();
+  precrt_compiled_memory_t before, memory;
+  precrtCompiledGetMemory(&before);
+  void *block = precrtCompiledAlloc(700); // the 1000-byte block
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.in_use_bytes - before.in_use_bytes, 700u);
+  precrtCompiledFree(block);
+  precrtCompiledGetMemory(&memory);
+  EXPECT_EQ(memory.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(memory.peak_in_use_bytes - before.in_use_bytes, 700u);
+  EXPECT_EQ(precrtCompiledReleaseCached(), 1000u);
 }
 
 TEST(CompiledAllocator, FreesForeignPointersAndNull) {

@@ -1,9 +1,17 @@
 //===- CompiledAllocator.cpp - caching allocator for generated code -------===//
 //
-// Freed blocks are kept by size and handed out again to the next request of
-// the same size: a training step asks for the same buffers on every call,
-// so after the first call its blocks come from the cache. Blocks are
-// malloc'd and never split or merged.
+// Freed blocks are kept and handed out again to the next request they can
+// hold: a training step asks for the same buffers on every call, so after
+// the first call its blocks come from the cache. Blocks are malloc'd and
+// never split or merged.
+//
+// A request takes the smallest cached block of its size up to twice its
+// size. Exact sizes alone would need a block of every size at the most
+// blocks of that size ever in use at once: a step's phases use different
+// sizes (activations forward, gradients backward), and with exact sizes the
+// nanoGPT step of docs/performance.md needed four times its peak, so the
+// cache's bound below sent blocks back to the C library on every step,
+// whose pages the kernel then faulted in and zeroed again.
 //
 // The cache holds at most twice as many bytes as were ever in use at once,
 // so the allocator never holds more than three times the program's peak; a
@@ -12,9 +20,9 @@
 // size it used; one that alternates between a few functions (each with its
 // own sizes) still finds all of their blocks in the cache.
 //
-// Each thread (a rank of a local world) also counts the bytes it allocated
+// Each thread (a rank of a local world) also counts the bytes it asked for
 // that are still in use, and their peak: the memory a rank's step needs,
-// whichever thread frees its blocks.
+// whichever thread frees its blocks, the same whichever block served it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,20 +71,20 @@ public:
     ThreadUsage &owner = getThreadUsage();
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto block = cached.find(bytes);
-      if (block != cached.end()) {
-        void *data = block->second;
+      auto block = cached.lower_bound(bytes);
+      if (block != cached.end() && block->first - bytes <= bytes) {
+        auto [blockBytes, data] = *block;
         cached.erase(block);
         cachedBlocks.erase(data);
-        cachedBytes -= bytes;
-        noteInUse(data, bytes, owner);
+        cachedBytes -= blockBytes;
+        noteInUse(data, {blockBytes, bytes, &owner});
         return data;
       }
     }
     void *data = std::malloc(bytes);
     if (data) {
       std::lock_guard<std::mutex> lock(mutex);
-      noteInUse(data, bytes, owner);
+      noteInUse(data, {bytes, bytes, &owner});
     }
     return data;
   }
@@ -88,14 +96,14 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       auto block = inUse.find(data);
       if (block != inUse.end()) {
-        auto [bytes, owner] = block->second;
+        Use use = block->second;
         inUse.erase(block);
-        inUseBytes -= bytes;
-        owner->inUseBytes -= bytes;
-        if (cachedBytes + bytes <= 2 * peakInUseBytes) {
-          cached.emplace(bytes, data);
+        inUseBytes -= use.blockBytes;
+        use.owner->inUseBytes -= use.requestedBytes;
+        if (cachedBytes + use.blockBytes <= 2 * peakInUseBytes) {
+          cached.emplace(use.blockBytes, data);
           cachedBlocks.insert(data);
-          cachedBytes += bytes;
+          cachedBytes += use.blockBytes;
           return;
         }
       } else if (cachedBlocks.count(data)) {
@@ -138,12 +146,20 @@ public:
   }
 
 private:
-  void noteInUse(void *data, size_t bytes, ThreadUsage &owner) {
-    inUse.emplace(data, std::make_pair(bytes, &owner));
-    inUseBytes += bytes;
+  /// A block handed out: its size, the size asked for, and the usage of the
+  /// thread that asked.
+  struct Use {
+    size_t blockBytes, requestedBytes;
+    ThreadUsage *owner;
+  };
+
+  void noteInUse(void *data, Use use) {
+    inUse.emplace(data, use);
+    inUseBytes += use.blockBytes;
     if (inUseBytes > peakInUseBytes)
       peakInUseBytes = inUseBytes;
-    owner.inUseBytes += bytes;
+    ThreadUsage &owner = *use.owner;
+    owner.inUseBytes += use.requestedBytes;
     if (owner.inUseBytes > owner.peakInUseBytes)
       owner.peakInUseBytes = owner.inUseBytes;
   }
@@ -152,9 +168,8 @@ private:
   /// Freed blocks by size, and the same blocks as a set.
   std::multimap<size_t, void *> cached;
   std::unordered_set<void *> cachedBlocks;
-  /// Blocks handed out and not yet freed, with their sizes and the usage of
-  /// the thread that allocated them.
-  std::unordered_map<void *, std::pair<size_t, ThreadUsage *>> inUse;
+  /// Blocks handed out and not yet freed.
+  std::unordered_map<void *, Use> inUse;
   size_t cachedBytes = 0, inUseBytes = 0, peakInUseBytes = 0;
 };
 
