@@ -94,6 +94,9 @@ void mlir::prec::populatePrecKernelsStage(
   // linalg.softmax and other ops defined by their decomposition, now that
   // the backward functions have differentiated them.
   funcs.addPass(createPrecDecomposeAggregateOps());
+  // tanh (a GELU's) as arithmetic that vectorizes, rather than a libm call
+  // per element; the same arithmetic on every target.
+  funcs.addPass(createPrecApproximateMath());
   // A kernel that only feeds another runs inside it: a reduce-scatter's
   // unpack inside the optimizer step, a cast inside a pack kernel. The
   // generated backward function is inlined into the step first, so that its
@@ -208,10 +211,12 @@ void mlir::prec::populatePrecHostCodegenStage(
   }
   // Math LLVM has no intrinsic for (erf, from gradient rules) calls libm,
   // which has no rsqrt. Integer powers (PyTorch's x**2) become
-  // multiplications: LLVM's powi takes no i64 exponent.
+  // multiplications: LLVM's powi takes no i64 exponent. sqrt and fma are
+  // instructions, which vectorize, rather than libm calls.
   math::MathExpandOpsPassOptions expandMath;
   expandMath.opMnemonics = {"rsqrt", "fpowi"};
   pm.addPass(math::createMathExpandOpsPass(expandMath));
+  pm.addPass(createPrecMathToIntrinsics());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
   // Kernels and other private functions internal to the LLVM module, for
@@ -357,7 +362,7 @@ void mlir::prec::buildPrecLowerToCUDAAfterSignaturePipeline(
   math::MathExpandOpsPassOptions expandPowers;
   expandPowers.opMnemonics = {"fpowi"};
   kernels.addPass(math::createMathExpandOpsPass(expandPowers));
-  kernels.addPass(createPrecGPUMathToIntrinsics());
+  kernels.addPass(createPrecMathToIntrinsics());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

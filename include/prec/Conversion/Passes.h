@@ -3,7 +3,6 @@
 #ifndef PREC_CONVERSION_PASSES_H
 #define PREC_CONVERSION_PASSES_H
 
-#include "prec/Conversion/PrecToGPU/PrecToGPU.h"
 #include "prec/Conversion/PrecToLinalg/PrecToLinalg.h"
 #include "prec/Conversion/PrecToRuntime/PrecToRuntime.h"
 #include "prec/Conversion/ShardToPrec/ShardToPrec.h"

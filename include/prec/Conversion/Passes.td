@@ -448,30 +448,6 @@ def PrecGPUHostToRuntime
   ];
 }
 
-def PrecGPUMathToIntrinsics
-    : Pass<"prec-gpu-math-to-intrinsics", "mlir::gpu::GPUModuleOp"> {
-  let summary = "math in kernels as LLVM intrinsics NVPTX rounds correctly";
-  let description = [{
-    `math.sqrt`, `math.fma` and `math.absf` on f32 and f64 (scalars and
-    vectors) in a `gpu.module` become `llvm.call_intrinsic` of `llvm.sqrt`,
-    `llvm.fma` and `llvm.fabs`, which NVPTX lowers to `sqrt.rn`, `fma.rn`
-    and `abs`: correctly rounded, as on the CPU. `convert-gpu-to-nvvm` would
-    make them calls into libdevice (`__nv_sqrtf`), which links only where
-    the CUDA toolkit is installed, so a kernel compiled to PTX by a machine
-    with only the driver could not load. Other math ops keep upstream's
-    libdevice lowering.
-
-    ```mlir
-    %r = math.sqrt %v : vector<8xf32>
-    ```
-    becomes
-    ```mlir
-    %r = llvm.call_intrinsic "llvm.sqrt"(%v) : (vector<8xf32>) -> vector<8xf32>
-    ```
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
 def PrecGPUFp8ToNVVM : Pass<"prec-gpu-fp8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let summary = "fp8 rounding in kernels through PTX's paired conversion";
   let description = [{

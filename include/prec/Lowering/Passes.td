@@ -419,6 +419,57 @@ def PrecExpandFp8Arith : Pass<"prec-expand-fp8-arith"> {
                            "::mlir::prec::PrecDialect"];
 }
 
+def PrecMathToIntrinsics : Pass<"prec-math-to-intrinsics"> {
+  let summary = "sqrt, fma and fabs as the LLVM intrinsics, correctly rounded";
+  let description = [{
+    `math.sqrt`, `math.fma` and `math.absf` on f32 and f64 (scalars and
+    vectors) become `llvm.call_intrinsic` of `llvm.sqrt`, `llvm.fma` and
+    `llvm.fabs`, which x86 lowers to one correctly rounded instruction
+    (`vsqrtps`, `vfmadd`; a correctly rounded `fmaf` call on a CPU without
+    FMA) and NVPTX to `sqrt.rn`, `fma.rn` and `abs`. Upstream would lower
+    them to libm calls on the CPU (`convert-math-to-libm`: a call per
+    element, which keeps a kernel's loop scalar) and to libdevice calls on
+    the GPU (`convert-gpu-to-nvvm`: `__nv_sqrtf`, which links only where
+    the CUDA toolkit is installed, so a kernel compiled to PTX by a machine
+    with only the driver could not load). The values are the same: both
+    round correctly. Other math ops keep upstream's lowering.
+
+    ```mlir
+    %r = math.sqrt %v : vector<8xf32>
+    ```
+    becomes
+    ```mlir
+    %r = llvm.call_intrinsic "llvm.sqrt"(%v) : (vector<8xf32>) -> vector<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def PrecApproximateMath : Pass<"prec-approximate-math"> {
+  let summary = "tanh as a rational approximation in f32 arithmetic";
+  let description = [{
+    LLVM lowers `math.tanh` to a call of libm's `tanhf` per element, which
+    keeps the loop around it (a GELU in every MLP of a transformer) from
+    vectorizing. This pass replaces every f32 `math.tanh` (scalar or vector)
+    by upstream's polynomial approximation (`populatePolynomialApproximateTanhPattern`,
+    a clamped 13/6 rational function, Eigen's): `arith` and `math.fma` ops,
+    which vectorize and round the same way on every target, so that a CPU
+    and a GPU compute the same bits. Its error against the exact tanh is
+    bounded in docs/Prec.md ("Math functions") and tested. Both pipelines
+    run it after the gradients are generated (the backward differentiates
+    `math.tanh` by its own rule) and before the kernels are fused.
+
+    ```mlir
+    %y = math.tanh %x : f32
+    ```
+    becomes `arith.minimumf`/`maximumf` (the clamp), two `math.fma` chains
+    (numerator and denominator), `arith.divf` and a select for tiny `|x|`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def PrecDecomposeAggregateOps
     : Pass<"prec-decompose-aggregate-ops", "mlir::func::FuncOp"> {
   let summary = "linalg ops without a loop form as the ops they are made of";

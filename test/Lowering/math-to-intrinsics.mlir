@@ -1,4 +1,4 @@
-// RUN: prec-opt %s --pass-pipeline="builtin.module(gpu.module(prec-gpu-math-to-intrinsics))" | FileCheck %s
+// RUN: prec-opt %s --pass-pipeline="builtin.module(gpu.module(prec-math-to-intrinsics))" | FileCheck %s
 // The optimizer kernels of AdamW through the whole pipeline: correctly
 // rounded square roots, no call into libdevice.
 // RUN: prec-opt %prec_src/test/Integration/CPU/optimizers.mlir --prec-lower-to-cuda="format=isa" \
@@ -23,6 +23,14 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// On the CPU the same kernels compute the square root with the instruction,
+// not a libm call per element.
+// RUN: prec-opt %prec_src/test/Integration/CPU/optimizers.mlir --prec-lower-to-cpu \
+// RUN:   | FileCheck %s --check-prefix=CPU
+// CPU-NOT: @sqrtf
+// CPU:     llvm.call_intrinsic "llvm.sqrt"
+// CPU-NOT: @sqrtf
 
 // ADAMW:     sqrt.rn.f32
 // ADAMW-NOT: __nv_
