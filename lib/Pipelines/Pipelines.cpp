@@ -186,6 +186,12 @@ void mlir::prec::populatePrecHostCodegenStage(
     hint.vectorBits = options.vectorBits;
     pm.addPass(createPrecHintVectorWidth(hint));
   }
+  // libm has no rsqrt; integer powers (PyTorch's x**3 in a GELU) become
+  // multiplications (LLVM's powi takes no i64 exponent), before the bf16
+  // arithmetic below computes the multiplications of a bf16 power.
+  math::MathExpandOpsPassOptions expandMath;
+  expandMath.opMnemonics = {"rsqrt", "fpowi"};
+  pm.addPass(math::createMathExpandOpsPass(expandMath));
   // bf16 arithmetic (a model run in bf16: PyTorch rounds after every op)
   // in f32, each result rounded to bf16 by the integer conversion below:
   // x86 has no bf16 arithmetic, and LLVM would round each op's f32 result
@@ -209,13 +215,8 @@ void mlir::prec::populatePrecHostCodegenStage(
     expand.includeBf16 = true;
     pm.addPass(arith::createArithExpandOpsPass(expand));
   }
-  // Math LLVM has no intrinsic for (erf, from gradient rules) calls libm,
-  // which has no rsqrt. Integer powers (PyTorch's x**2) become
-  // multiplications: LLVM's powi takes no i64 exponent. sqrt and fma are
-  // instructions, which vectorize, rather than libm calls.
-  math::MathExpandOpsPassOptions expandMath;
-  expandMath.opMnemonics = {"rsqrt", "fpowi"};
-  pm.addPass(math::createMathExpandOpsPass(expandMath));
+  // Math LLVM has no intrinsic for (erf, from gradient rules) calls libm.
+  // sqrt and fma are instructions, which vectorize, rather than libm calls.
   pm.addPass(createPrecMathToIntrinsics());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());

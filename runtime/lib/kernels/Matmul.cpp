@@ -174,7 +174,10 @@ bool viewInPlace(const MatrixOperand &operand, int64_t index, int64_t rows,
 /// f32, extending exactly.
 void pack(const MatrixOperand &operand, int64_t index, int64_t rows,
           int64_t cols, std::vector<float> &packed) {
-  packed.resize(size_t(rows * cols));
+  // Grown only: resizing down and up again would zero the difference on
+  // every call of a step that alternates shapes.
+  if (packed.size() < size_t(rows * cols))
+    packed.resize(size_t(rows * cols));
   auto bytes = int64_t(elementBytes(operand.dtype));
   const char *base = static_cast<const char *>(operand.data) +
                      index * operand.batchStride * bytes;

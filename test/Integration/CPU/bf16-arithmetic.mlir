@@ -22,6 +22,7 @@
 func.func @per_op_rounding(%x: tensor<4096xbf16>, %y: tensor<4096xbf16>) -> tensor<4096xbf16> {
   %e = tensor.empty() : tensor<4096xbf16>
   %c = arith.constant 4.467770e-02 : bf16
+  %three = arith.constant 3 : i32
   %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
       ins(%x, %y : tensor<4096xbf16>, tensor<4096xbf16>) outs(%e : tensor<4096xbf16>) {
   ^bb0(%a: bf16, %b: bf16, %o: bf16):
@@ -32,7 +33,11 @@ func.func @per_op_rounding(%x: tensor<4096xbf16>, %y: tensor<4096xbf16>) -> tens
     %s = arith.addf %m3, %b : bf16
     %d = arith.divf %s, %b : bf16
     %n = arith.subf %d, %a : bf16
-    linalg.yield %n : bf16
+    // An integer power (PyTorch's x**3) is its multiplications, each
+    // rounded to bf16 as PyTorch's bf16 pow rounds them.
+    %p = math.fpowi %a, %three : bf16, i32
+    %q = arith.addf %n, %p : bf16
+    linalg.yield %q : bf16
   } -> tensor<4096xbf16>
   return %r : tensor<4096xbf16>
 }

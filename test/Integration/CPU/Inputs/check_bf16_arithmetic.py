@@ -29,7 +29,7 @@ for a, b, result in zip(x, y, got):
     m3 = bf16(m2 * c)
     s = bf16(m3 + b)
     d = bf16(s / b) if b != 0.0 else s / b if s == 0.0 else math.copysign(math.inf, s) * math.copysign(1.0, b)
-    want = bf16(d - a)
+    want = bf16(bf16(d - a) + bf16(bf16(a * a) * a))
     if math.isnan(want) and math.isnan(result):
         continue
     nonzero += want != 0.0
