@@ -9,6 +9,13 @@
 // its indexing map composed with the permutation; the transposes are then
 // dead and never get a buffer.
 //
+// The weight's gradient comes out the other way round: a contraction in the
+// transposed layout, rounded to the weight's type, then transposed. A
+// transpose of a contraction's result (through elementwise kernels) is
+// computed by the contraction itself, its output map permuted: the gemm
+// writes a transposed output in place as the product of the transposed
+// inputs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "prec/Conversion/ContractionsToRuntime/Gemm.h"
@@ -16,6 +23,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -97,6 +106,116 @@ bool isOnlyReadByGemms(Value value, Type extendedFrom) {
   return true;
 }
 
+/// Whether `op` is an elementwise kernel a transpose of its result can move
+/// above: one input and one output, every map the identity, every loop
+/// parallel, no use of the loops' indices, a fresh output (`tensor.empty`),
+/// and no reader but the next op of the chain.
+bool isElementwiseLink(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInputs() == 1 &&
+         op.getNumDpsInits() == 1 && op->getNumResults() == 1 &&
+         op->getResult(0).hasOneUse() &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }) &&
+         op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() &&
+         op.getBlock()->getOps<linalg::IndexOp>().empty();
+}
+
+/// The value `init` (a contraction's initial output: a splat constant, or
+/// a fill of a fresh tensor) holds, as a tensor of `type`; null if it is
+/// something else.
+Value buildTransposedInit(RewriterBase &rewriter, Value init,
+                          RankedTensorType type) {
+  Location loc = init.getLoc();
+  DenseElementsAttr splat;
+  if (matchPattern(init, m_Constant(&splat)) && splat.isSplat())
+    return arith::ConstantOp::create(rewriter, loc, type,
+                                     splat.resizeSplat(type));
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return {};
+  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                        type.getElementType());
+  return linalg::FillOp::create(rewriter, loc, fill.getInputs(), empty)
+      .getResult(0);
+}
+
+/// `transpose` of a contraction's result, through elementwise kernels,
+/// computed by the contraction in the transposed layout: its output map
+/// permuted, the kernels on the transposed shape. Returns whether it
+/// rewrote.
+bool foldTransposeOfContraction(RewriterBase &rewriter,
+                                linalg::TransposeOp transpose) {
+  SmallVector<linalg::GenericOp> chain; // from the transpose up
+  Value source = transpose.getInput();
+  while (auto link = source.getDefiningOp<linalg::GenericOp>()) {
+    if (!isElementwiseLink(link))
+      break;
+    chain.push_back(link);
+    source = link.getDpsInputs()[0];
+  }
+  auto contraction = source.getDefiningOp<linalg::LinalgOp>();
+  if (!contraction || !contraction.hasPureTensorSemantics() ||
+      contraction->getNumResults() != 1 || !source.hasOneUse() ||
+      failed(inferGemmLoops(contraction)))
+    return false;
+
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  auto permuted = [&](RankedTensorType type) {
+    SmallVector<int64_t> shape;
+    for (int64_t dimension : permutation)
+      shape.push_back(type.getDimSize(dimension));
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  auto resultType = cast<RankedTensorType>(source.getType());
+  rewriter.setInsertionPoint(contraction);
+  Value init = buildTransposedInit(
+      rewriter, contraction.getDpsInits()[0], permuted(resultType));
+  if (!init)
+    return false;
+
+  // Output dimension i of the transpose is its input's dimension
+  // permutation[i]: so is the contraction's new output map.
+  SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
+  AffineMap output = maps.back();
+  SmallVector<AffineExpr> results;
+  for (int64_t dimension : permutation)
+    results.push_back(output.getResult(dimension));
+  maps.back() = AffineMap::get(output.getNumDims(), 0, results,
+                               rewriter.getContext());
+  auto generic = linalg::GenericOp::create(
+      rewriter, contraction.getLoc(), TypeRange{init.getType()},
+      contraction.getDpsInputs(), ValueRange{init}, maps,
+      contraction.getIteratorTypesArray());
+  for (NamedAttribute attribute : contraction->getDiscardableAttrs())
+    generic->setAttr(attribute.getName(), attribute.getValue());
+  rewriter.cloneRegionBefore(contraction->getRegion(0), generic.getRegion(),
+                             generic.getRegion().end());
+
+  Value value = generic->getResult(0);
+  for (linalg::GenericOp link : llvm::reverse(chain)) {
+    rewriter.setInsertionPoint(link);
+    auto type = permuted(cast<RankedTensorType>(link->getResultTypes()[0]));
+    Value empty = tensor::EmptyOp::create(rewriter, link.getLoc(),
+                                          type.getShape(),
+                                          type.getElementType());
+    auto moved = linalg::GenericOp::create(
+        rewriter, link.getLoc(), TypeRange{type}, ValueRange{value},
+        ValueRange{empty}, link.getIndexingMapsArray(),
+        link.getIteratorTypesArray());
+    for (NamedAttribute attribute : link->getDiscardableAttrs())
+      moved->setAttr(attribute.getName(), attribute.getValue());
+    rewriter.cloneRegionBefore(link.getRegion(), moved.getRegion(),
+                               moved.getRegion().end());
+    value = moved->getResult(0);
+  }
+  rewriter.replaceOp(transpose, value);
+  for (linalg::GenericOp link : chain)
+    rewriter.eraseOp(link);
+  rewriter.eraseOp(contraction);
+  return true;
+}
+
 /// What input `index` of a contraction reads once folded.
 struct FoldedInput {
   unsigned index;
@@ -142,6 +261,16 @@ void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op,
 struct PrecFoldTransposesPass
     : public prec::impl::PrecFoldTransposesBase<PrecFoldTransposesPass> {
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Transposes of results first: a contraction in the transposed layout
+    // may then read transposes of its inputs, folded below.
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation()->walk(
+        [&](linalg::TransposeOp op) { transposes.push_back(op); });
+    for (linalg::TransposeOp transpose : transposes)
+      if (transpose.hasPureTensorSemantics())
+        foldTransposeOfContraction(rewriter, transpose);
+
     // Every decision on the program as it is, then every rewrite: a
     // transpose folds only where all its readers do.
     SmallVector<std::pair<linalg::LinalgOp, SmallVector<FoldedInput>>> plans;
@@ -180,7 +309,6 @@ struct PrecFoldTransposesPass
         plans.emplace_back(op, std::move(folded));
     });
 
-    IRRewriter rewriter(&getContext());
     for (auto &[op, folded] : plans)
       rewriteContraction(rewriter, op, folded);
     // The folded ops are dead now, and so are their destinations; a chain

@@ -221,3 +221,74 @@ func.func @not_gemms(%x: tensor<8x16xf64>, %w: tensor<32x16xf64>, %c: tensor<8x3
   %r16 = linalg.matmul ins(%x16, %t16 : tensor<8x16xf16>, tensor<16x32xf16>) outs(%c16 : tensor<8x32xf16>) -> tensor<8x32xf16>
   return %r, %r16 : tensor<8x32xf64>, tensor<8x32xf16>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A weight's gradient: a contraction in the transposed layout, rounded to
+// bf16, then transposed. The contraction computes the transposed result
+// itself (its output map permuted, a zero init of the transposed shape),
+// the rounding runs on the transposed shape, and the gemm writes the
+// transposed output in place (C with contiguous columns).
+// CHECK-LABEL: func @transposed_result
+// CHECK-SAME: (%[[X:.*]]: tensor<64x16xbf16>, %[[G:.*]]: tensor<64x32xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x16xf32>
+// CHECK: %[[D:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>]
+// CHECK-SAME: ins(%[[X]], %[[G]] : tensor<64x16xbf16>, tensor<64x32xf32>) outs(%[[ZERO]] : tensor<32x16xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<32x16xbf16>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[D]] : tensor<32x16xf32>) outs(%[[E]] : tensor<32x16xbf16>)
+// CHECK: arith.truncf
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[R]]
+// GEMM-LABEL: func @transposed_result
+// GEMM: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<32x16xf32>
+// GEMM: %[[OP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
+// GEMM: call @precrtCompiledMatmul({{.*}}, %[[OP]], %c0_i64, %c1_i64, %c16_i64)
+func.func @transposed_result(%x: tensor<64x16xbf16>, %g: tensor<64x32xf32>) -> tensor<32x16xbf16> {
+  %zero = arith.constant dense<0.0> : tensor<16x32xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %g : tensor<64x16xbf16>, tensor<64x32xf32>) outs(%zero : tensor<16x32xf32>) {
+  ^bb0(%a: bf16, %b: f32, %out: f32):
+    %0 = arith.extf %a : bf16 to f32
+    %1 = arith.mulf %0, %b : f32
+    %2 = arith.addf %out, %1 : f32
+    linalg.yield %2 : f32
+  } -> tensor<16x32xf32>
+  %e0 = tensor.empty() : tensor<16x32xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<16x32xf32>) outs(%e0 : tensor<16x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  } -> tensor<16x32xbf16>
+  %e1 = tensor.empty() : tensor<32x16xbf16>
+  %t = linalg.transpose ins(%r : tensor<16x32xbf16>) outs(%e1 : tensor<32x16xbf16>) permutation = [1, 0]
+  return %t : tensor<32x16xbf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Left as they are: a contraction whose result has another reader, one
+// whose init is an argument, and a kernel in between that reads another
+// tensor too.
+// CHECK-LABEL: func @transposed_result_kept
+// CHECK-COUNT-3: linalg.transpose
+func.func @transposed_result_kept(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %c: tensor<8x32xf32>, %b: tensor<8x32xf32>) -> (tensor<32x8xf32>, tensor<8x32xf32>, tensor<32x8xf32>, tensor<32x8xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<8x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%zero : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e0 = tensor.empty() : tensor<32x8xf32>
+  %t0 = linalg.transpose ins(%m : tensor<8x32xf32>) outs(%e0 : tensor<32x8xf32>) permutation = [1, 0]
+  %n = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %t1 = linalg.transpose ins(%n : tensor<8x32xf32>) outs(%e0 : tensor<32x8xf32>) permutation = [1, 0]
+  %p = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%zero : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %b : tensor<8x32xf32>, tensor<8x32xf32>) outs(%e1 : tensor<8x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.addf %in, %in2 : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x32xf32>
+  %t2 = linalg.transpose ins(%s : tensor<8x32xf32>) outs(%e0 : tensor<32x8xf32>) permutation = [1, 0]
+  return %t0, %m, %t1, %t2 : tensor<32x8xf32>, tensor<8x32xf32>, tensor<32x8xf32>, tensor<32x8xf32>
+}

@@ -100,6 +100,18 @@ def PrecFoldTransposes
     contraction's output, a function's return) is left as it is, and so are
     its readers' reads of it.
 
+    The weight's gradient comes out the other way round: a contraction in
+    the transposed layout, rounded to the weight's type, then transposed.
+    First, a `linalg.transpose` of a contraction's result, directly or
+    through elementwise kernels (one input and output, identity maps, a
+    `tensor.empty` output, no other reader), is computed by the contraction
+    itself: its output map permuted by the transpose, its initial value (a
+    splat constant or a `linalg.fill` of a `tensor.empty`) of the transposed
+    shape, the elementwise kernels on the transposed shape. The gemm writes
+    such an output (contiguous columns) in place, as the row-major product
+    of the transposed inputs. A contraction whose result has another reader,
+    or whose initial value is anything else, keeps its transpose.
+
     ```mlir
     %wt = linalg.transpose ins(%w : tensor<64x16xbf16>)
         outs(%e0 : tensor<16x64xbf16>) permutation = [1, 0]

@@ -294,6 +294,17 @@ precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   }
   if (batch == 0 || m == 0 || n == 0)
     return PRECRT_SUCCESS;
+  // A transposed output (contiguous columns: a weight's gradient computed
+  // in the weight's layout) is the row-major C^T = B^T A^T, which sgemm
+  // writes in place.
+  if (n > 1 && c.colStride != 1 && (m == 1 || c.rowStride == 1)) {
+    auto transposed = [](MatrixOperand operand) {
+      std::swap(operand.rowStride, operand.colStride);
+      return operand;
+    };
+    return matmul(batch, n, m, k, transposed(b), transposed(a), transposed(c),
+                  message);
+  }
 
   const Blas &library = blas();
   bool useBlas = library.sgemm && m <= INT_MAX && n <= INT_MAX &&

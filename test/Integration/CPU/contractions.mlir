@@ -16,7 +16,7 @@
 // RUN: %python %S/Inputs/check_contractions.py check %t/in %t/builtin
 
 // Every contraction is a gemm call; none is left to loops.
-// CHECK-COUNT-9: llvm.call @precrtCompiledMatmul
+// CHECK-COUNT-10: llvm.call @precrtCompiledMatmul
 // CHECK-NOT: llvm.call @precrtCompiledMatmul
 
 #mk = affine_map<(m, n, k) -> (m, k)>
@@ -33,10 +33,12 @@ func.func @contractions(
     %a5: tensor<3x7x5xf16>, %b5: tensor<3x5x13xf16>,
     %a6: tensor<5x7xf16>, %b6: tensor<5x13xf32>,
     %a7: tensor<1x1xbf16>, %b7: tensor<1x1xbf16>,
-    %a8: tensor<7x16xbf16>, %b8: tensor<16x13xf8E4M3FN>)
+    %a8: tensor<7x16xbf16>, %b8: tensor<16x13xf8E4M3FN>,
+    %a9: tensor<129x65xbf16>, %b9: tensor<129x33xf32>)
     -> (tensor<65x33xf32>, tensor<7x13xf32>, tensor<65x129xf32>,
         tensor<129x33xf32>, tensor<65x33xbf16>, tensor<3x7x13xf16>,
-        tensor<7x13xf32>, tensor<1x1xbf16>, tensor<7x13xf32>) {
+        tensor<7x13xf32>, tensor<1x1xbf16>, tensor<7x13xf32>,
+        tensor<33x65xbf16>) {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
   %zero_bf16 = arith.constant 0.0 : bf16
@@ -101,8 +103,26 @@ func.func @contractions(
   %r8 = linalg.matmul ins(%a8, %b8 : tensor<7x16xbf16>, tensor<16x13xf8E4M3FN>)
                       outs(%i8 : tensor<7x13xf32>) -> tensor<7x13xf32>
 
-  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8
+  // A weight's gradient in the transposed layout, rounded to bf16 and
+  // transposed back (prec-fold-transposes: the gemm writes C^T in place).
+  %e9 = tensor.empty() : tensor<65x33xf32>
+  %i9 = linalg.fill ins(%zero : f32) outs(%e9 : tensor<65x33xf32>) -> tensor<65x33xf32>
+  %m9 = linalg.matmul indexing_maps = [#km, #kn, #mn]
+                      ins(%a9, %b9 : tensor<129x65xbf16>, tensor<129x33xf32>)
+                      outs(%i9 : tensor<65x33xf32>) -> tensor<65x33xf32>
+  %e9b = tensor.empty() : tensor<65x33xbf16>
+  %n9 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%m9 : tensor<65x33xf32>) outs(%e9b : tensor<65x33xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<65x33xbf16>
+  %e9t = tensor.empty() : tensor<33x65xbf16>
+  %r9 = linalg.transpose ins(%n9 : tensor<65x33xbf16>) outs(%e9t : tensor<33x65xbf16>) permutation = [1, 0]
+
+  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9
       : tensor<65x33xf32>, tensor<7x13xf32>, tensor<65x129xf32>,
         tensor<129x33xf32>, tensor<65x33xbf16>, tensor<3x7x13xf16>,
-        tensor<7x13xf32>, tensor<1x1xbf16>, tensor<7x13xf32>
+        tensor<7x13xf32>, tensor<1x1xbf16>, tensor<7x13xf32>, tensor<33x65xbf16>
 }

@@ -30,7 +30,7 @@ import fp8_reference as fp8  # noqa: E402
 from reference import Checker, UNIT_ROUNDOFF as U, read, rank_file  # noqa: E402
 
 # Per case: (dtype of A, of B, of C, batch, m, n, k, A stored k x m,
-#            B stored n x k, initial value of C).
+#            B stored n x k, initial value of C[, C stored n x m]).
 CASES = [
     ("f32", "f32", "f32", 1, 65, 33, 129, False, False, 0.0),
     ("bf16", "bf16", "f32", 1, 7, 13, 5, False, False, 0.5),
@@ -41,6 +41,7 @@ CASES = [
     ("f16", "f32", "f32", 1, 7, 13, 5, True, False, 0.0),
     ("bf16", "bf16", "bf16", 1, 1, 1, 1, False, False, 0.0),
     ("bf16", "f8E4M3FN", "f32", 1, 7, 13, 16, False, False, 0.0),
+    ("bf16", "f32", "bf16", 1, 65, 33, 129, True, False, 0.0, True),
 ]
 
 # Smallest positive subnormal and half of it (the largest rounding error
@@ -110,7 +111,7 @@ def generate(directory):
     os.makedirs(directory, exist_ok=True)
     args = []
     for index, case in enumerate(CASES):
-        a_type, b_type, _, _, _, _, _, a_t, b_t, _ = case
+        a_type, b_type, _, _, _, _, _, a_t, b_t = case[:9]
         a, b = logical_operands(index)
         for slot, (matrix, dtype, transposed) in enumerate(
                 [(a, a_type, a_t), (b, b_type, b_t)]):
@@ -127,7 +128,8 @@ def generate(directory):
 def check(in_dir, out_dir):
     check = Checker("contractions")
     for index, case in enumerate(CASES):
-        _, _, c_type, batch, m, n, k, _, _, init = case
+        _, _, c_type, batch, m, n, k, _, _, init = case[:10]
+        c_transposed = case[10:] == (True,)
         a, b = logical_operands(index)
         got = read(rank_file(out_dir, 0, "result", index), c_type)
         if len(got) != batch * m * n:
@@ -146,8 +148,9 @@ def check(in_dir, out_dir):
                                       + SUBNORMAL[c_type] / 2)
                     if abs(exact) > tolerance:
                         telling += 1
+                    at = (t * n + j) * m + i if c_transposed else (t * m + i) * n + j
                     check.close("case %d C[%d][%d][%d]" % (index, t, i, j),
-                                got[(t * m + i) * n + j], exact, tolerance)
+                                got[at], exact, tolerance)
         if not telling:
             print("case %d: no value that an all-zero result would miss" % index)
             return 1
