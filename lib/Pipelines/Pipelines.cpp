@@ -145,6 +145,10 @@ void mlir::prec::populatePrecBufferizeStage(
   if (options.foldTransposes)
     pm.nest<func::FuncOp>().addPass(createPrecFoldTransposes());
 
+  // Splat constant destinations (zero initial values of contractions) as
+  // fills of fresh tensors, which bufferize to a fill rather than a copy of
+  // a global constant.
+  pm.nest<func::FuncOp>().addPass(createPrecFillSplatDestinations());
   // The entry points' signatures first: upstream would relate each of their
   // results to each argument, for callers they lack.
   pm.addPass(createPrecBufferizeEntryBoundaries());

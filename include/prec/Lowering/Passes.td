@@ -457,6 +457,39 @@ def PrecMathToIntrinsics : Pass<"prec-math-to-intrinsics"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PrecFillSplatDestinations
+    : Pass<"prec-fill-splat-destinations", "mlir::func::FuncOp"> {
+  let summary = "splat constant destinations as fills of fresh tensors";
+  let description = [{
+    A destination-style op on tensors (a contraction, an elementwise
+    kernel) whose destination is a splat constant, such as a contraction's
+    zero initial value, bufferizes to a copy of a global constant of the
+    whole tensor into a fresh buffer: as many bytes read as written, a
+    global of that size in the binary, and the canonicalizer shares one
+    such constant between every layer. This pass gives each such
+    destination its own `linalg.fill` of a `tensor.empty`, created before
+    the op, which bufferizes to an allocation and a fill that only writes.
+    Both pipelines run it just before one-shot bufferization (after the
+    canonicalizer, which would fold the fills back). The values are the
+    same.
+
+    ```mlir
+    %zero = arith.constant dense<0.0> : tensor<512x2048xf32>
+    %r = linalg.matmul ins(%a, %b : ...) outs(%zero : tensor<512x2048xf32>)
+    ```
+    becomes
+    ```mlir
+    %c0 = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<512x2048xf32>
+    %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<512x2048xf32>)
+    %r = linalg.matmul ins(%a, %b : ...) outs(%f : tensor<512x2048xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def PrecApproximateMath : Pass<"prec-approximate-math"> {
   let summary = "tanh as a rational approximation in f32 arithmetic";
   let description = [{
