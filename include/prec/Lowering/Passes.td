@@ -498,8 +498,8 @@ def PrecApproximateMath : Pass<"prec-approximate-math"> {
     vectorizing. This pass replaces every f32 `math.tanh` (scalar or vector)
     by upstream's polynomial approximation (`populatePolynomialApproximateTanhPattern`,
     a clamped 13/6 rational function, Eigen's): `arith` and `math.fma` ops,
-    which vectorize and round the same way on every target, so that a CPU
-    and a GPU compute the same bits. Its error against the exact tanh is
+    which vectorize and round the same way on every target (the same bits
+    on any x86-64 CPU and in the emulated GPU's kernels). Its error against the exact tanh is
     bounded in docs/Prec.md ("Math functions") and tested. Both pipelines
     run it after the gradients are generated (the backward differentiates
     `math.tanh` by its own rule) and before the kernels are fused.
