@@ -106,6 +106,23 @@ bool isOnlyReadByGemms(Value value, Type extendedFrom) {
   return true;
 }
 
+/// A linalg.generic with `op`'s body, iterators and discardable attributes
+/// (its kernel markers) on other operands, maps and result types, created
+/// before `op`.
+linalg::GenericOp cloneAsGeneric(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 TypeRange resultTypes, ValueRange inputs,
+                                 ValueRange inits, ArrayRef<AffineMap> maps) {
+  rewriter.setInsertionPoint(op);
+  auto generic =
+      linalg::GenericOp::create(rewriter, op.getLoc(), resultTypes, inputs,
+                                inits, maps, op.getIteratorTypesArray());
+  for (NamedAttribute attribute : op->getDiscardableAttrs())
+    generic->setAttr(attribute.getName(), attribute.getValue());
+  rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
+                             generic.getRegion().end());
+  return generic;
+}
+
 /// Whether `op` is an elementwise kernel a transpose of its result can move
 /// above: one input and one output, every map the identity, every loop
 /// parallel, no use of the loops' indices, a fresh output (`tensor.empty`),
@@ -183,14 +200,9 @@ bool foldTransposeOfContraction(RewriterBase &rewriter,
     results.push_back(output.getResult(dimension));
   maps.back() = AffineMap::get(output.getNumDims(), 0, results,
                                rewriter.getContext());
-  auto generic = linalg::GenericOp::create(
-      rewriter, contraction.getLoc(), TypeRange{init.getType()},
-      contraction.getDpsInputs(), ValueRange{init}, maps,
-      contraction.getIteratorTypesArray());
-  for (NamedAttribute attribute : contraction->getDiscardableAttrs())
-    generic->setAttr(attribute.getName(), attribute.getValue());
-  rewriter.cloneRegionBefore(contraction->getRegion(0), generic.getRegion(),
-                             generic.getRegion().end());
+  auto generic =
+      cloneAsGeneric(rewriter, contraction, TypeRange{init.getType()},
+                     contraction.getDpsInputs(), ValueRange{init}, maps);
 
   Value value = generic->getResult(0);
   for (linalg::GenericOp link : llvm::reverse(chain)) {
@@ -199,15 +211,9 @@ bool foldTransposeOfContraction(RewriterBase &rewriter,
     Value empty = tensor::EmptyOp::create(rewriter, link.getLoc(),
                                           type.getShape(),
                                           type.getElementType());
-    auto moved = linalg::GenericOp::create(
-        rewriter, link.getLoc(), TypeRange{type}, ValueRange{value},
-        ValueRange{empty}, link.getIndexingMapsArray(),
-        link.getIteratorTypesArray());
-    for (NamedAttribute attribute : link->getDiscardableAttrs())
-      moved->setAttr(attribute.getName(), attribute.getValue());
-    rewriter.cloneRegionBefore(link.getRegion(), moved.getRegion(),
-                               moved.getRegion().end());
-    value = moved->getResult(0);
+    value = cloneAsGeneric(rewriter, link, TypeRange{type}, ValueRange{value},
+                           ValueRange{empty}, link.getIndexingMapsArray())
+                ->getResult(0);
   }
   rewriter.replaceOp(transpose, value);
   for (linalg::GenericOp link : chain)
@@ -235,14 +241,8 @@ void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     inputs[input.index] = input.source;
     maps[input.index] = input.map;
   }
-  rewriter.setInsertionPoint(op);
-  auto generic = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
-      maps, op.getIteratorTypesArray());
-  for (NamedAttribute attribute : op->getDiscardableAttrs())
-    generic->setAttr(attribute.getName(), attribute.getValue());
-  rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
-                             generic.getRegion().end());
+  auto generic = cloneAsGeneric(rewriter, op, op->getResultTypes(), inputs,
+                                op.getDpsInits(), maps);
   Block &body = generic.getRegion().front();
   rewriter.setInsertionPointToStart(&body);
   for (const FoldedInput &input : folded) {
