@@ -13,7 +13,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::prec {
@@ -34,10 +33,11 @@ struct FillSplatDestinationsPass
       if (!op.hasPureTensorSemantics() || isa<linalg::FillOp>(op))
         return;
       for (OpOperand &init : op.getDpsInitsMutable()) {
-        DenseElementsAttr splat;
-        auto type = dyn_cast<RankedTensorType>(init.get().getType());
-        if (type && type.hasStaticShape() &&
-            matchPattern(init.get(), m_Constant(&splat)) && splat.isSplat())
+        auto constant = init.get().getDefiningOp<arith::ConstantOp>();
+        auto splat = constant
+                         ? dyn_cast<SplatElementsAttr>(constant.getValue())
+                         : SplatElementsAttr();
+        if (splat && cast<ShapedType>(splat.getType()).hasStaticShape())
           destinations.push_back(&init);
       }
     });
