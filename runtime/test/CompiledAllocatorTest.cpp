@@ -119,9 +119,12 @@ TEST(CompiledAllocator, IsSharedByThreads) {
     });
   for (std::thread &thread : threads)
     thread.join();
-  // Each thread holds one block of its own size at a time, so the cache
-  // ends with at most one block per size, not one per allocation.
-  EXPECT_LE(precrtCompiledReleaseCached(), 256u + 272u + 288u + 304u);
+  // A request takes any cached block that holds it (each of these sizes
+  // fits in any other's twice), so a thread allocates a block of its size
+  // only while every block that could serve it is held by the other three
+  // threads: the cache ends with at most four blocks of each size (how many
+  // depends on the race), not one per allocation.
+  EXPECT_LE(precrtCompiledReleaseCached(), 4 * (256u + 272u + 288u + 304u));
 }
 
 TEST(CompiledAllocator, CountsThePeakInUseOfTheCallingThread) {
