@@ -17,7 +17,11 @@ model of examples/nanogpt in four configurations, in one run.
   prec 2-level bf16 overlap  and its transports started early and waited
                 for late (prec-run --overlap), in buckets of at most
                 --bucket-bytes, so that communication runs beside compute
-  prec flat overlap  (only with --configs) the flat step with --overlap
+  prec 2-level fp8 overlap  the same with the partial sums across hosts in
+                f8E4M3FN, a scale per rank's partial sums
+                (--inter-host-reduce-dtype f8E4M3FN)
+  prec 2-level fp8, flat overlap  (only with --configs) without --overlap;
+                the flat step with --overlap
 
 Per configuration and rate: the step time (median of rank 0's STEPS steps
 after WARMUP; prec-run --step-times, FSDP2 between its steps' ends, each
@@ -35,7 +39,8 @@ the rank waited for started transports, the exposed part).
       [--warmup 2] [--steps 5] [--hosts 2] [--ranks-per-host 2]
       [--prec-run build/bin/prec-run] [--prec-opt build/bin/prec-opt]
       [--bucket-bytes 1048576]
-      [--out DIR] [--configs fsdp2,flat,two-level,two-level-bf16,two-level-bf16-overlap]
+      [--out DIR] [--configs fsdp2,flat,two-level,two-level-bf16,two-level-bf16-overlap,
+                             two-level-fp8-overlap]
 
 VENV has torch, torch-mlir, safetensors and ml_dtypes (docs/PyTorch.md).
 Needs root and `ip netns` (the emulated cluster), Open MPI's mpirun.
@@ -55,10 +60,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 LR, BETAS, EPS, WD = 3e-3, (0.9, 0.95), 1e-8, 0.1
-CONFIGS = ["fsdp2", "flat", "two-level", "two-level-bf16", "two-level-bf16-overlap"]
+CONFIGS = ["fsdp2", "flat", "two-level", "two-level-bf16", "two-level-bf16-overlap",
+           "two-level-fp8-overlap"]
 # Not run by default: the flat step with --overlap (for one rank per host,
-# where a grid has no second level).
-EXTRA_CONFIGS = ["flat-overlap"]
+# where a grid has no second level), fp8 partial sums without it.
+EXTRA_CONFIGS = ["flat-overlap", "two-level-fp8"]
 GLOO_PORT = 29517  # inside the run's own namespaces: no one else listens there
 
 
@@ -281,13 +287,16 @@ def main():
     # asked for (one rank per host has no second level).
     hosts = ["--hosts", str(options.hosts)]
     for name, topology in (("two-level", hosts),
-                           ("two-level-bf16", hosts + ["--inter-host-reduce-dtype", "bf16"])):
+                           ("two-level-bf16", hosts + ["--inter-host-reduce-dtype", "bf16"]),
+                           ("two-level-fp8",
+                            hosts + ["--inter-host-reduce-dtype", "f8E4M3FN"])):
         if not any(c.startswith(name) for c in configs):
             continue
         _, _, command = export(options, os.path.join(out, name), tokens, topology)
         steps[name] = command[1]
-    if "two-level-bf16" in steps:
-        steps["two-level-bf16-overlap"] = steps["two-level-bf16"]
+    for name in ("two-level-bf16", "two-level-fp8"):
+        if name in steps:
+            steps[name + "-overlap"] = steps[name]
     fsdp2_config = os.path.join(out, "fsdp2.json")
     with open(fsdp2_config, "w") as f:
         json.dump(dict(model=model + ":nanogpt", wrap=model + ":blocks", factory_kwargs=kwargs,

@@ -157,7 +157,8 @@ struct Transpose {
 // transposed collective from `t` and what is the forward op's own.
 
 /// all_gather -> reduce_scatter with the gather's `grad_reduction`, whose
-/// partial sums cross hosts in the gather's `grad_inter_host_dtype`.
+/// partial sums cross hosts in the gather's `grad_inter_host_dtype` (with
+/// its `grad_inter_host_scaling`).
 FailureOr<Value> transpose(AllGatherOp gather, const Transpose &t) {
   return ReduceScatterOp::create(
              t.builder, t.loc, t.type, t.gradient, t.grid, t.axes, t.wire,
@@ -165,7 +166,8 @@ FailureOr<Value> transpose(AllGatherOp gather, const Transpose &t) {
              /*seed=*/Value(), gather.getGradReduction(),
              /*acc_dtype=*/nullptr, /*pre_divisor=*/nullptr,
              /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
-             gather.getGradInterHostDtypeAttr(), gather.getGatherAxis())
+             gather.getGradInterHostDtypeAttr(),
+             gather.getGradInterHostScalingAttr(), gather.getGatherAxis())
       .getResult();
 }
 
@@ -196,7 +198,8 @@ FailureOr<Value> transpose(ReduceScatterOp scatter, const Transpose &t) {
              t.builder, t.loc, t.type, gradient, t.grid, t.axes, t.wire,
              t.backward, RoundingMode::NearestEven, t.scaling,
              /*seed=*/Value(), scatter.getScatterAxis(), ReductionKind::Sum,
-             /*grad_inter_host_dtype=*/nullptr)
+             /*grad_inter_host_dtype=*/nullptr,
+             /*grad_inter_host_scaling=*/nullptr)
       .getResult();
 }
 
@@ -212,7 +215,8 @@ FailureOr<Value> transpose(AllReduceOp allReduce, const Transpose &t) {
              t.backward, RoundingMode::NearestEven, t.scaling,
              /*seed=*/Value(), *kind, /*acc_dtype=*/nullptr,
              allReduce.getPreDivisorAttr(), allReduce.getPostDivisorAttr(),
-             /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr)
+             /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr,
+             /*inter_host_scaling=*/nullptr)
       .getResult();
 }
 

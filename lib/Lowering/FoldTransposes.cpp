@@ -172,8 +172,10 @@ bool foldTransposeOfContraction(RewriterBase &rewriter,
     source = link.getDpsInputs()[0];
   }
   auto contraction = source.getDefiningOp<linalg::LinalgOp>();
+  // Static shapes: the transposed tensors are made without size operands.
   if (!contraction || !contraction.hasPureTensorSemantics() ||
       contraction->getNumResults() != 1 || !source.hasOneUse() ||
+      !transpose.getInit().getType().hasStaticShape() ||
       failed(inferGemmLoops(contraction)))
     return false;
 

@@ -147,7 +147,8 @@ def build_parser():
                              "collectives over both run in two levels; with --mesh RxN, H = R")
     parser.add_argument("--inter-host-reduce-dtype", metavar="DT",
                         help="the dtype the gradients' partial sums cross hosts in (e.g. bf16 "
-                             "for f32 gradients); needs --hosts > 1 and --mesh N")
+                             "for f32 gradients, or f8E4M3FN with a scale per rank's partial "
+                             "sums); needs --hosts > 1 and --mesh N")
     parser.add_argument("--optimizer", choices=["sgd", "adamw"], default="adamw")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float,

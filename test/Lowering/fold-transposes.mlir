@@ -292,3 +292,22 @@ func.func @transposed_result_kept(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %
   %t2 = linalg.transpose ins(%s : tensor<8x32xf32>) outs(%e0 : tensor<32x8xf32>) permutation = [1, 0]
   return %t0, %m, %t1, %t2 : tensor<32x8xf32>, tensor<8x32xf32>, tensor<32x8xf32>, tensor<32x8xf32>
 }
+
+// -----
+
+// Dynamic shapes are left as they are (the transposed tensors would need
+// size operands).
+// CHECK-LABEL: func @transposed_dynamic_result_kept
+// CHECK: linalg.matmul
+// CHECK: linalg.transpose
+func.func @transposed_dynamic_result_kept(%x: tensor<?x16xf32>, %w: tensor<16x32xf32>) -> tensor<32x?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%rows) : tensor<?x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x32xf32>) outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %et = tensor.empty(%rows) : tensor<32x?xf32>
+  %t = linalg.transpose ins(%m : tensor<?x32xf32>) outs(%et : tensor<32x?xf32>) permutation = [1, 0]
+  return %t : tensor<32x?xf32>
+}

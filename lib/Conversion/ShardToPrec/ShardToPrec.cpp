@@ -337,7 +337,8 @@ struct AllGatherOpLowering : CollectivePattern<shard::AllGatherOp> {
         dtypes.backward, RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
         rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()),
         ReductionKindAttr::get(rewriter.getContext(), ReductionKind::Sum),
-        /*grad_inter_host_dtype=*/TypeAttr());
+        /*grad_inter_host_dtype=*/TypeAttr(),
+        /*grad_inter_host_scaling=*/ScalingAttr());
   }
 };
 

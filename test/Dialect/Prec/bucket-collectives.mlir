@@ -228,6 +228,28 @@ func.func @inter_host_dtypes(%a: tensor<16xf32>)
   return %s1, %s2, %s3, %s4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
 
+// fp8 partial sums between hosts have their tensor's scales: merged, the
+// largest would scale all. Neither reductions nor gathers whose gradients
+// have them are bucketed.
+// CHECK-LABEL: func.func @fp8_inter_host_dtypes
+// CHECK-COUNT-2: prec.reduce_scatter %{{.*}} inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic> : tensor<16xf32> -> tensor<2xf32>
+// CHECK-COUNT-2: prec.all_gather %{{.*}} grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
+// CHECK: return
+func.func @fp8_inter_host_dtypes(%a: tensor<16xf32>, %b: tensor<2xf32>)
+    -> (tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %s1 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+          : tensor<16xf32> -> tensor<2xf32>
+  %s2 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
+          acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+          : tensor<16xf32> -> tensor<2xf32>
+  %g1 = prec.all_gather %b on @hosts gather_axis = 0 grad_inter_host_dtype = f8E4M3FN
+          grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
+  %g2 = prec.all_gather %b on @hosts gather_axis = 0 grad_inter_host_dtype = f8E4M3FN
+          grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
+  return %s1, %s2, %g1, %g2 : tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
 // So is the dtype of the gradient's partial sums between hosts for gathers
 // (the merged gather's gradient is one reduce_scatter): a bucket whose
 // gradient's partial sums cross hosts in bf16 and one in f32 (the default,

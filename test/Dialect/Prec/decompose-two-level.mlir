@@ -76,6 +76,46 @@ func.func @all_reduce(%x: tensor<37xf32>) -> tensor<37xf32> {
   return %0 : tensor<37xf32>
 }
 
+// Partial sums across hosts in fp8: each rank quantizes its partial sums
+// with its own scale (dynamic: one, from their amax), and the fp8 bytes and
+// the scales cross hosts unconverted; one kernel dequantizes each host's
+// term with its scale and sums them in f32.
+// CHECK-LABEL: func @reduce_scatter_fp8
+// CHECK: prec.transport <all_to_all> %{{.*}} on @hosts grid_axes = [1] : tensor<48xbf16> -> tensor<48xbf16>
+// CHECK: %[[AMAX:.*]] = prec.amax %{{.*}} : tensor<4x3xf32> -> tensor<f32>
+// CHECK: %[[SCALE:.*]] = prec.scale_from_amax %[[AMAX]] element_type = f8E4M3FN
+// CHECK: prec.quantize %{{.*}} scale %[[SCALE]] scaling = <dynamic> : tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf8E4M3FN>
+// CHECK: prec.transport <all_gather> %{{.*}} on @hosts grid_axes = [0] : tensor<1xf32> -> tensor<2xf32>
+// CHECK: prec.transport <all_to_all> %{{.*}} on @hosts grid_axes = [0] : tensor<12xf8E4M3FN> -> tensor<12xf8E4M3FN>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x3xf8E4M3FN>, tensor<2xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK-NOT: prec.transport
+// CHECK: return
+func.func @reduce_scatter_fp8(%x: tensor<16x3xf32>) -> tensor<2x3xf32> {
+  %0 = prec.reduce_scatter %x on @hosts scatter_axis = 0 forward_dtype = bf16
+         acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+         : tensor<16x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// An all_reduce's slices are padded to whole blocks (37 elements: slices
+// of 10 on 4 ranks, padded to 16 for blocks of 8); each rank gathers every
+// host's quantized slice and block scales and sums them itself.
+// CHECK-LABEL: func @all_reduce_fp8_blocks
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[37] [27] [1] : tensor<27xf32> into tensor<64xf32>
+// CHECK: prec.transport <all_to_all> %{{.*}} on @hosts grid_axes = [1] : tensor<64xbf16> -> tensor<64xbf16>
+// CHECK: prec.amax %{{.*}} block_size = 8 : tensor<16xf32> -> tensor<2xf32>
+// CHECK: prec.transport <all_gather> %{{.*}} on @hosts grid_axes = [0] : tensor<2xf8E8M0FNU> -> tensor<4xf8E8M0FNU>
+// CHECK: prec.transport <all_gather> %{{.*}} on @hosts grid_axes = [0] : tensor<16xf8E5M2> -> tensor<32xf8E5M2>
+// CHECK: prec.transport <all_gather> %{{.*}} on @hosts grid_axes = [1] : tensor<16xbf16> -> tensor<64xbf16>
+// CHECK-NOT: prec.transport
+// CHECK: return
+func.func @all_reduce_fp8_blocks(%x: tensor<37xf32>) -> tensor<37xf32> {
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 acc_dtype = f32
+         inter_host_dtype = f8E5M2 inter_host_scaling = <block, block_size = 8>
+         : tensor<37xf32> -> tensor<37xf32>
+  return %0 : tensor<37xf32>
+}
+
 // One level: a grid without topology, a group inside one host, a group
 // across hosts only, stochastic rounding (whose streams are drawn by the
 // one-level layout), and partial sums in an acc_dtype no runtime moves (f80:

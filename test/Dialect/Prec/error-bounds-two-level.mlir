@@ -51,6 +51,24 @@ func.func @two_level(%x: tensor<64xf32>, %w: tensor<8xf32>) {
   // expected-remark @+1 {{relative error bound 3.906e-03 (|error| <= bound * |x|): N = 8, input f32, wire bf16, result bf16; two-level: H = 2 hosts x M = 4 ranks, bytes per rank 96 inside hosts and 16 across; end to end}}
   %6 = prec.all_gather %w on @hosts gather_axis = 0 forward_dtype = bf16
          : tensor<8xf32> -> tensor<64xbf16>
+  // fp8 partial sums with a dynamic scale: the quotient by the scale in f32,
+  // u(f8E4M3FN) = 2^-4 and the product with it in f32, (1 + 2^-24)^2
+  // (1 + 2^-4) - 1, in place of e_inter: 6.66508e-2. A quarter of f32's
+  // bytes across hosts (scales aside).
+  // expected-remark @+1 {{relative error bound 6.665e-02 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, result f32; two-level: H = 2 hosts x M = 4 ranks, partial sums across hosts in f8E4M3FN with <dynamic> scales, bytes per rank 96 inside hosts and 8 across; end to end}}
+  %7 = prec.reduce_scatter %x on @hosts scatter_axis = 0 forward_dtype = bf16
+         acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+         : tensor<64xf32> -> tensor<8xf32>
+  // Power-of-two block scales are exact but saturate a block's largest
+  // values by up to 1/8, more than u(f8E5M2) = 2^-3 rounds; the slices are
+  // gathered in bf16 after every host's terms are summed on each rank:
+  // 1.33806e-1. Inside a host 3 x 16 bf16 values are scattered and 3 x 16
+  // gathered; across hosts each rank's whole 16-element slice (two blocks)
+  // goes to the other host, 1 byte per value.
+  // expected-remark @+1 {{relative error bound 1.338e-01 (|error| <= bound * sum_i |x_i| / divisor): N = 8, input f32, wire bf16, accumulation f32, direct, slices gathered in bf16, result f32; two-level: H = 2 hosts x M = 4 ranks, partial sums across hosts in f8E5M2 with <block, block_size = 8> scales, bytes per rank 192 inside hosts and 16 across; end to end}}
+  %8 = prec.all_reduce %x on @hosts forward_dtype = bf16 acc_dtype = f32
+         inter_host_dtype = f8E5M2 inter_host_scaling = <block, block_size = 8>
+         : tensor<64xf32> -> tensor<64xf32>
   return
 }
 
@@ -65,3 +83,7 @@ func.func @two_level(%x: tensor<64xf32>, %w: tensor<8xf32>) {
 // JSON-NEXT: "bytes_per_rank": 128,
 // JSON: "op": "prec.reduce_scatter"
 // JSON: "inter_host_dtype": "bf16",
+// JSON: "inter_host_dtype": "f8E4M3FN",
+// JSON-NEXT: "inter_host_scaling": "<dynamic>",
+// JSON-NEXT: "bytes_inside_hosts": 96,
+// JSON-NEXT: "bytes_across_hosts": 8,

@@ -8,6 +8,8 @@
 // RUN: prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=bf16 reshard-after-forward=false" | FileCheck %s --check-prefix=ONCE
 // RUN: prec-opt %s --prec-fully-shard="mesh=4 hosts=2" --prec-generate-backward | FileCheck %s --check-prefix=F32
 // RUN: prec-opt %s --prec-fully-shard="mesh=2x2 hosts=2" | FileCheck %s --check-prefix=HSDP
+// An fp8 inter-host dtype gets a scale per rank's partial sums.
+// RUN: prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f8E4M3FN param-dtype=bf16 reduce-dtype=f32" --prec-generate-backward | FileCheck %s --check-prefix=FP8
 // prec-error-bounds reports the gradient reduce_scatters' bf16 partial sums.
 // RUN: prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=bf16 param-dtype=bf16 reduce-dtype=f32" --prec-generate-backward --prec-error-bounds -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOUNDS
 
@@ -38,6 +40,11 @@
 // F32-NOT: inter_host_dtype
 // F32:     prec.reduce_scatter %{{.*}} on @fsdp grid_axes = [0, 1] scatter_axis = 0
 // F32-NOT: inter_host_dtype
+
+// FP8-LABEL: func.func private @loss_sharded(
+// FP8:         prec.all_gather %{{.*}} on @fsdp grid_axes = [0, 1] gather_axis = 0 forward_dtype = bf16 backward_dtype = f32 grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <dynamic> : tensor<3x8xf32> -> tensor<12x8xf32>
+// FP8-LABEL: func.func private @loss_sharded_backward(
+// FP8:         prec.reduce_scatter %{{.*}} on @fsdp grid_axes = [0, 1] scatter_axis = 0 reduction = <avg> forward_dtype = f32 backward_dtype = bf16 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic> : tensor<4xf32> -> tensor<1xf32>
 
 // With HSDP the replicas are the hosts; each shards inside its host.
 // HSDP:       shard.grid @fsdp(shape = 2x2) {prec.inter_host_axes = array<i16: 0>}

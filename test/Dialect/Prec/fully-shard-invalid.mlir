@@ -35,8 +35,8 @@
 // INTERHSDP: error: prec-fully-shard: inter-host-reduce-dtype=bf16: expected an FSDP mesh=N: with HSDP the gradients cross hosts in the replicas' all_reduce, whose group lies across hosts only (one level); reduce-dtype sets its wire
 // RUN: not prec-opt %s --prec-fully-shard="mesh=2 hosts=2 inter-host-reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=ONERANK
 // ONERANK: error: prec-fully-shard: inter-host-reduce-dtype=bf16: expected more than one rank per host (mesh=2 on hosts=2 reduces in one level)
-// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f8E4M3FN" 2>&1 | FileCheck %s --check-prefix=INTERFP8
-// INTERFP8: error: prec-fully-shard: inter-host-reduce-dtype=f8E4M3FN: expected an inter-host-reduce-dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E4M3FN'
+// RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f8E8M0FNU" 2>&1 | FileCheck %s --check-prefix=INTERSCALE
+// INTERSCALE: error: prec-fully-shard: inter-host-reduce-dtype=f8E8M0FNU: expected an inter-host-reduce-dtype the runtimes move (f64, f32, f16, bf16, f8E4M3FN or f8E5M2), got 'f8E8M0FNU'
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f64" 2>&1 | FileCheck %s --check-prefix=INTERWIDE
 // INTERWIDE: error: prec-fully-shard: inter-host-reduce-dtype=f64: expected an inter-host-reduce-dtype that acc_dtype 'f32' holds (partial sums are summed in it), got 'f64'
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 hosts=2 inter-host-reduce-dtype=f33" 2>&1 | FileCheck %s --check-prefix=INTERTYPE

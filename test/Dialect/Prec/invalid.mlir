@@ -1578,10 +1578,48 @@ func.func @inter_host_dtype_one_host(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
-func.func @inter_host_dtype_fp8(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{expected an inter_host_dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E4M3FN'}}
+func.func @inter_host_dtype_fp8_unscaled(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected inter_host_scaling for the 'f8E4M3FN' inter_host_dtype: an fp8 wire needs scales}}
   %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 inter_host_dtype = f8E4M3FN : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_scaling_not_fp8(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{inter_host_scaling given but inter_host_dtype 'bf16' is not an fp8 type}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 inter_host_dtype = bf16 inter_host_scaling = <dynamic> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_scaling_alone(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{inter_host_scaling given without an fp8 inter_host_dtype}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 inter_host_scaling = <dynamic> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_scaling_delayed(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected inter_host_scaling <dynamic> or <block, ...>: delayed scaling keeps an amax history across steps, which a collective has no operand for}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = bf16 inter_host_dtype = f8E5M2 inter_host_scaling = <delayed, history = 4> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Each rank's partial sums for another host are its result's shape: they
+// cross in whole blocks of its innermost dimension.
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_blocks_split(%x: tensor<8x48xf32>) -> tensor<1x48xf32> {
+  // expected-error @+1 {{expected the innermost dimension of 'tensor<1x48xf32>' to be a multiple of the block_size 32 of inter_host_scaling (partial sums cross hosts in whole blocks)}}
+  %0 = prec.reduce_scatter %x on @hosts scatter_axis = 0 forward_dtype = bf16 inter_host_dtype = f8E4M3FN inter_host_scaling = <block, block_size = 32> : tensor<8x48xf32> -> tensor<1x48xf32>
+  return %0 : tensor<1x48xf32>
 }
 
 // -----
@@ -1634,10 +1672,38 @@ func.func @grad_inter_host_dtype_inside_a_host(%w: tensor<2xf32>) -> tensor<8xf3
 // -----
 
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
-func.func @grad_inter_host_dtype_fp8(%w: tensor<1xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{expected a grad_inter_host_dtype of 16 bits or more (an fp8 inter-host wire needs scales, which two-level reductions do not make), got 'f8E5M2'}}
+func.func @grad_inter_host_dtype_fp8_unscaled(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grad_inter_host_scaling for the 'f8E5M2' grad_inter_host_dtype: an fp8 wire needs scales}}
   %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_dtype = f8E5M2 : tensor<1xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_scaling_alone(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{grad_inter_host_scaling given without an fp8 grad_inter_host_dtype}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_scaling = <dynamic> : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_scaling_not_fp8(%w: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{grad_inter_host_scaling given but grad_inter_host_dtype 'f32' is not an fp8 type}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_dtype = f32 grad_inter_host_scaling = <dynamic> : tensor<1xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// The gradient's result is the gather's input.
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @grad_inter_host_blocks_split(%w: tensor<2x24xf32>) -> tensor<16x24xf32> {
+  // expected-error @+1 {{expected the innermost dimension of 'tensor<2x24xf32>' to be a multiple of the block_size 16 of grad_inter_host_scaling (partial sums cross hosts in whole blocks)}}
+  %0 = prec.all_gather %w on @hosts gather_axis = 0 grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <block, block_size = 16> : tensor<2x24xf32> -> tensor<16x24xf32>
+  return %0 : tensor<16x24xf32>
 }
 
 // -----

@@ -293,3 +293,18 @@ func.func @two_level_gradient(%w: tensor<8xf32>) -> tensor<64xf32> {
          : tensor<8xf32> -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// Partial sums across hosts in fp8 with their scales, of a reduction and
+// of a gather's gradient.
+// CHECK-LABEL: func @two_level_fp8
+func.func @two_level_fp8(%g: tensor<64xf32>, %w: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<64x32xf32>) {
+  // CHECK: prec.reduce_scatter %{{.*}} on @hosts scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic> : tensor<64xf32> -> tensor<8xf32>
+  %0 = prec.reduce_scatter %g on @hosts inter_host_scaling = <dynamic> scatter_axis = 0
+         forward_dtype = bf16 acc_dtype = f32 inter_host_dtype = f8E4M3FN
+         : tensor<64xf32> -> tensor<8xf32>
+  // CHECK: prec.all_gather %{{.*}} on @hosts gather_axis = 0 backward_dtype = bf16 grad_inter_host_dtype = f8E5M2 grad_inter_host_scaling = <block, block_size = 32> : tensor<8x32xf32> -> tensor<64x32xf32>
+  %1 = prec.all_gather %w on @hosts grad_inter_host_scaling = <block, block_size = 32>
+         gather_axis = 0 backward_dtype = bf16 grad_inter_host_dtype = f8E5M2
+         : tensor<8x32xf32> -> tensor<64x32xf32>
+  return %0, %1 : tensor<8xf32>, tensor<64x32xf32>
+}

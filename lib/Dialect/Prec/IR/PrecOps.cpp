@@ -232,23 +232,27 @@ void printDtypeClauses(OpAsmPrinter &printer, TypeAttr forwardDtype,
 void addReductionClauses(ClauseParser &clauses, TypeAttr &accDtype,
                          FloatAttr &preDivisor, FloatAttr &postDivisor,
                          ReductionAlgorithmAttr &algorithm,
-                         TypeAttr &interHostDtype, Builder &builder) {
+                         TypeAttr &interHostDtype,
+                         ScalingAttr &interHostScaling, Builder &builder) {
   clauses.attr("acc_dtype", accDtype)
       .attr("pre_divisor", preDivisor, builder.getF64Type())
       .attr("post_divisor", postDivisor, builder.getF64Type())
       .attr("algorithm", algorithm)
-      .attr("inter_host_dtype", interHostDtype);
+      .attr("inter_host_dtype", interHostDtype)
+      .attr("inter_host_scaling", interHostScaling);
 }
 
 void printReductionClauses(OpAsmPrinter &printer, TypeAttr accDtype,
                            FloatAttr preDivisor, FloatAttr postDivisor,
                            ReductionAlgorithmAttr algorithm,
-                           TypeAttr interHostDtype) {
+                           TypeAttr interHostDtype,
+                           ScalingAttr interHostScaling) {
   printClause(printer, "acc_dtype", accDtype);
   printClause(printer, "pre_divisor", preDivisor);
   printClause(printer, "post_divisor", postDivisor);
   printClause(printer, "algorithm", algorithm);
   printClause(printer, "inter_host_dtype", interHostDtype);
+  printClause(printer, "inter_host_scaling", interHostScaling);
 }
 
 ReductionKindAttr unlessReduction(ReductionKindAttr value,
@@ -267,7 +271,8 @@ static ParseResult parseAllGatherClauses(
     OpAsmParser &parser, DenseI16ArrayAttr &gridAxes, IntegerAttr &gatherAxis,
     TypeAttr &forwardDtype, TypeAttr &backwardDtype, RoundingModeAttr &rounding,
     OptionalOperand &seed, ScalingAttr &scaling,
-    ReductionKindAttr &gradReduction, TypeAttr &gradInterHostDtype) {
+    ReductionKindAttr &gradReduction, TypeAttr &gradInterHostDtype,
+    ScalingAttr &gradInterHostScaling) {
   ClauseParser clauses("prec.all_gather");
   clauses.attr("grid_axes", gridAxes)
       .attr("gather_axis", gatherAxis, parser.getBuilder().getI64Type(),
@@ -275,7 +280,8 @@ static ParseResult parseAllGatherClauses(
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
   clauses.attr("grad_reduction", gradReduction)
-      .attr("grad_inter_host_dtype", gradInterHostDtype);
+      .attr("grad_inter_host_dtype", gradInterHostDtype)
+      .attr("grad_inter_host_scaling", gradInterHostScaling);
   return clauses.parse(parser);
 }
 
@@ -283,7 +289,8 @@ static void printAllGatherClauses(
     OpAsmPrinter &printer, AllGatherOp, DenseI16ArrayAttr gridAxes,
     IntegerAttr gatherAxis, TypeAttr forwardDtype, TypeAttr backwardDtype,
     RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
-    ReductionKindAttr gradReduction, TypeAttr gradInterHostDtype) {
+    ReductionKindAttr gradReduction, TypeAttr gradInterHostDtype,
+    ScalingAttr gradInterHostScaling) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "gather_axis", gatherAxis);
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
@@ -291,6 +298,7 @@ static void printAllGatherClauses(
   printClause(printer, "grad_reduction",
               unlessReduction(gradReduction, ReductionKind::Avg));
   printClause(printer, "grad_inter_host_dtype", gradInterHostDtype);
+  printClause(printer, "grad_inter_host_scaling", gradInterHostScaling);
 }
 
 static ParseResult parseReduceScatterClauses(
@@ -299,7 +307,7 @@ static ParseResult parseReduceScatterClauses(
     TypeAttr &backwardDtype, RoundingModeAttr &rounding, OptionalOperand &seed,
     ScalingAttr &scaling, TypeAttr &accDtype, FloatAttr &preDivisor,
     FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
-    TypeAttr &interHostDtype) {
+    TypeAttr &interHostDtype, ScalingAttr &interHostScaling) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.reduce_scatter");
   clauses.attr("grid_axes", gridAxes)
@@ -309,7 +317,7 @@ static ParseResult parseReduceScatterClauses(
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
   addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
-                      interHostDtype, builder);
+                      interHostDtype, interHostScaling, builder);
   return clauses.parse(parser);
 }
 
@@ -319,7 +327,7 @@ static void printReduceScatterClauses(
     TypeAttr backwardDtype, RoundingModeAttr rounding, Value seed,
     ScalingAttr scaling, TypeAttr accDtype, FloatAttr preDivisor,
     FloatAttr postDivisor, ReductionAlgorithmAttr algorithm,
-    TypeAttr interHostDtype) {
+    TypeAttr interHostDtype, ScalingAttr interHostScaling) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "scatter_axis", scatterAxis);
   printClause(printer, "reduction",
@@ -327,7 +335,7 @@ static void printReduceScatterClauses(
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
                     scaling);
   printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm,
-                        interHostDtype);
+                        interHostDtype, interHostScaling);
 }
 
 static ParseResult
@@ -337,14 +345,14 @@ parseAllReduceClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
                       OptionalOperand &seed, ScalingAttr &scaling,
                       TypeAttr &accDtype, FloatAttr &preDivisor,
                       FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
-                      TypeAttr &interHostDtype) {
+                      TypeAttr &interHostDtype, ScalingAttr &interHostScaling) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.all_reduce");
   clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
   addDtypeClauses(clauses, forwardDtype, backwardDtype, rounding, seed,
                   scaling);
   addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
-                      interHostDtype, builder);
+                      interHostDtype, interHostScaling, builder);
   return clauses.parse(parser);
 }
 
@@ -353,14 +361,15 @@ static void printAllReduceClauses(
     ReductionKindAttr reduction, TypeAttr forwardDtype, TypeAttr backwardDtype,
     RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
     TypeAttr accDtype, FloatAttr preDivisor, FloatAttr postDivisor,
-    ReductionAlgorithmAttr algorithm, TypeAttr interHostDtype) {
+    ReductionAlgorithmAttr algorithm, TypeAttr interHostDtype,
+    ScalingAttr interHostScaling) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
   printDtypeClauses(printer, forwardDtype, backwardDtype, rounding, seed,
                     scaling);
   printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm,
-                        interHostDtype);
+                        interHostDtype, interHostScaling);
 }
 
 static ParseResult parseAllToAllClauses(
@@ -713,15 +722,10 @@ FloatType mlir::prec::getEffectiveGradInterHostDtype(AllGatherOp gather) {
 
 LogicalResult mlir::prec::verifyInterHostWireDtype(
     function_ref<InFlightDiagnostic()> emitError, StringRef clause,
-    FloatType dtype, FloatType accDtype) {
+    FloatType dtype, FloatType accDtype, ScalingAttr scaling,
+    StringRef scalingClause) {
   StringRef article =
       StringRef("aeiou").contains(clause.front()) ? "an " : "a ";
-  if (isScaledLowPrecisionType(dtype) || isa<Float8E8M0FNUType>(dtype))
-    return emitError() << "expected " << article << clause
-                       << " of 16 bits or more (an fp8 inter-host wire needs "
-                          "scales, which two-level reductions do not make), "
-                          "got "
-                       << dtype;
   if (!isWireFloatType(dtype))
     return emitError() << "expected " << article << clause
                        << " the runtimes move (" << kWireFloatTypes << "), got "
@@ -730,6 +734,18 @@ LogicalResult mlir::prec::verifyInterHostWireDtype(
     return emitError() << "expected " << article << clause << " that acc_dtype "
                        << accDtype << " holds (partial sums are summed in it), "
                        << "got " << dtype;
+  bool fp8 = isScaledLowPrecisionType(dtype);
+  if (fp8 && !scaling)
+    return emitError() << "expected " << scalingClause << " for the " << dtype
+                       << " " << clause << ": an fp8 wire needs scales";
+  if (!fp8 && scaling)
+    return emitError() << scalingClause << " given but " << clause << " "
+                       << dtype << " is not an fp8 type";
+  if (scaling && scaling.getKind() == ScalingKind::Delayed)
+    return emitError() << "expected " << scalingClause
+                       << " <dynamic> or <block, ...>: delayed scaling keeps "
+                          "an amax history across steps, which a collective "
+                          "has no operand for";
   return success();
 }
 
@@ -1168,6 +1184,24 @@ static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
                                           shard::GridOp grid, TypeAttr dtype,
                                           StringRef clause);
 
+/// Block-scaled partial sums cross hosts in whole blocks of the innermost
+/// dimension of `shard`, what a reduce_scatter leaves on each rank (an
+/// all_reduce pads its slices to whole blocks).
+static LogicalResult verifyInterHostBlocks(Operation *op, StringRef clause,
+                                           ScalingAttr scaling,
+                                           RankedTensorType shard) {
+  if (!scaling || scaling.getKind() != ScalingKind::Block)
+    return success();
+  int64_t innermost = shard.getRank() ? shard.getShape().back() : 1;
+  if (ShapedType::isDynamic(innermost) ||
+      innermost % scaling.getBlockSize() == 0)
+    return success();
+  return op->emitOpError("expected the innermost dimension of ")
+         << shard << " to be a multiple of the block_size "
+         << scaling.getBlockSize() << " of " << clause
+         << " (partial sums cross hosts in whole blocks)";
+}
+
 /// The group size of a collective whose grid use was verified.
 static FailureOr<int64_t> verifiedGroupSize(CollectiveOpInterface op,
                                             SymbolTableCollection &tables) {
@@ -1196,18 +1230,26 @@ LogicalResult AllGatherOp::verify() {
   // The gradient reduce_scatter's inter_host_dtype, under its rules: that
   // reduce_scatter accumulates in the default dtype of backward_dtype and
   // keeps the gather's scaling (it always rounds to nearest even).
+  if (getGradInterHostScalingAttr() && !getGradInterHostDtypeAttr())
+    return emitOpError("grad_inter_host_scaling given without an fp8 "
+                       "grad_inter_host_dtype");
   if (TypeAttr gradInterHost = getGradInterHostDtypeAttr()) {
     auto emit = [&] { return emitOpError(); };
-    if (failed(
-            verifyInterHostWireDtype(emit, "grad_inter_host_dtype",
-                                     cast<FloatType>(gradInterHost.getValue()),
-                                     getDefaultAccumulationType(cast<FloatType>(
-                                         getEffectiveBackwardDtype())))))
+    if (failed(verifyInterHostWireDtype(
+            emit, "grad_inter_host_dtype",
+            cast<FloatType>(gradInterHost.getValue()),
+            getDefaultAccumulationType(
+                cast<FloatType>(getEffectiveBackwardDtype())),
+            getGradInterHostScalingAttr(), "grad_inter_host_scaling")))
       return failure();
     if (getScalingAttr())
       return emitOpError("expected no scaling with grad_inter_host_dtype "
                          "(the gradient keeps the gather's scaling, and "
                          "two-level reductions do not scale)");
+    if (failed(verifyInterHostBlocks(*this, "grad_inter_host_scaling",
+                                     getGradInterHostScalingAttr(),
+                                     getInput().getType())))
+      return failure();
   }
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyAxisInRange(*this, "gather_axis", static_cast<int64_t>(getGatherAxis()),
@@ -1274,11 +1316,15 @@ static LogicalResult verifyReductionScalingAndAlgorithm(ReductionOp op) {
   if (op.getReduction() == ReductionKind::Avg && isScaledLowPrecisionType(acc))
     return op.emitOpError("cannot average in the scaled accumulation dtype ")
            << acc << ": a divisor gives the sum no headroom";
+  if (op.getInterHostScalingAttr() && !op.getInterHostDtypeAttr())
+    return op.emitOpError("inter_host_scaling given without an fp8 "
+                          "inter_host_dtype");
   if (TypeAttr interHost = op.getInterHostDtypeAttr()) {
     auto emit = [&] { return op.emitOpError(); };
-    if (failed(verifyInterHostWireDtype(emit, "inter_host_dtype",
-                                        cast<FloatType>(interHost.getValue()),
-                                        cast<FloatType>(acc))))
+    if (failed(verifyInterHostWireDtype(
+            emit, "inter_host_dtype", cast<FloatType>(interHost.getValue()),
+            cast<FloatType>(acc), op.getInterHostScalingAttr(),
+            "inter_host_scaling")))
       return failure();
     if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
       return op.emitOpError("expected rounding = <nearest_even> and no "
@@ -1334,6 +1380,8 @@ static LogicalResult verifyInterHostDtype(CollectiveOpInterface op,
 LogicalResult ReduceScatterOp::verify() {
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyReductionScalingAndAlgorithm(*this)) ||
+      failed(verifyInterHostBlocks(*this, "inter_host_scaling",
+                                   getInterHostScalingAttr(), getType())) ||
       failed(verifyAxisInRange(*this, "scatter_axis", static_cast<int64_t>(getScatterAxis()),
                                getInput().getType().getRank())))
     return failure();

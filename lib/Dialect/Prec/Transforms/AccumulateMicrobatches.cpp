@@ -222,6 +222,7 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
             seed, sum, shardDtypes.acc, preDivisor, /*post_divisor=*/nullptr,
             reduceScatter.getAlgorithmAttr(),
             reduceScatter.getInterHostDtypeAttr(),
+            reduceScatter.getInterHostScalingAttr(),
             body.getI64IntegerAttr(reduceScatter.getScatterAxis() - 1));
         Value next = arith::AddFOp::create(body, bodyLoc, acc.front(), shard);
         scf::YieldOp::create(body, bodyLoc, next);
@@ -236,7 +237,8 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
       allReduce.getRoundingAttr(), allReduce.getScalingAttr(),
       allReduce.getSeed(), sum,
       replicateDtypes.acc, /*pre_divisor=*/nullptr, postDivisor,
-      allReduce.getAlgorithmAttr(), allReduce.getInterHostDtypeAttr());
+      allReduce.getAlgorithmAttr(), allReduce.getInterHostDtypeAttr(),
+      allReduce.getInterHostScalingAttr());
 
   microbatchSum.replaceAllUsesWith(reduced);
   microbatchSum.erase();

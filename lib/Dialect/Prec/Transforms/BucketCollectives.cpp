@@ -71,7 +71,8 @@ struct BucketKey {
 /// stays on its own: gathers and scatters along another axis than 0, dynamic
 /// shapes or groups, empty tensors, conversions to scaled (fp8) dtypes, and
 /// stochastic rounding (whose random bits may depend on an element's
-/// position). Gathers of quantized fp8 data (and of block scales) that move
+/// position), and fp8 partial sums between hosts (whose scales are their
+/// tensor's: merged, the largest would scale all). Gathers of quantized fp8 data (and of block scales) that move
 /// unconverted, as prec-materialize-scales leaves them, are bucketed.
 std::optional<std::pair<BucketKey, int64_t>>
 getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
@@ -115,6 +116,11 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
           }))
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
+  if (op.getInterHostScalingAttr())
+    return std::nullopt;
+  if (auto gather = dyn_cast<AllGatherOp>(op.getOperation());
+      gather && gather.getGradInterHostScalingAttr())
+    return std::nullopt;
   if (op.isReduction()) {
     key.reduction = *op.getReduction();
     ReductionDivisors divisors = getExplicitDivisors(op);

@@ -29,6 +29,7 @@
 #include "prec/Dialect/Prec/Utils/RandomStreams.h"
 #include "prec/Dialect/Prec/Utils/TensorBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Dialect/Prec/Transforms/ScaledCollectives.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -689,6 +690,7 @@ SmallVector<int64_t> getAxisPermutation(ArrayRef<int16_t> from,
 /// What the two levels of a reduction share: each level's op fields.
 struct LevelDtypes {
   TypeAttr wire, acc, interHost;
+  ScalingAttr interHostScaling; // an fp8 inter-host dtype's
   ReductionKindAttr reduction;
   FloatAttr preDivisor, postDivisor;
   ReductionAlgorithmAttr intraAlgorithm, interAlgorithm;
@@ -708,6 +710,7 @@ LevelDtypes getLevelDtypes(OpBuilder &b, CollectiveOpInterface op,
   levels.wire = TypeAttr::get(op.getEffectiveForwardDtype());
   levels.acc = TypeAttr::get(op.getEffectiveAccDtype());
   levels.interHost = TypeAttr::get(getEffectiveInterHostDtype(op));
+  levels.interHostScaling = op.getInterHostScalingAttr();
   ReductionKind kind = *op.getReduction();
   ReductionDivisors divisors = getExplicitDivisors(op);
   double post = divisors.post;
@@ -734,13 +737,28 @@ DenseI16ArrayAttr getAxesAttr(OpBuilder &b, ArrayRef<int16_t> axes) {
   return b.getDenseI16ArrayAttr(axes);
 }
 
+/// The inter-host level's result: `across` itself, or, where the partial
+/// sums cross hosts in a scaled fp8 dtype, what prec-materialize-scales
+/// makes of it (it has run; scaled collectives are its to lower).
+FailureOr<Value> finishInterHostLevel(OpBuilder &b, CollectiveOpInterface across,
+                                      SymbolTableCollection &tables) {
+  if (!across.getScalingAttr())
+    return across.getResult();
+  FailureOr<Value> materialized =
+      materializeScaledReduction(b, across, tables);
+  across->erase();
+  return materialized;
+}
+
 /// reduce_scatter over hosts x ranks per host: the chunks are reordered so
 /// that each rank of a host receives the chunks of its intra-host
 /// coordinates for every host, a reduce_scatter inside the host sums them
 /// into partial sums in acc_dtype, and a reduce_scatter across hosts sums
 /// those, leaving on each rank exactly the chunk the one-level op would.
-Value splitTwoLevel(OpBuilder &b, ReduceScatterOp op, shard::GridOp grid,
-                    const TwoLevelGroup &group, int64_t groupSize) {
+FailureOr<Value> splitTwoLevel(OpBuilder &b, ReduceScatterOp op,
+                               shard::GridOp grid, const TwoLevelGroup &group,
+                               int64_t groupSize,
+                               SymbolTableCollection &tables) {
   Location loc = op.getLoc();
   LevelDtypes levels = getLevelDtypes(b, op, groupSize);
   int64_t dim = op.getScatterAxis();
@@ -759,23 +777,27 @@ Value splitTwoLevel(OpBuilder &b, ReduceScatterOp op, shard::GridOp grid,
       op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
       /*seed=*/Value(), levels.reduction, levels.acc, levels.preDivisor,
       /*post_divisor=*/nullptr, levels.intraAlgorithm,
-      /*inter_host_dtype=*/nullptr, op.getScatterAxisAttr());
-  return ReduceScatterOp::create(
+      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr,
+      op.getScatterAxisAttr());
+  auto across = ReduceScatterOp::create(
       b, loc, op.getType(), partial, op.getGridAttr(),
       getAxesAttr(b, group.interHostAxes), levels.interHost,
-      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), levels.interHostScaling,
       /*seed=*/Value(), levels.reduction, levels.acc,
       /*pre_divisor=*/nullptr, levels.postDivisor, levels.interAlgorithm,
-      /*inter_host_dtype=*/nullptr, op.getScatterAxisAttr());
+      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr,
+      op.getScatterAxisAttr());
+  return finishInterHostLevel(b, across, tables);
 }
 
 /// all_gather over hosts x ranks per host: across hosts first (each rank
 /// receives one chunk per other host), then inside the host (the host's
 /// chunks of every host), then the chunks are put back in group order.
-/// Neither level keeps `grad_inter_host_dtype`: each spans one level, and
-/// the gradients were generated before.
-Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
-                    const TwoLevelGroup &group, int64_t groupSize) {
+/// Neither level keeps `grad_inter_host_dtype` (or its scaling): each spans
+/// one level, and the gradients were generated before.
+FailureOr<Value> splitTwoLevel(OpBuilder &b, AllGatherOp op,
+                               shard::GridOp grid, const TwoLevelGroup &group,
+                               int64_t groupSize, SymbolTableCollection &) {
   Location loc = op.getLoc();
   TypeAttr wire = TypeAttr::get(op.getEffectiveForwardDtype());
   int64_t dim = op.getGatherAxis();
@@ -786,13 +808,13 @@ Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
       op.getInput(), op.getGridAttr(), getAxesAttr(b, group.interHostAxes),
       wire, op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
       /*seed=*/Value(), op.getGatherAxisAttr(), op.getGradReductionAttr(),
-      /*grad_inter_host_dtype=*/nullptr);
+      /*grad_inter_host_dtype=*/nullptr, /*grad_inter_host_scaling=*/nullptr);
   Value gathered = AllGatherOp::create(
       b, loc, op.getType(), across, op.getGridAttr(),
       getAxesAttr(b, group.intraHostAxes), wire, op.getBackwardDtypeAttr(),
       op.getRoundingAttr(), ScalingAttr(), /*seed=*/Value(),
       op.getGatherAxisAttr(), op.getGradReductionAttr(),
-      /*grad_inter_host_dtype=*/nullptr);
+      /*grad_inter_host_dtype=*/nullptr, /*grad_inter_host_scaling=*/nullptr);
   SmallVector<int16_t> hostMajor(group.intraHostAxes);
   hostMajor.append(group.interHostAxes);
   return permuteChunks(b, loc, gathered, dim, getExtents(grid, hostMajor),
@@ -804,8 +826,10 @@ Value splitTwoLevel(OpBuilder &b, AllGatherOp op, shard::GridOp grid,
 /// all_reduce across hosts of the 1/M slice, and an all_gather inside the
 /// host of the finished slices, in the dtype a one-level direct all_reduce
 /// gathers in (getAllReduceGatherType; the result type for a ring).
-Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
-                    const TwoLevelGroup &group, int64_t groupSize) {
+FailureOr<Value> splitTwoLevel(OpBuilder &b, AllReduceOp op,
+                               shard::GridOp grid, const TwoLevelGroup &group,
+                               int64_t groupSize,
+                               SymbolTableCollection &tables) {
   Location loc = op.getLoc();
   LevelDtypes levels = getLevelDtypes(b, op, groupSize);
   RankedTensorType resultType = op.getType();
@@ -815,6 +839,10 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
     gathered = resultElement;
   int64_t count = resultType.getNumElements();
   int64_t slice = llvm::divideCeil(count, group.ranksPerHost);
+  // Block-scaled partial sums cross hosts in whole blocks.
+  if (levels.interHostScaling &&
+      levels.interHostScaling.getKind() == ScalingKind::Block)
+    slice = llvm::alignTo(slice, levels.interHostScaling.getBlockSize());
   int64_t padded = slice * group.ranksPerHost;
   Value flat = flatten(b, loc, op.getInput());
   if (padded != count)
@@ -827,21 +855,24 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
       op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
       /*seed=*/Value(), levels.reduction, levels.acc, levels.preDivisor,
       /*post_divisor=*/nullptr, levels.intraAlgorithm,
-      /*inter_host_dtype=*/nullptr, axis0);
-  Value reduced = AllReduceOp::create(
+      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr, axis0);
+  auto across = AllReduceOp::create(
       b, loc, RankedTensorType::get({slice}, gathered), partial,
       op.getGridAttr(), getAxesAttr(b, group.interHostAxes), levels.interHost,
-      op.getBackwardDtypeAttr(), op.getRoundingAttr(), ScalingAttr(),
+      op.getBackwardDtypeAttr(), op.getRoundingAttr(), levels.interHostScaling,
       /*seed=*/Value(), levels.reduction, levels.acc,
       /*pre_divisor=*/nullptr, levels.postDivisor, levels.interAlgorithm,
-      /*inter_host_dtype=*/nullptr);
+      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr);
+  FailureOr<Value> reduced = finishInterHostLevel(b, across, tables);
+  if (failed(reduced))
+    return failure();
   Value all = AllGatherOp::create(
-      b, loc, RankedTensorType::get({padded}, gathered), reduced,
+      b, loc, RankedTensorType::get({padded}, gathered), *reduced,
       op.getGridAttr(), getAxesAttr(b, group.intraHostAxes),
       TypeAttr::get(gathered), op.getBackwardDtypeAttr(), op.getRoundingAttr(),
       ScalingAttr(), /*seed=*/Value(), axis0,
       ReductionKindAttr::get(b.getContext(), ReductionKind::Sum),
-      /*grad_inter_host_dtype=*/nullptr);
+      /*grad_inter_host_dtype=*/nullptr, /*grad_inter_host_scaling=*/nullptr);
   if (padded != count)
     all = tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({count}, gathered), all,
@@ -861,7 +892,8 @@ Value splitTwoLevel(OpBuilder &b, AllReduceOp op, shard::GridOp grid,
 
 /// Replaces every collective over both levels of its grid's topology by
 /// one collective per level.
-void splitTwoLevelCollectives(Operation *root, SymbolTableCollection &tables) {
+LogicalResult splitTwoLevelCollectives(Operation *root,
+                                       SymbolTableCollection &tables) {
   SmallVector<CollectiveOpInterface> collectives;
   root->walk([&](CollectiveOpInterface op) { collectives.push_back(op); });
   for (CollectiveOpInterface op : collectives) {
@@ -874,15 +906,19 @@ void splitTwoLevelCollectives(Operation *root, SymbolTableCollection &tables) {
       continue;
     int64_t groupSize = group->hosts * group->ranksPerHost;
     OpBuilder b(op);
-    Value replacement =
-        TypeSwitch<Operation *, Value>(op)
+    FailureOr<Value> replacement =
+        TypeSwitch<Operation *, FailureOr<Value>>(op)
             .Case<AllGatherOp, ReduceScatterOp, AllReduceOp>(
                 [&](auto concrete) {
-                  return splitTwoLevel(b, concrete, grid, *group, groupSize);
+                  return splitTwoLevel(b, concrete, grid, *group, groupSize,
+                                       tables);
                 });
-    op.getResult().replaceAllUsesWith(replacement);
+    if (failed(replacement))
+      return failure();
+    op.getResult().replaceAllUsesWith(*replacement);
     op->erase();
   }
+  return success();
 }
 
 struct DecomposeCollectivesPass
@@ -890,7 +926,8 @@ struct DecomposeCollectivesPass
           DecomposeCollectivesPass> {
   void runOnOperation() override {
     SymbolTableCollection tables;
-    splitTwoLevelCollectives(getOperation(), tables);
+    if (failed(splitTwoLevelCollectives(getOperation(), tables)))
+      return signalPassFailure();
     SmallVector<CollectiveOpInterface> collectives;
     getOperation().walk(
         [&](CollectiveOpInterface op) { collectives.push_back(op); });

@@ -81,6 +81,7 @@ struct CollectiveBound {
   /// and the dtype its partial sums cross hosts in; H = M = 0 otherwise.
   int64_t hosts = 0, ranksPerHost = 0;
   Type interHost;
+  ScalingAttr interHostScaling; // an fp8 interHost's
   /// Of a two-level collective's bytesPerRank: those sent to ranks of the
   /// same host and those sent to other hosts (0 for one level).
   int64_t bytesInsideHosts = 0, bytesAcrossHosts = 0;
@@ -170,10 +171,13 @@ std::string getGradientOf(Location loc) {
 }
 
 /// Whether `op`'s fp8 wire uses OCP MX power-of-two block scales.
-bool hasPowerOfTwoScales(CollectiveOpInterface op) {
-  ScalingAttr scaling = op.getScalingAttr();
+bool hasPowerOfTwoScales(ScalingAttr scaling) {
   return scaling && scaling.getKind() == ScalingKind::Block &&
          !isa_and_nonnull<Float32Type>(scaling.getScaleDtype());
+}
+
+bool hasPowerOfTwoScales(CollectiveOpInterface op) {
+  return hasPowerOfTwoScales(op.getScalingAttr());
 }
 
 /// Rounding added by the scaling of an fp8 wire (docs/Prec.md): the
@@ -199,16 +203,37 @@ std::pair<double, double> getScalingErrors(CollectiveOpInterface op, Type input,
 /// largest finite value and 2^(emax + 1) times the scale (the scale of a
 /// block puts its amax in [2^emax, 2^(emax + 1))): 1 - max / 2^(emax + 1),
 /// 1/8 for both f8E4M3FN and f8E5M2.
-double getWireError(CollectiveOpInterface op, Type input, Type wire,
+double getWireError(ScalingAttr scaling, Type input, Type wire,
                     double rounding) {
   double error = rounding * getConversionError(input, wire);
-  if (!isScaledLowPrecisionType(wire) || !hasPowerOfTwoScales(op))
+  if (!isScaledLowPrecisionType(wire) || !hasPowerOfTwoScales(scaling))
     return error;
   llvm::APFloat largest =
       llvm::APFloat::getLargest(cast<FloatType>(wire).getFloatSemantics());
   double saturation =
       1.0 - largest.convertToDouble() / std::ldexp(1.0, llvm::ilogb(largest) + 1);
   return std::max(error, saturation);
+}
+
+double getWireError(CollectiveOpInterface op, Type input, Type wire,
+                    double rounding) {
+  return getWireError(op.getScalingAttr(), input, wire, rounding);
+}
+
+/// The relative error a partial sum in `acc` gets on its way across hosts
+/// in `interHost`: none where that holds it, else one rounding to it; for a
+/// scaled fp8 one also the quotient by the scale (in f32) and the product
+/// with it (in `acc`), as getScalingErrors counts them on a wire.
+double getInterHostError(Type acc, Type interHost, ScalingAttr scaling) {
+  double error = getWireError(scaling, acc, interHost, /*rounding=*/1.0);
+  if (!scaling || hasPowerOfTwoScales(scaling))
+    return error;
+  Type quotient = cast<FloatType>(acc).getWidth() > 32
+                      ? acc
+                      : Float32Type::get(acc.getContext());
+  return (1.0 + getUnitRoundoff(quotient)) * (1.0 + error) *
+             (1.0 + getUnitRoundoff(acc)) -
+         1.0;
 }
 
 /// Stochastic rounding is unbiased but may land on either neighbour: its
@@ -255,6 +280,16 @@ void setBytesPerLinkClass(CollectiveBound &info, Type gatherAcrossHosts) {
     info.bytesInsideHosts = (perHost - 1) * (count / perHost) * wire;
     info.bytesAcrossHosts = (hosts - 1) * (count / (hosts * perHost)) *
                             getElementBytes(info.interHost);
+  } else if (info.interHostScaling) {
+    // A scaled fp8 level gathers each rank's quantized slice (padded to
+    // whole blocks) on every other host.
+    int64_t slice = llvm::divideCeil(count, perHost);
+    if (info.interHostScaling.getKind() == ScalingKind::Block)
+      slice = llvm::alignTo(slice, info.interHostScaling.getBlockSize());
+    info.bytesInsideHosts =
+        (perHost - 1) * slice * (wire + getElementBytes(info.gather));
+    info.bytesAcrossHosts =
+        (hosts - 1) * slice * getElementBytes(info.interHost);
   } else {
     // Inside: the reduce_scatter of the wire values and the all_gather of
     // the finished slices; across: the all_reduce of each slice, its
@@ -318,7 +353,9 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
       // is multiplied by at most (1 + gamma(M - 1))(1 + e_inter)(1 +
       // gamma(H - 1)).
       info.interHost = getEffectiveInterHostDtype(op);
-      product *= 1.0 + getConversionError(info.acc, info.interHost);
+      info.interHostScaling = op.getInterHostScalingAttr();
+      product *= 1.0 + getInterHostError(info.acc, info.interHost,
+                                         info.interHostScaling);
       if (sums) {
         std::optional<double> intra =
             getGamma(info.ranksPerHost - 1, getUnitRoundoff(sumType));
@@ -352,13 +389,15 @@ FailureOr<CollectiveBound> computeBound(CollectiveOpInterface op) {
     // The slices are finished across hosts into the gathered dtype (the
     // result type for a ring), which a direct inter-host all_reduce
     // gathers in the narrower of it and the inter-host dtype
-    // (getAllReduceGatherType of that level).
+    // (getAllReduceGatherType of that level). A scaled fp8 level gathers
+    // every host's quantized partial sums and sums them on each rank.
     Type gathered = info.gather ? info.gather : info.result;
     Type finished = gathered;
     bool interHostRing = info.algorithm == ReductionAlgorithm::Ring &&
                          info.interHost == info.acc;
-    if (!interHostRing && cast<FloatType>(gathered).getWidth() >
-                              cast<FloatType>(info.interHost).getWidth())
+    if (!interHostRing && !info.interHostScaling &&
+        cast<FloatType>(gathered).getWidth() >
+            cast<FloatType>(info.interHost).getWidth())
       finished = info.interHost;
     product *= 1.0 + getConversionError(received, finished);
     product *= 1.0 + getConversionError(finished, gathered);
@@ -618,6 +657,19 @@ private:
   llvm::DenseMap<Value, Provenance> traced;
 };
 
+std::string describeScaling(ScalingAttr scaling) {
+  if (!scaling)
+    return "none";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Attribute(scaling).print(os);
+  return StringRef(text).ltrim("#prec.scaling").str();
+}
+
+std::string describeScaling(CollectiveOpInterface op) {
+  return describeScaling(op.getScalingAttr());
+}
+
 std::string describe(const CollectiveBound &info) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -634,6 +686,8 @@ std::string describe(const CollectiveBound &info) {
        << " hosts x M = " << info.ranksPerHost << " ranks";
     if (info.interHost)
       os << ", partial sums across hosts in " << info.interHost;
+    if (info.interHostScaling)
+      os << " with " << describeScaling(info.interHostScaling) << " scales";
     if (info.bytesInsideHosts || info.bytesAcrossHosts)
       os << ", bytes per rank " << info.bytesInsideHosts << " inside hosts and "
          << info.bytesAcrossHosts << " across";
@@ -665,16 +719,6 @@ std::string describeGroup(const CollectiveBound &info) {
     text += "]";
   }
   return text;
-}
-
-std::string describeScaling(CollectiveOpInterface op) {
-  ScalingAttr scaling = op.getScalingAttr();
-  if (!scaling)
-    return "none";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Attribute(scaling).print(os);
-  return StringRef(text).ltrim("#prec.scaling").str();
 }
 
 std::string describeRounding(CollectiveOpInterface op) {
@@ -795,6 +839,9 @@ void writeJson(llvm::raw_ostream &os, ArrayRef<CollectiveBound> bounds) {
           json.attribute("ranks_per_host", info.ranksPerHost);
           if (info.interHost)
             json.attribute("inter_host_dtype", printType(info.interHost));
+          if (info.interHostScaling)
+            json.attribute("inter_host_scaling",
+                           describeScaling(info.interHostScaling));
           if (info.bytesInsideHosts || info.bytesAcrossHosts) {
             json.attribute("bytes_inside_hosts", info.bytesInsideHosts);
             json.attribute("bytes_across_hosts", info.bytesAcrossHosts);

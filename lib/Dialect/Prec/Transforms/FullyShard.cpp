@@ -39,6 +39,7 @@ struct Parameter {
   FloatType paramDtype;   // gather wire
   FloatType reduceDtype;  // gradient wire
   FloatType interHostDtype; // gradient partial sums across hosts, or null
+  ScalingAttr interHostScaling; // its scales, for an fp8 one
 };
 
 /// The grid the step runs on: the last axis shards, the others replicate;
@@ -235,11 +236,19 @@ FullyShardPass::resolveInterHostDtype(const Mesh &mesh,
     // hosts, so it keeps none.
     if (isFp8(param.paramDtype) || isFp8(param.reduceDtype))
       continue;
+    // An fp8 one gets a scale per rank's partial sums, as an fp8 `param`
+    // dtype gets one per tensor.
+    ScalingAttr scaling;
+    if (isFp8(*dtype))
+      scaling = ScalingAttr::get(module.getContext(), ScalingKind::Dynamic, 0,
+                                 0, Type());
     if (failed(verifyInterHostWireDtype(
             error, "inter-host-reduce-dtype", *dtype,
-            getDefaultAccumulationType(param.reduceDtype))))
+            getDefaultAccumulationType(param.reduceDtype), scaling,
+            "its scaling")))
       return failure();
     param.interHostDtype = *dtype;
+    param.interHostScaling = scaling;
   }
   return success();
 }
@@ -387,7 +396,8 @@ Value FullyShardPass::gather(OpBuilder &b, Location loc,
       b.getDenseI16ArrayAttr(mesh.shardAxes), TypeAttr::get(param.paramDtype),
       TypeAttr::get(param.reduceDtype), RoundingModeAttr(), scaling,
       /*seed=*/Value(), b.getI64IntegerAttr(0), ReductionKindAttr(),
-      param.interHostDtype ? TypeAttr::get(param.interHostDtype) : TypeAttr());
+      param.interHostDtype ? TypeAttr::get(param.interHostDtype) : TypeAttr(),
+      param.interHostScaling);
   if (gatheredShape[0] == param.type.getDimSize(0))
     return gathered;
   // Padding rows are cut off; their gradient is zero.
@@ -434,7 +444,7 @@ Value FullyShardPass::reduceScatter(OpBuilder &b, Location loc,
       /*pre_divisor=*/FloatAttr(), /*post_divisor=*/FloatAttr(),
       /*algorithm=*/ReductionAlgorithmAttr(),
       param.interHostDtype ? TypeAttr::get(param.interHostDtype) : TypeAttr(),
-      /*scatter_axis=*/0);
+      param.interHostScaling, /*scatter_axis=*/0);
 }
 
 /// `@<loss>_sharded(shards..., batch...)`: the loss with its parameters

@@ -14,6 +14,7 @@
 #include "prec/Dialect/Prec/Utils/RandomStreams.h"
 #include "prec/Dialect/Prec/Utils/TensorBuilders.h"
 #include "prec/Dialect/Prec/Transforms/Passes.h"
+#include "prec/Dialect/Prec/Transforms/ScaledCollectives.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -147,7 +148,8 @@ Value buildAllGather(OpBuilder &b, Location loc, CollectiveOpInterface like,
       b.getDenseI16ArrayAttr(like.getGridAxes()), /*forward_dtype=*/nullptr,
       /*backward_dtype=*/nullptr, RoundingModeAttr(), ScalingAttr(),
       /*seed=*/Value(), b.getI64IntegerAttr(axis), ReductionKindAttr(),
-      /*grad_inter_host_dtype=*/TypeAttr());
+      /*grad_inter_host_dtype=*/TypeAttr(),
+      /*grad_inter_host_scaling=*/ScalingAttr());
 }
 
 Value buildAllToAll(OpBuilder &b, Location loc, CollectiveOpInterface like,
@@ -521,7 +523,8 @@ SmallVector<std::pair<Value, Value>> buildBatchScales(OpBuilder &b,
       RoundingModeAttr(), ScalingAttr(), /*seed=*/Value(),
       ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
       /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
-      /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr);
+      /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr,
+      /*inter_host_scaling=*/nullptr);
   SmallVector<std::pair<Value, Value>> scales;
   for (auto [i, member] : llvm::enumerate(batch.members)) {
     Value slice = tensor::ExtractSliceOp::create(
@@ -537,6 +540,22 @@ SmallVector<std::pair<Value, Value>> buildBatchScales(OpBuilder &b,
   }
   return scales;
 }
+
+} // namespace
+
+FailureOr<Value>
+mlir::prec::materializeScaledReduction(OpBuilder &builder,
+                                       CollectiveOpInterface op,
+                                       SymbolTableCollection &tables) {
+  assert(op.isReduction() && convertsToScaledWire(op) &&
+         "expected a reduction to a scaled fp8 wire");
+  FailureOr<ScaledCollective> scaled = checkScaledCollective(op, tables);
+  if (failed(scaled))
+    return failure();
+  return materializeReduction(builder, *scaled);
+}
+
+namespace {
 
 struct MaterializeScalesPass
     : public prec::impl::PrecMaterializeScalesBase<MaterializeScalesPass> {

@@ -23,6 +23,18 @@ gamma(N - 1, u_acc) * sum |wire values| of the exact sum of the wire values,
 plus each side's final rounding (u_g of its value); gathers and maxima are
 the same bits. Partial sums rounded to bf16 between hosts must differ from
 f32 ones somewhere (the inter-host dtype is honoured).
+
+fp8 partial sums between hosts (results 9 to 11) are checked against the
+reference only: the rounding to the inter-host dtype is u(fp8), 2^-4 for
+f8E4M3FN and 2^-3 for f8E5M2, with a dynamic (f32) scale also the quotient
+by it in f32 and the product with it in acc_dtype; with power-of-two block
+scales the saturation of a block's largest values, 1/8 (docs/Prec.md, "Error
+bounds"). A partial sum below the fp8 normal range after scaling has an
+absolute error of up to half a subnormal step times its scale (at most
+2^-10 amax / 448 for f8E4M3FN, less for f8E5M2), which each of the H
+partial sums of an element may add, amax being at most the largest
+magnitude sum_i |x_i| of any element. They must differ from the f32 ones
+somewhere.
 """
 import json
 import sys
@@ -41,7 +53,7 @@ def main():
     bounds = [entry["bound"] for entry in json.load(open(sys.argv[5]))]
     arg_types = ["f32", "f32", "bf16", "f32", "f32"]
     result_types = ["f32", "f32", "f32", "f32", "bf16", "f64", "f32", "f32",
-                    "f32"]
+                    "f32", "f32", "f32", "f32"]
 
     def load(directory):
         return [[read(rank_file(directory, r, "result", i), t)
@@ -62,14 +74,15 @@ def main():
         return ((1 + u_w) * (1 + gamma(per_host - 1, u_acc)) * (1 + u_inter)
                 * (1 + gamma(hosts - 1, u_acc)) * (1 + u_final) - 1)
 
-    def check_sum(name, index, terms, want_divisor, derived, r, i):
+    def check_sum(name, index, terms, want_divisor, derived, r, i,
+                  underflow=0.0):
         got = two[r][index][i]
         want = sum(terms) / want_divisor
         magnitude = sum(abs(t) for t in terms) / want_divisor
         check.close("rank %d %s[%d] within prec-error-bounds" % (r, name, i),
-                    got, want, bounds[index] * magnitude)
+                    got, want, bounds[index] * magnitude + underflow)
         check.close("rank %d %s[%d] within the derived bound" % (r, name, i),
-                    got, want, derived * magnitude)
+                    got, want, derived * magnitude + underflow)
 
     def check_like_one_level(name, index, wire_terms, u_acc, u_final, r, i):
         a, b = two[r][index][i], one[r][index][i]
@@ -80,6 +93,14 @@ def main():
 
     rows = 8
     differs = False
+    differs_fp8 = False
+    u_e4m3, u_e5m2 = 2.0**-4, 2.0**-3
+    u_dynamic_e4m3 = (1 + U["f32"]) * (1 + u_e4m3) * (1 + U["f32"]) - 1
+    saturation = 1.0 / 8
+    largest_rs = max(sum(abs(args[q][0][j]) for q in range(n))
+                     for j in range(len(args[0][0])))
+    largest_ar = max(sum(abs(args[q][1][j]) for q in range(n))
+                     for j in range(37))
     for r in range(n):
         # reduce_scatters of arg 0 ([8 N, 3] f32) into 8 rows.
         for name, index, group, u_inter in (("rs", 0, host_major, 0.0),
@@ -96,6 +117,22 @@ def main():
                     check_like_one_level(name, index, wire, U["f32"], 0.0, r, i)
         for i in range(rows * 3):
             differs |= two[r][0][i] != two[r][1][i]
+        # reduce_scatters of arg 0 with fp8 partial sums between hosts.
+        g = host_major(r)
+        for name, index, u_inter in (("rs_fp8", 9, u_dynamic_e4m3),
+                                     ("rs_fp8_block", 10, max(u_e4m3, saturation))):
+            derived = level_bound(U["bf16"], U["f32"], u_inter, 0.0)
+            underflow = hosts * 2.0**-10 * largest_rs / 448
+            for i in range(rows * 3):
+                terms = [args[q][0][g * rows * 3 + i] for q in range(n)]
+                check_sum(name, index, terms, 1, derived, r, i, underflow)
+                differs_fp8 |= two[r][index][i] != two[r][0][i]
+        # all_reduce of arg 1 with f8E5M2 block-scaled partial sums.
+        derived = level_bound(U["bf16"], U["f32"], max(u_e5m2, saturation),
+                              U["bf16"])
+        for i in range(37):
+            check_sum("ar_fp8", 11, [args[q][1][i] for q in range(n)], 1,
+                      derived, r, i, hosts * 2.0**-10 * largest_ar / 448)
         # all_reduce of arg 1 (37 f32): bf16 between hosts, gathered in bf16.
         derived = level_bound(U["bf16"], U["f32"], U["bf16"], U["bf16"])
         for i in range(37):
@@ -137,6 +174,10 @@ def main():
     if not differs:
         print("partial sums rounded to bf16 between hosts gave the same bits "
               "as f32 ones everywhere: the inter-host dtype was not applied")
+        return 1
+    if not differs_fp8:
+        print("partial sums in fp8 between hosts gave the same bits as f32 "
+              "ones everywhere: the inter-host dtype was not applied")
         return 1
     return check.finish()
 

@@ -25,6 +25,13 @@ doubled to cover the second-order terms:
   terms' magnitudes.
 With INTER_HOST_DTYPE f32, a step whose partial sums crossed hosts in bf16
 fails: its bf16 rounding (about 2^-9 relative) is far outside the f32 bound.
+
+f8E4M3FN partial sums (with a dynamic scale per rank's partial sums) are
+rounded once to the fp8 value of p_h / scale: u = (1 + u(f32))^2 (1 + 2^-4)
+- 1 with the quotient and the product with the scale in f32; one below the
+fp8 normal range after scaling has an absolute error of up to half a
+subnormal step times the scale, 2^-10 amax / 448, amax at most the largest
+|p_h| + e_h of the step.
 """
 import sys
 
@@ -38,7 +45,11 @@ SHARD = ROWS // RANKS
 def main():
     directory, inter = sys.argv[1], sys.argv[2]
     uf = U["f32"]
-    ui = 0.0 if inter == "f32" else U[inter]
+    underflow = 0.0
+    if inter == "f8E4M3FN":
+        ui = (1 + uf) ** 2 * (1 + 2.0**-4) - 1
+    else:
+        ui = 0.0 if inter == "f32" else U[inter]
     shards, xs, ts, lrs = [], [], [], []
     for r in range(RANKS):
         shards.append(read(rank_file(directory, r, "arg", 0), "f32"))
@@ -68,6 +79,20 @@ def main():
                               for i in range(BATCH) for j in range(ROWS)
                               for k in range(COLS)) / 32)
 
+    def host_partials(row, k):
+        terms = [grads[q][row][k] for q in range(RANKS)]
+        errs = [errors[q][row][k] for q in range(RANKS)]
+        hosts = range(RANKS // RANKS_PER_HOST)
+        block = [slice(h * RANKS_PER_HOST, (h + 1) * RANKS_PER_HOST) for h in hosts]
+        partial = [sum(terms[b]) for b in block]
+        partial_errors = [sum(errs[b]) + uf * sum(abs(v) for v in terms[b]) for b in block]
+        return terms, errs, partial, partial_errors
+
+    if inter == "f8E4M3FN":
+        amax = max(abs(p) + e for row in range(ROWS) for k in range(COLS)
+                   for p, e in zip(*host_partials(row, k)[2:]))
+        underflow = 2.0**-10 * amax / 448
+
     check = Checker("two-level step (partial sums across hosts in %s)" % inter)
     mean_loss = sum(losses) / RANKS
     loss_tolerance = 2 * (16 + 1 + 32 + 4) * uf * sum(loss_terms) / RANKS
@@ -79,18 +104,11 @@ def main():
         for i in range(SHARD):
             row = r * SHARD + i
             for k in range(COLS):
-                terms = [grads[q][row][k] for q in range(RANKS)]
-                errs = [errors[q][row][k] for q in range(RANKS)]
+                terms, errs, partial, partial_errors = host_partials(row, k)
                 grad = sum(terms) / RANKS
-                partial = [sum(terms[h * RANKS_PER_HOST:(h + 1) * RANKS_PER_HOST])
-                           for h in range(RANKS // RANKS_PER_HOST)]
-                partial_errors = [sum(errs[h * RANKS_PER_HOST:(h + 1) * RANKS_PER_HOST])
-                                  + uf * sum(abs(v) for v in
-                                             terms[h * RANKS_PER_HOST:(h + 1) * RANKS_PER_HOST])
-                                  for h in range(RANKS // RANKS_PER_HOST)]
                 grad_error = (sum(errs) + 3 * uf * sum(abs(v) + e for v, e in zip(terms, errs))
                               + ui * sum(abs(p) + e for p, e in zip(partial, partial_errors))
-                              ) / RANKS
+                              + underflow * len(partial)) / RANKS
                 old = shards[r][i * COLS + k]
                 tolerance = 2 * (lr * grad_error + 2 * uf * (abs(old) + lr * (abs(grad)
                                                                                 + grad_error)))

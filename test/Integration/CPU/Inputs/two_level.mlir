@@ -7,7 +7,8 @@ func.func @two_level(%a: tensor<@RS@x3xf32>, %b: tensor<37xf32>,
                      %e: tensor<11xf32>)
     -> (tensor<8x3xf32>, tensor<8x3xf32>, tensor<8x3xf32>, tensor<37xf32>,
         tensor<5x3xbf16>, tensor<11xf64>, tensor<3x@AG@xf32>,
-        tensor<3x@AG@xf32>, tensor<37xf32>) {
+        tensor<3x@AG@xf32>, tensor<37xf32>, tensor<8x3xf32>, tensor<8x3xf32>,
+        tensor<37xf32>) {
   // 0: group order (hosts, ranks): the chunks are reordered host-major
   // before the intra-host reduce_scatter; partial sums cross hosts in f32.
   %rs = prec.reduce_scatter %a on @g scatter_axis = 0 forward_dtype = bf16
@@ -39,8 +40,22 @@ func.func @two_level(%a: tensor<@RS@x3xf32>, %b: tensor<37xf32>,
   // 8: a maximum selects a wire value at both levels.
   %max = prec.all_reduce %b on @g reduction = <max> forward_dtype = bf16
            : tensor<37xf32> -> tensor<37xf32>
-  return %rs, %rsb, %rss, %ar, %avg, %wide, %ag, %ags, %max
+  // 9: partial sums across hosts in fp8, each rank's with its own scale.
+  %rs8 = prec.reduce_scatter %a on @g scatter_axis = 0 forward_dtype = bf16
+           acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+           : tensor<@RS@x3xf32> -> tensor<8x3xf32>
+  // 10: the same with a power-of-two scale per block of 3.
+  %rs8b = prec.reduce_scatter %a on @g scatter_axis = 0 forward_dtype = bf16
+            acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <block, block_size = 3>
+            : tensor<@RS@x3xf32> -> tensor<8x3xf32>
+  // 11: 37 elements in slices padded to whole blocks of 4, across hosts
+  // in f8E5M2 with block scales; slices gathered in bf16.
+  %ar8 = prec.all_reduce %b on @g forward_dtype = bf16 acc_dtype = f32
+           inter_host_dtype = f8E5M2 inter_host_scaling = <block, block_size = 4>
+           : tensor<37xf32> -> tensor<37xf32>
+  return %rs, %rsb, %rss, %ar, %avg, %wide, %ag, %ags, %max, %rs8, %rs8b, %ar8
     : tensor<8x3xf32>, tensor<8x3xf32>, tensor<8x3xf32>, tensor<37xf32>,
       tensor<5x3xbf16>, tensor<11xf64>, tensor<3x@AG@xf32>,
-      tensor<3x@AG@xf32>, tensor<37xf32>
+      tensor<3x@AG@xf32>, tensor<37xf32>, tensor<8x3xf32>, tensor<8x3xf32>,
+      tensor<37xf32>
 }

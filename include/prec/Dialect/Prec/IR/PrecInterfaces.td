@@ -14,7 +14,7 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     uniformly, so that passes treat all collectives alike and never name its
     attributes by string. The attributes only reducing collectives have
     (`reduction`, `acc_dtype`, `pre_divisor`, `post_divisor`, `algorithm`,
-    `inter_host_dtype`) read as null on the others.
+    `inter_host_dtype`, `inter_host_scaling`) read as null on the others.
   }];
   let methods = [
     InterfaceMethod<"the grid the collective runs on",
@@ -76,7 +76,11 @@ def Prec_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       [{}], [{
         assert(!dtype && "only a reducing collective has an inter_host_dtype");
         (void)dtype;
-      }]>
+      }]>,
+    InterfaceMethod<[{
+      the scaling of an fp8 `inter_host_dtype` if given, else null
+    }], "::mlir::prec::ScalingAttr", "getInterHostScalingAttr", (ins), [{}],
+      [{ return {}; }]>
   ];
   let extraClassDeclaration = [{
     /// How the wire conversion rounds.

@@ -172,11 +172,14 @@ FloatType getEffectiveInterHostDtype(CollectiveOpInterface op);
 FloatType getEffectiveGradInterHostDtype(AllGatherOp gather);
 
 /// Checks that `dtype` can carry partial sums accumulated in `accDtype`
-/// between hosts: a wire dtype of 16 bits or more that `accDtype` holds.
-/// `clause` names the attribute in the diagnostics `emitError` starts.
+/// between hosts: a wire dtype that `accDtype` holds, with `scaling` (named
+/// `scalingClause`) exactly when it is fp8, and not delayed (a collective
+/// has no operand for an amax history). `clause` names the dtype's
+/// attribute in the diagnostics `emitError` starts.
 LogicalResult
 verifyInterHostWireDtype(function_ref<InFlightDiagnostic()> emitError,
-                         StringRef clause, FloatType dtype, FloatType accDtype);
+                         StringRef clause, FloatType dtype, FloatType accDtype,
+                         ScalingAttr scaling, StringRef scalingClause);
 
 /// The divisors of a reducing collective: `pre` divides each input before
 /// the wire cast, `post` the accumulated sum.

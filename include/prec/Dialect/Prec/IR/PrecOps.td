@@ -162,7 +162,8 @@ class Prec_CollectiveOpBase<string mnemonic, list<Trait> traits = []>
     OptionalAttr<F64Attr>:$pre_divisor,
     OptionalAttr<F64Attr>:$post_divisor,
     OptionalAttr<Prec_ReductionAlgorithmAttr>:$algorithm,
-    OptionalAttr<Prec_FloatTypeAttr>:$inter_host_dtype
+    OptionalAttr<Prec_FloatTypeAttr>:$inter_host_dtype,
+    OptionalAttr<Prec_ScalingAttr>:$inter_host_scaling
   );
   let results = (outs Prec_FloatTensor:$result);
   let hasVerifier = 1;
@@ -200,8 +201,9 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
     gradient's partial sums cross hosts in it (docs/Prec.md, "Topology and
     two-level collectives"). It follows the rules of `inter_host_dtype`
     with the gradient's accumulation dtype (the default one of
-    `backward_dtype`): a type that dtype holds, not fp8, no `scaling`, and
-    a group with axes on both levels.
+    `backward_dtype`): a type that dtype holds, no `scaling`, and a group
+    with axes on both levels; an fp8 one needs `grad_inter_host_scaling`,
+    the gradient's `inter_host_scaling`.
 
     ```mlir
     shard.grid @dp(shape = 8)
@@ -215,13 +217,14 @@ def Prec_AllGatherOp : Prec_CollectiveOpBase<"all_gather",
     I64Attr:$gather_axis,
     DefaultValuedAttr<Prec_ReductionKindAttr,
                       "::mlir::prec::ReductionKind::Avg">:$grad_reduction,
-    OptionalAttr<Prec_FloatTypeAttr>:$grad_inter_host_dtype
+    OptionalAttr<Prec_FloatTypeAttr>:$grad_inter_host_dtype,
+    OptionalAttr<Prec_ScalingAttr>:$grad_inter_host_scaling
   ));
   let assemblyFormat = [{
     $input `on` $grid ``
     custom<AllGatherClauses>($grid_axes, $gather_axis, $forward_dtype,
       $backward_dtype, $rounding, $seed, $scaling, $grad_reduction,
-      $grad_inter_host_dtype)
+      $grad_inter_host_dtype, $grad_inter_host_scaling)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -286,9 +289,12 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     above, into partial sums in `acc_dtype`, then across hosts, where each
     partial sum travels in `inter_host_dtype` (default: `acc_dtype`),
     rounded to it once, and is summed in `acc_dtype`. `inter_host_dtype`
-    must be a type `acc_dtype` holds, not fp8, and is accepted only on an
-    op whose group spans both levels, rounds to nearest even and has no
-    `scaling`.
+    must be a type `acc_dtype` holds, and is accepted only on an op whose
+    group spans both levels, rounds to nearest even and has no `scaling`.
+    An fp8 `inter_host_dtype` needs `inter_host_scaling` (`dynamic`: one
+    scale per rank's partial sums, or `block`), and only it takes one: each
+    rank sends its scales with its partial sums, as a scaled reduction does
+    on its wire.
 
     ```mlir
     %g = prec.reduce_scatter %gw on @dp scatter_axis = 0 reduction = <avg>
@@ -310,7 +316,8 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
             backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
             reduction, acc_dtype, /*pre_divisor=*/nullptr,
             /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
-            /*inter_host_dtype=*/nullptr, scatter_axis);
+            /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr,
+            scatter_axis);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -318,7 +325,8 @@ def Prec_ReduceScatterOp : Prec_CollectiveOpBase<"reduce_scatter",
     $input `on` $grid ``
     custom<ReduceScatterClauses>($grid_axes, $scatter_axis, $reduction,
       $forward_dtype, $backward_dtype, $rounding, $seed, $scaling, $acc_dtype,
-      $pre_divisor, $post_divisor, $algorithm, $inter_host_dtype)
+      $pre_divisor, $post_divisor, $algorithm, $inter_host_dtype,
+      $inter_host_scaling)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
@@ -365,7 +373,7 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
             backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
             reduction, acc_dtype, /*pre_divisor=*/nullptr,
             /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
-            /*inter_host_dtype=*/nullptr);
+            /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -373,7 +381,7 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     $input `on` $grid ``
     custom<AllReduceClauses>($grid_axes, $reduction, $forward_dtype,
       $backward_dtype, $rounding, $seed, $scaling, $acc_dtype, $pre_divisor,
-      $post_divisor, $algorithm, $inter_host_dtype)
+      $post_divisor, $algorithm, $inter_host_dtype, $inter_host_scaling)
     attr-dict `:` type($input) `->` type($result)
   }];
 }

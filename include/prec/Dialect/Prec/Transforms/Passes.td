@@ -207,8 +207,10 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
       (the gather's transpose, or the step's own with
       `reshard-after-forward=false`) moves its partial sums across hosts in
       `DT`; it needs an FSDP mesh with `H > 1` hosts of more than one rank,
-      and a `DT` that the gradient's accumulation dtype holds. Parameters
-      whose gathers scale (fp8) reduce in one level and get none.
+      and a `DT` that the gradient's accumulation dtype holds. An fp8 `DT`
+      also gets `grad_inter_host_scaling = <dynamic>` (a scale per rank's
+      partial sums). Parameters whose gathers scale (fp8) reduce in one
+      level and get none.
     - `reshard-after-forward` (default true, FSDP2's default) gathers the
       parameters inside a differentiable `@loss_sharded`, so that the
       backward gathers them again; `false` gathers them once in the step and
@@ -282,8 +284,8 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     Option<"interHostReduceDtype", "inter-host-reduce-dtype", "std::string",
            "\"\"",
            "the dtype the gradients' partial sums cross hosts in "
-           "(`grad_inter_host_dtype` on every parameter gather; FSDP "
-           "mesh with hosts > 1 only)">,
+           "(`grad_inter_host_dtype` on every parameter gather, with "
+           "dynamic scales for fp8; FSDP mesh with hosts > 1 only)">,
     Option<"numParams", "num-params", "int64_t", "-1",
            "the number of leading loss arguments that are parameters "
            "(default: every float tensor argument not marked prec.no_grad)">,
@@ -540,8 +542,9 @@ def PrecBucketCollectives
     gathers), `inter_host_dtype` (`grad_inter_host_dtype` for gathers: the
     merged gather's gradient is one reduce_scatter), `pre_divisor`,
     `post_divisor` and algorithm
-    (`getReductionAlgorithm`), round to nearest even, have no `scaling` and
-    no fp8 dtype, static shapes and a static group size, and when gathers
+    (`getReductionAlgorithm`), round to nearest even, have no `scaling`,
+    no fp8 dtype and no fp8 inter-host dtype (whose scales are their
+    tensor's), static shapes and a static group size, and when gathers
     and scatters work on axis 0 (the FSDP case). They must be independent:
     no member may use another's result, directly or through other ops. The
     merged collective goes before the first member, or right after the
@@ -858,7 +861,9 @@ def PrecDecomposeCollectives
     one-level op's layout: a reduce_scatter inside the host (the chunks
     reordered host-major where needed) into partial sums in `acc_dtype`,
     then one across hosts of the partial sums in `inter_host_dtype`
-    (default `acc_dtype`); an all_reduce is a reduce_scatter inside the
+    (default `acc_dtype`; an fp8 one with `inter_host_scaling` becomes what
+    prec-materialize-scales makes of a scaled reduction, each rank's scales
+    sent with its quantized partial sums); an all_reduce is a reduce_scatter inside the
     host, an all_reduce of the slice across hosts and an all_gather inside
     the host; an all_gather gathers across hosts first, then inside, then
     restores group order. Each is then lowered as above (docs/Prec.md,
