@@ -28,8 +28,8 @@ after WARMUP; prec-run --step-times, FSDP2 between its steps' ends, each
 ended by the loss's all_reduce), its ratio to FSDP2's, the bytes per step
 that crossed hosts (measured on the links: what the hosts' ports of the
 switch received, IP and TCP headers included, over the whole run divided by
-its steps), the payload the ranks sent in all (prec-run --traffic, the
-runtime's count) and what of it stayed inside hosts (the difference), and
+its steps), the payload the ranks sent (prec-run --traffic, the runtime's
+count) to ranks on other hosts and inside their host, and in all, and
 the share of a step prec spends in collectives (prec-run --profile; prec's
 collectives block, so all of it is exposed; with --overlap it is the time
 the rank waited for started transports, the exposed part).
@@ -178,8 +178,11 @@ def parse(name, output, across, warmup, steps):
                across=across / total, payload=None, comm=None, comm_ms=None,
                background_ms=None)
     if name != "fsdp2":
-        sent = [int(b) for b in re.findall(r"traffic per step, as the runtime counted the last "
-                                           r"one: .*sent (\d+) bytes", output)]
+        # Per rank: the payload it sent, and what of it went to other hosts
+        # (printed where the step moved bytes between hosts).
+        sent = [(int(b), int(a or 0)) for b, a in re.findall(
+            r"traffic per step, as the runtime counted the last one: .*"
+            r"sent (\d+) bytes(?: \((\d+) to other hosts\))?", output)]
         shares, comm_ms, background_ms = [], [], []
         for block in re.findall(r"profile, per step of \d+.*?\n((?:  .*\n)+)", output):
             step = float(re.search(r"step\s+([0-9.]+) ms", block).group(1))
@@ -189,7 +192,8 @@ def parse(name, output, across, warmup, steps):
             background = re.search(r"started transports \(bg\)\s+([0-9.]+) ms", block)
             if background:
                 background_ms.append(float(background.group(1)))
-        row["payload"] = sum(sent) if sent else None
+        row["payload"] = sum(b for b, _ in sent) if sent else None
+        row["payload_across"] = sum(a for _, a in sent) if sent else None
         row["comm"] = statistics.mean(shares) if shares else None
         row["comm_ms"] = statistics.mean(comm_ms) if comm_ms else None
         row["background_ms"] = (statistics.mean(background_ms)
@@ -344,19 +348,22 @@ def print_report(options, configs, out, rows, load):
              options.batch, options.seq, options.steps, options.warmup, cpu, os.cpu_count(),
              " ".join("%.2f" % l for l in load) if load else "(not recorded: --report)"))
     print("| link | configuration | step | vs FSDP2 | across hosts / step (links) "
-          "| inside hosts / step | payload sent / step, all ranks | collectives / step "
+          "| payload across hosts / step | payload inside hosts / step "
+          "| payload sent / step, all ranks | collectives / step "
           "| collectives' share | started transports (bg) / step |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for rate, by_name in rows.items():
         base = by_name.get("fsdp2", {}).get("step")
         for name in configs:
             r = by_name[name]
-            # The payload less what crossed hosts (whose headers, about 0.2 %,
-            # make it a little low).
-            inside = None if r["payload"] is None else r["payload"] - r["across"]
-            print("| %s | %s | %.3f s | %s | %s | %s | %s | %s | %s | %s |"
+            # The runtime's count of the payload (prec-run --traffic), and
+            # what of it went to ranks on other hosts.
+            across = r.get("payload_across")
+            inside = None if r["payload"] is None else r["payload"] - across
+            print("| %s | %s | %.3f s | %s | %s | %s | %s | %s | %s | %s | %s |"
                   % (rate, name, r["step"], "%.2f" % (r["step"] / base) if base else "-",
-                     fmt_bytes(r["across"]), fmt_bytes(inside), fmt_bytes(r["payload"]),
+                     fmt_bytes(r["across"]), fmt_bytes(across), fmt_bytes(inside),
+                     fmt_bytes(r["payload"]),
                      "-" if r["comm_ms"] is None else "%.0f ms" % r["comm_ms"],
                      "-" if r["comm"] is None else "%.0f%%" % (100 * r["comm"]),
                      "-" if r.get("background_ms") is None

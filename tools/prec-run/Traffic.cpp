@@ -4,6 +4,7 @@
 
 #include "precrt/compiled.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <vector>
@@ -23,6 +24,26 @@ std::vector<precrt_compiled_traffic_t> getRecords(int64_t &completed) {
   return records;
 }
 
+/// "sent S bytes, received R bytes", with what of them crossed hosts where
+/// `acrossHosts` (the step moved bytes between hosts).
+std::string formatBytes(uint64_t sent, uint64_t received, uint64_t sentAcross,
+                        uint64_t receivedAcross, bool acrossHosts) {
+  if (!acrossHosts)
+    return llvm::formatv("sent {0} bytes, received {1} bytes", sent, received)
+        .str();
+  return llvm::formatv("sent {0} bytes ({1} to other hosts), received {2} "
+                       "bytes ({3} from other hosts)",
+                       sent, sentAcross, received, receivedAcross)
+      .str();
+}
+
+/// Whether any of `records` moved bytes between hosts.
+bool crossesHosts(const std::vector<precrt_compiled_traffic_t> &records) {
+  return llvm::any_of(records, [](const precrt_compiled_traffic_t &record) {
+    return record.bytes_sent_across_hosts || record.bytes_received_across_hosts;
+  });
+}
+
 } // namespace
 
 std::string prec_run::summarizeTraffic(int32_t rank,
@@ -30,7 +51,7 @@ std::string prec_run::summarizeTraffic(int32_t rank,
   int64_t completed;
   std::vector<precrt_compiled_traffic_t> records = getRecords(completed);
   int64_t counts[4] = {}, bytes[4] = {};
-  uint64_t sent = 0, received = 0;
+  uint64_t sent = 0, received = 0, sentAcross = 0, receivedAcross = 0;
   bool uncounted = false;
   for (const precrt_compiled_traffic_t &record : records) {
     if (record.transport >= 0 && record.transport < 4) {
@@ -39,6 +60,8 @@ std::string prec_run::summarizeTraffic(int32_t rank,
     }
     sent += record.bytes_sent;
     received += record.bytes_received;
+    sentAcross += record.bytes_sent_across_hosts;
+    receivedAcross += record.bytes_received_across_hosts;
     uncounted |= record.backend == PRECRT_BACKEND_NCCL;
   }
   std::string text =
@@ -55,9 +78,10 @@ std::string prec_run::summarizeTraffic(int32_t rank,
                 .str();
     first = false;
   }
-  text += llvm::formatv("{0} {1} collectives, sent {2} bytes, received {3} "
-                        "bytes",
-                        first ? "" : ";", completed, sent, received)
+  text += llvm::formatv("{0} {1} collectives, {2}", first ? "" : ";",
+                        completed,
+                        formatBytes(sent, received, sentAcross, receivedAcross,
+                                    crossesHosts(records)))
               .str();
   if (completed > int64_t(records.size()))
     text += llvm::formatv(" (the first {0} collectives)", records.size()).str();
@@ -77,7 +101,8 @@ std::string prec_run::describeTraffic(int32_t rank) {
                     "counted it:\n",
                     rank)
           .str();
-  uint64_t sent = 0, received = 0;
+  uint64_t sent = 0, received = 0, sentAcross = 0, receivedAcross = 0;
+  bool acrossHosts = crossesHosts(records);
   for (auto [index, record] : llvm::enumerate(records)) {
     const char *transport = record.transport >= 0 && record.transport < 4
                                 ? transportNames[record.transport]
@@ -88,19 +113,22 @@ std::string prec_run::describeTraffic(int32_t rank) {
         precrtBackendName(static_cast<precrt_backend_t>(record.backend));
     text +=
         llvm::formatv(
-            "  #{0} {1} of {2} x {3} over {4} ranks ({5}): "
-            "sent {6} bytes, received {7} bytes{8}\n",
+            "  #{0} {1} of {2} x {3} over {4} ranks ({5}): {6}{7}\n",
             index, transport, record.send_count, dtype ? dtype : "?",
-            record.group_size, backend ? backend : "?", record.bytes_sent,
-            record.bytes_received,
+            record.group_size, backend ? backend : "?",
+            formatBytes(record.bytes_sent, record.bytes_received,
+                        record.bytes_sent_across_hosts,
+                        record.bytes_received_across_hosts, acrossHosts),
             record.backend == PRECRT_BACKEND_NCCL ? " (nccl: not counted)" : "")
             .str();
     sent += record.bytes_sent;
     received += record.bytes_received;
+    sentAcross += record.bytes_sent_across_hosts;
+    receivedAcross += record.bytes_received_across_hosts;
   }
-  text += llvm::formatv("  total: {0} collectives, sent {1} bytes, received "
-                        "{2} bytes",
-                        completed, sent, received)
+  text += llvm::formatv("  total: {0} collectives, {1}", completed,
+                        formatBytes(sent, received, sentAcross, receivedAcross,
+                                    acrossHosts))
               .str();
   if (completed > int64_t(records.size()))
     text += llvm::formatv(" (the first {0} collectives)", records.size()).str();

@@ -256,6 +256,9 @@ typedef struct precrt_compiled_traffic_t {
   int32_t backend; /* precrt_backend_t of the group */
   uint64_t bytes_sent;
   uint64_t bytes_received;
+  /* Of those, to and from ranks on other hosts (precrt_traffic_t). */
+  uint64_t bytes_sent_across_hosts;
+  uint64_t bytes_received_across_hosts;
 } precrt_compiled_traffic_t;
 
 /* The maximum number of records kept between two resets; later calls are

@@ -175,6 +175,11 @@ typedef struct precrt_traffic_t {
   uint64_t bytes_received;
   /* Collectives and send/recv calls that moved data or could have. */
   uint64_t calls;
+  /* Of bytes_sent and bytes_received, those to and from ranks on other
+   * hosts: MPI ranks whose processor names (MPI_Get_processor_name) differ.
+   * The local backend's ranks share one host. */
+  uint64_t bytes_sent_across_hosts;
+  uint64_t bytes_received_across_hosts;
 } precrt_traffic_t;
 
 PRECRT_EXPORT precrt_status_t precrtCommGetTraffic(precrt_comm_t comm,

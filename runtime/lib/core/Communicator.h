@@ -215,10 +215,14 @@ protected:
                                       std::unique_ptr<Communicator> *result) = 0;
 
   /// Counts payload that the backend moved for this rank: `sent` bytes to
-  /// peers (read by them, on the local backend) and `received` from them.
-  void countTraffic(uint64_t sent, uint64_t received) {
+  /// peers (read by them, on the local backend) and `received` from them,
+  /// of which `sentAcross` and `receivedAcross` to and from other hosts.
+  void countTraffic(uint64_t sent, uint64_t received, uint64_t sentAcross = 0,
+                    uint64_t receivedAcross = 0) {
     traffic_.bytes_sent += sent;
     traffic_.bytes_received += received;
+    traffic_.bytes_sent_across_hosts += sentAcross;
+    traffic_.bytes_received_across_hosts += receivedAcross;
   }
 
   /// After a timeout or a peer failure: every later call fails at once with

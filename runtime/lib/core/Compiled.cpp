@@ -131,14 +131,36 @@ precrt_status_t findGroup(precrt_comm_t world, int32_t num_dims,
 }
 
 /// The record of one completed compiled collective.
+/// `moved` is what the group's counters moved during the call.
 precrt_compiled_traffic_t makeRecord(precrt_comm_t group, int32_t transport,
                                      int32_t dtype, int64_t sendCount,
-                                     int32_t groupSize, uint64_t sent,
-                                     uint64_t received) {
+                                     int32_t groupSize,
+                                     const precrt_traffic_t &moved) {
   precrt_backend_t backend = PRECRT_BACKEND_LOCAL;
   if (group)
     precrtCommBackend(group, &backend);
-  return {transport, dtype, sendCount, groupSize, backend, sent, received};
+  return {transport,
+          dtype,
+          sendCount,
+          groupSize,
+          backend,
+          moved.bytes_sent,
+          moved.bytes_received,
+          moved.bytes_sent_across_hosts,
+          moved.bytes_received_across_hosts};
+}
+
+/// What the counters `before` and `after` of one communicator moved between.
+precrt_traffic_t getMoved(const precrt_traffic_t &before,
+                          const precrt_traffic_t &after) {
+  precrt_traffic_t moved = {};
+  moved.bytes_sent = after.bytes_sent - before.bytes_sent;
+  moved.bytes_received = after.bytes_received - before.bytes_received;
+  moved.bytes_sent_across_hosts =
+      after.bytes_sent_across_hosts - before.bytes_sent_across_hosts;
+  moved.bytes_received_across_hosts =
+      after.bytes_received_across_hosts - before.bytes_received_across_hosts;
+  return moved;
 }
 
 /// Appends a completed compiled collective to the calling rank's log.
@@ -207,8 +229,7 @@ Completion runTransport(precrt_comm_t world, const Transport &call) {
   precrtCommGetTraffic(group, &after);
   Completion completion;
   completion.record = makeRecord(group, transport, dtype, send_count,
-                                 groupSize, after.bytes_sent - before.bytes_sent,
-                                 after.bytes_received - before.bytes_received);
+                                 groupSize, getMoved(before, after));
   return completion;
 }
 
@@ -811,16 +832,15 @@ extern "C" int32_t precrtCompiledWindowFence(
                       " ranks: expected a multiple of " +
                       std::to_string(groupSize));
     auto *comm = reinterpret_cast<precrt::Communicator *>(group);
-    uint64_t sent = 0, received = 0;
+    precrt_traffic_t moved = {};
     std::string message;
     precrt_status_t status = comm->peerWindows().fence(
         group, groupSize, rank, transport, static_cast<char *>(slot),
-        size_t(segment_count), type, comm->timeoutMs(), sent, received,
-        message);
+        size_t(segment_count), type, comm->timeoutMs(), moved, message);
     if (status != PRECRT_SUCCESS)
       return fail(status, message);
-    appendTraffic(makeRecord(group, transport, dtype, segment_count, groupSize,
-                             sent, received));
+    appendTraffic(
+        makeRecord(group, transport, dtype, segment_count, groupSize, moved));
     return PRECRT_SUCCESS;
   });
 }

@@ -383,8 +383,8 @@ PeerWindows::waitForPeers(Window &window, Communicator &group, int groupSize,
 precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
                                    int rank, int32_t transport, char *slot,
                                    size_t segmentCount, precrt_dtype_t dtype,
-                                   int64_t timeoutMs, uint64_t &sent,
-                                   uint64_t &received, std::string &message) {
+                                   int64_t timeoutMs, precrt_traffic_t &moved,
+                                   std::string &message) {
   const size_t segmentBytes = byteSize(dtype, segmentCount);
   const bool allToAll = transport == PRECRT_TRANSPORT_ALL_TO_ALL;
   const size_t blockCount = allToAll ? segmentCount / groupSize : segmentCount;
@@ -421,8 +421,8 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
     uint64_t payload = uint64_t(groupSize - 1) * blockBytes;
     reinterpret_cast<Communicator *>(group)->countWindowTraffic(payload,
                                                                 payload);
-    sent += payload;
-    received += payload;
+    moved.bytes_sent += payload;
+    moved.bytes_received += payload;
     return PRECRT_SUCCESS;
   }
   // A private window: the same bytes land in the same places by messages.
@@ -450,8 +450,12 @@ precrt_status_t PeerWindows::fence(precrt_comm_t group, int groupSize,
     return status;
   }
   precrtCommGetTraffic(group, &after);
-  sent += after.bytes_sent - before.bytes_sent;
-  received += after.bytes_received - before.bytes_received;
+  moved.bytes_sent += after.bytes_sent - before.bytes_sent;
+  moved.bytes_received += after.bytes_received - before.bytes_received;
+  moved.bytes_sent_across_hosts +=
+      after.bytes_sent_across_hosts - before.bytes_sent_across_hosts;
+  moved.bytes_received_across_hosts +=
+      after.bytes_received_across_hosts - before.bytes_received_across_hosts;
   return PRECRT_SUCCESS;
 }
 

@@ -55,13 +55,13 @@ public:
   /// most `timeoutMs`, less when a missing rank has left the group) and
   /// checks that all made the same call; a private one
   /// moves the data with the backend's collectives. Adds the payload bytes
-  /// this rank read from its peers or made readable for them to `sent` and
-  /// `received`.
+  /// this rank read from its peers or made readable for them to `moved`
+  /// (those of a shared window to its bytes sent and received: its ranks
+  /// share one machine).
   precrt_status_t fence(precrt_comm_t group, int groupSize, int rank,
                         int32_t transport, char *slot, size_t segmentCount,
                         precrt_dtype_t dtype, int64_t timeoutMs,
-                        uint64_t &sent, uint64_t &received,
-                        std::string &message);
+                        precrt_traffic_t &moved, std::string &message);
 
 private:
   /// What each rank of a shared window publishes in the shared memory, one

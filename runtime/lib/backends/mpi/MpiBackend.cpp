@@ -73,6 +73,9 @@ struct MpiWorld {
   uint32_t channels = 0;
   uint32_t nextChannel = 1;
   Liveness liveness;
+  /// The host of each MPI rank, numbered in order of first appearance: ranks
+  /// with the same processor name share one.
+  std::vector<int> hostOfRank;
 };
 
 class MpiCommunicator;
@@ -99,6 +102,9 @@ public:
     if (ranks_.empty())
       for (int peer = 0; peer < size; ++peer)
         ranks_.push_back(peer);
+    for (int peer = 0; peer < size; ++peer)
+      onOtherHost_.push_back(world->hostOfRank[ranks_[peer]] !=
+                             world->hostOfRank[ranks_[rank]]);
     int worldSize = 0;
     MPI_Comm_size(comm_, &worldSize);
     std::vector<int> groupRanks(worldSize, -1);
@@ -159,7 +165,9 @@ private:
       // Only the data phase waits without a deadline; descriptors and
       // headers are not payload.
       if (deadline == kNoDeadline)
-        countTraffic(requests.bytesSent(), requests.bytesReceived());
+        countTraffic(requests.bytesSent(), requests.bytesReceived(),
+                     requests.bytesSentAcrossHosts(),
+                     requests.bytesReceivedAcrossHosts());
       return status;
     }
     std::string reason = lastErrorMessage();
@@ -212,8 +220,9 @@ private:
   std::unique_ptr<MpiWorld> ownedWorld_;
   MPI_Comm comm_;
   uint32_t channel_;
-  /// The world rank of each rank.
+  /// The world rank of each rank, and whether it is on another host.
   std::vector<int> ranks_;
+  std::vector<char> onOtherHost_;
   PeerExits exits_;
   /// What this rank made, for its exit notices: collectives, and
   /// point-to-point messages per peer.
@@ -394,7 +403,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
   if (call.op() == CollectiveOp::GridSplit && !call.agreementOnly)
     descriptors[me].backendWord = world_->nextChannel;
   {
-    RequestSet requests(comm_, ranks_, world_->liveness);
+    RequestSet requests(comm_, ranks_, onOtherHost_, world_->liveness);
     for (int peer = 0; peer < n; ++peer) {
       if (peer == me)
         continue;
@@ -430,7 +439,7 @@ precrt_status_t MpiCommunicator::runCollective(const CollectiveCall &call) {
     if (dst != src && length)
       std::memcpy(dst, src, length);
   };
-  RequestSet requests(comm_, ranks_, world_->liveness);
+  RequestSet requests(comm_, ranks_, onOtherHost_, world_->liveness);
   switch (call.op()) {
   case CollectiveOp::Barrier:
   case CollectiveOp::PointToPoint:
@@ -551,7 +560,7 @@ precrt_status_t MpiCommunicator::ringReduce(const CollectiveCall &call,
     std::memcpy(partial_.data(), ownElements(me - 1), chunkBytes(me - 1));
   for (int step = 0; step < n - 1; ++step) {
     int sendIndex = me - 1 - step, recvIndex = me - 2 - step;
-    RequestSet requests(comm_, ranks_, world_->liveness);
+    RequestSet requests(comm_, ranks_, onOtherHost_, world_->liveness);
     if (chunkBytes(sendIndex))
       requests.send(partial_.data(), chunkBytes(sendIndex), right,
                     tag(kCollectiveData));
@@ -614,7 +623,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   headers[kSent] = sendHeader;
   headers[kExpected] = recvHeader;
   {
-    RequestSet requests(comm_, ranks_, world_->liveness);
+    RequestSet requests(comm_, ranks_, onOtherHost_, world_->liveness);
     if (call.sendPeer >= 0) {
       requests.send(&headers[kSent], sizeof(CallDescriptor), call.sendPeer,
                     tag(kSendHeader));
@@ -647,7 +656,7 @@ MpiCommunicator::runPointToPoint(const PointToPointCall &call,
   if (call.agreementOnly)
     return PRECRT_SUCCESS;
   size_t elementSize = precrtDtypeSize(call.dtype);
-  RequestSet requests(comm_, ranks_, world_->liveness);
+  RequestSet requests(comm_, ranks_, onOtherHost_, world_->liveness);
   if (call.sendPeer >= 0 && call.sendCount)
     requests.send(call.send, call.sendCount * elementSize, call.sendPeer,
                   tag(kPointToPointData));
@@ -672,6 +681,52 @@ MpiCommunicator::createGroup(const GridGroup &membership,
 }
 
 bool initializedMpiHere = false;
+
+/// The host of each rank of `comm` (MpiWorld::hostOfRank), from the ranks'
+/// processor names, gathered without blocking past `timeoutMs`.
+precrt_status_t findHosts(MPI_Comm comm, int size, int64_t timeoutMs,
+                          std::vector<int> &hostOfRank) {
+  std::vector<char> own(MPI_MAX_PROCESSOR_NAME, 0);
+  std::vector<char> names(size_t(size) * MPI_MAX_PROCESSOR_NAME, 0);
+  int length = 0;
+  MPI_Get_processor_name(own.data(), &length);
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Iallgather(own.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                          names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm,
+                          &request);
+  const auto deadline =
+      Clock::now() +
+      std::chrono::milliseconds(std::min<int64_t>(
+          timeoutMs, int64_t(100) * 365 * 24 * 3600 * 1000));
+  for (int done = 0; rc == MPI_SUCCESS && !done;) {
+    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done)
+      break;
+    if (Clock::now() >= deadline) {
+      // MPI still holds the buffers of the exchange.
+      retire(own);
+      retire(names);
+      return fail(PRECRT_ERROR_TIMEOUT,
+                  "not every rank took part in the exchange of host names "
+                  "that starts an MPI world within %lld ms",
+                  static_cast<long long>(timeoutMs));
+    }
+    sched_yield();
+  }
+  if (rc != MPI_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND,
+                "MPI_Iallgather of the host names failed: %s",
+                mpiErrorText(rc).c_str());
+  std::vector<std::string> hosts;
+  for (int rank = 0; rank < size; ++rank) {
+    std::string name(names.data() + size_t(rank) * MPI_MAX_PROCESSOR_NAME);
+    auto found = std::find(hosts.begin(), hosts.end(), name);
+    hostOfRank.push_back(int(found - hosts.begin()));
+    if (found == hosts.end())
+      hosts.push_back(name);
+  }
+  return PRECRT_SUCCESS;
+}
 
 } // namespace
 
@@ -709,6 +764,9 @@ precrt_status_t createMpiWorld(int64_t timeoutMs,
   MPI_Comm_size(comm, &size);
   auto state = std::make_unique<MpiWorld>();
   state->comm = comm;
+  if (precrt_status_t status =
+          findHosts(comm, size, timeoutMs, state->hostOfRank))
+    return status;
   state->liveness.start(comm, size);
   int *tagUpperBound = nullptr, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);

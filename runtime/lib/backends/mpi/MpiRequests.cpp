@@ -58,6 +58,8 @@ void RequestSet::post(int peer, bool receive, Post postPiece, const char *data,
     MPI_Request request = MPI_REQUEST_NULL;
     int rc = postPiece(data + offset, int(length), &request);
     (receive ? bytesReceived_ : bytesSent_) += length;
+    if (onOtherHost_[peer])
+      (receive ? bytesReceivedAcrossHosts_ : bytesSentAcrossHosts_) += length;
     if (rc != MPI_SUCCESS && postError_ == MPI_SUCCESS)
       postError_ = rc;
     requests_.push_back(request);

@@ -32,10 +32,12 @@ public:
   /// before it left.
   using MadeCall = std::function<bool(int peer, const ExitNotice &notice)>;
 
-  /// `ranks[peer]` is the MPI rank in `comm` of communicator rank `peer`.
-  RequestSet(MPI_Comm comm, const std::vector<int> &ranks, Liveness &liveness)
-      : comm_(comm), ranks_(ranks), liveness_(liveness),
-        lost_(ranks.size(), false) {}
+  /// `ranks[peer]` is the MPI rank in `comm` of communicator rank `peer`,
+  /// `onOtherHost[peer]` whether it runs on another host than this rank.
+  RequestSet(MPI_Comm comm, const std::vector<int> &ranks,
+             const std::vector<char> &onOtherHost, Liveness &liveness)
+      : comm_(comm), ranks_(ranks), onOtherHost_(onOtherHost),
+        liveness_(liveness), lost_(ranks.size(), false) {}
   RequestSet(const RequestSet &) = delete;
   RequestSet &operator=(const RequestSet &) = delete;
 
@@ -74,9 +76,12 @@ public:
   /// that failed it; -1 if none.
   int lostPeer() const { return lostPeer_; }
 
-  /// Payload bytes of the sends and receives posted so far.
+  /// Payload bytes of the sends and receives posted so far, and of those
+  /// to and from peers on other hosts.
   size_t bytesSent() const { return bytesSent_; }
   size_t bytesReceived() const { return bytesReceived_; }
+  size_t bytesSentAcrossHosts() const { return bytesSentAcrossHosts_; }
+  size_t bytesReceivedAcrossHosts() const { return bytesReceivedAcrossHosts_; }
 
 private:
   /// What silentPeer() knows of one wait.
@@ -107,6 +112,7 @@ private:
 
   MPI_Comm comm_;
   const std::vector<int> &ranks_;
+  const std::vector<char> &onOtherHost_;
   Liveness &liveness_;
   std::vector<MPI_Request> requests_;
   std::vector<int> peers_;
@@ -115,6 +121,8 @@ private:
   bool holdsBuffers_ = false;
   size_t bytesSent_ = 0;
   size_t bytesReceived_ = 0;
+  size_t bytesSentAcrossHosts_ = 0;
+  size_t bytesReceivedAcrossHosts_ = 0;
   int64_t timeoutMs_ = 0;
   /// Peers that stopped answering: nothing more is waited for from them.
   std::vector<bool> lost_;
