@@ -9,6 +9,7 @@
 shard.grid @dp(shape = 4)
 shard.grid @hsdp(shape = 2x3)
 shard.grid @single(shape = 1)
+shard.grid @hosts(shape = 2x2) {prec.inter_host_axes = array<i16: 0>}
 
 // Every function lowers to LLVM after blocking.
 // LOWER-LABEL: llvm.func @blocked
@@ -64,7 +65,8 @@ func.func @exact_multiple(%x: tensor<960xbf16>) -> tensor<960xf32> {
 // dtype); stochastic rounding (its random bits follow the element's place);
 // a group of one rank; a scaled fp8 wire (its scale is the whole tensor's);
 // a bf16 all_reduce into bf16 and an f32 one with a bf16 result (the
-// gathered slices are the result: no kernel writes a block in place).
+// gathered slices are the result: no kernel writes a block in place); fp8
+// partial sums between hosts (each rank's scale is its whole slice's).
 // Dynamic shapes: block-all-reduce-dynamic.mlir.
 // CHECK-LABEL: func.func @whole
 // CHECK-NOT: scf.for
@@ -75,11 +77,12 @@ func.func @exact_multiple(%x: tensor<960xbf16>) -> tensor<960xf32> {
 // CHECK: prec.all_reduce %{{.*}} scaling = <dynamic>{{.*}} : tensor<4096xf32> -> tensor<4096xf32>
 // CHECK: prec.all_reduce %{{.*}} : tensor<4096xbf16> -> tensor<4096xbf16>
 // CHECK: prec.all_reduce %{{.*}} : tensor<4096xf32> -> tensor<4096xbf16>
+// CHECK: prec.all_reduce %{{.*}} inter_host_scaling = <dynamic> : tensor<4096xf32> -> tensor<4096xf32>
 // CHECK-NOT: scf.for
 func.func @whole(%small: tensor<256xf32>, %x: tensor<4096xf32>, %seed: i64,
                   %h: tensor<4096xbf16>)
     -> (tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>,
-        tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>) {
+        tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>, tensor<4096xf32>) {
   %0 = prec.all_reduce %small on @dp forward_dtype = bf16 acc_dtype = f32
          : tensor<256xf32> -> tensor<256xf32>
   %1 = prec.all_reduce %x on @dp forward_dtype = f32 acc_dtype = f32
@@ -94,7 +97,10 @@ func.func @whole(%small: tensor<256xf32>, %x: tensor<4096xf32>, %seed: i64,
          : tensor<4096xbf16> -> tensor<4096xbf16>
   %6 = prec.all_reduce %x on @dp forward_dtype = bf16 acc_dtype = f32
          : tensor<4096xf32> -> tensor<4096xbf16>
-  return %0, %1, %2, %3, %4, %5, %6
+  %7 = prec.all_reduce %x on @hosts forward_dtype = bf16 acc_dtype = f32
+         inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+         : tensor<4096xf32> -> tensor<4096xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7
     : tensor<256xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>,
-      tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>
+      tensor<4096xf32>, tensor<4096xbf16>, tensor<4096xbf16>, tensor<4096xf32>
 }

@@ -10,6 +10,7 @@
 shard.grid @dp(shape = 4)
 shard.grid @hsdp(shape = 2x3)
 shard.grid @single(shape = 1)
+shard.grid @hosts(shape = 2x2) {prec.inter_host_axes = array<i16: 0>}
 
 // Every function lowers to LLVM after blocking.
 // LOWER-LABEL: llvm.func @sgd_in_blocks
@@ -131,7 +132,8 @@ func.func @optimizer_after_the_loop(%g: tensor<40x32xf32>, %w: tensor<10x32xf32>
 
 // Not cut: no larger than one block; the ring (acc_dtype is the wire
 // dtype); stochastic rounding; a group of one rank; a scaled fp8 wire (its
-// scale is the whole tensor's); an empty tensor.
+// scale is the whole tensor's); an empty tensor; fp8 partial sums between
+// hosts (each rank's scales are its whole chunk's, or its blocks').
 // CHECK-LABEL: func.func @whole
 // CHECK-NOT: scf.for
 // CHECK: prec.reduce_scatter %{{.*}} : tensor<8x32xf32> -> tensor<2x32xf32>
@@ -140,11 +142,13 @@ func.func @optimizer_after_the_loop(%g: tensor<40x32xf32>, %w: tensor<10x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} on @single {{.*}} : tensor<40x32xf32> -> tensor<40x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} scaling = <dynamic>{{.*}} : tensor<40x32xf32> -> tensor<10x32xf32>
 // CHECK: prec.reduce_scatter %{{.*}} : tensor<8x0x512xf32> -> tensor<2x0x512xf32>
+// CHECK: prec.reduce_scatter %{{.*}} inter_host_scaling = <dynamic> : tensor<40x32xf32> -> tensor<10x32xf32>
+// CHECK: prec.reduce_scatter %{{.*}} inter_host_scaling = <block, block_size = 32> : tensor<40x32xf32> -> tensor<10x32xf32>
 // CHECK-NOT: scf.for
 func.func @whole(%small: tensor<8x32xf32>, %g: tensor<40x32xf32>, %seed: i64,
                  %empty: tensor<8x0x512xf32>)
     -> (tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>,
-        tensor<2x0x512xf32>) {
+        tensor<2x0x512xf32>, tensor<10x32xf32>, tensor<10x32xf32>) {
   %0 = prec.reduce_scatter %small on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
          : tensor<8x32xf32> -> tensor<2x32xf32>
   %1 = prec.reduce_scatter %g on @dp scatter_axis = 0 forward_dtype = f32 acc_dtype = f32
@@ -157,8 +161,14 @@ func.func @whole(%small: tensor<8x32xf32>, %g: tensor<40x32xf32>, %seed: i64,
          acc_dtype = f32 : tensor<40x32xf32> -> tensor<10x32xf32>
   %5 = prec.reduce_scatter %empty on @dp scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
          : tensor<8x0x512xf32> -> tensor<2x0x512xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>,
-    tensor<2x0x512xf32>
+  %6 = prec.reduce_scatter %g on @hosts scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
+         inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+         : tensor<40x32xf32> -> tensor<10x32xf32>
+  %7 = prec.reduce_scatter %g on @hosts scatter_axis = 0 forward_dtype = bf16 acc_dtype = f32
+         inter_host_dtype = f8E4M3FN inter_host_scaling = <block, block_size = 32>
+         : tensor<40x32xf32> -> tensor<10x32xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x32xf32>, tensor<10x32xf32>, tensor<10x32xf32>, tensor<40x32xf32>, tensor<10x32xf32>,
+    tensor<2x0x512xf32>, tensor<10x32xf32>, tensor<10x32xf32>
 }
 
 // One index of the outer dimension is more than a block: 2 x 64 x 8 f32

@@ -1613,6 +1613,15 @@ func.func @inter_host_scaling_delayed(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @inter_host_fp8_f64_sums(%x: tensor<8xf64>) -> tensor<8xf64> {
+  // expected-error @+1 {{expected an acc_dtype of 32 bits or fewer with the 'f8E4M3FN' inter_host_dtype, got 'f64': scales are f32, and partial sums beyond its range would saturate}}
+  %0 = prec.all_reduce %x on @hosts acc_dtype = f64 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic> : tensor<8xf64> -> tensor<8xf64>
+  return %0 : tensor<8xf64>
+}
+
+// -----
+
 // Each rank's partial sums for another host are its result's shape: they
 // cross in whole blocks of its innermost dimension.
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}

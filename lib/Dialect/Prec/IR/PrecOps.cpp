@@ -624,7 +624,8 @@ mlir::prec::getRegroupableGroupSize(CollectiveOpInterface op,
       !op.getResult().getType().hasStaticShape() ||
       (requirements.nonEmpty && inputType.getNumElements() == 0))
     return std::nullopt;
-  if (op.getScalingAttr() || op.getRounding() != RoundingMode::NearestEven)
+  if (op.getScalingAttr() || op.getInterHostScalingAttr() ||
+      op.getRounding() != RoundingMode::NearestEven)
     return std::nullopt;
   if (requirements.direct &&
       (!op.isReduction() ||
@@ -746,6 +747,11 @@ LogicalResult mlir::prec::verifyInterHostWireDtype(
                        << " <dynamic> or <block, ...>: delayed scaling keeps "
                           "an amax history across steps, which a collective "
                           "has no operand for";
+  if (fp8 && accDtype.getWidth() > 32)
+    return emitError() << "expected an acc_dtype of 32 bits or fewer with the "
+                       << dtype << " " << clause << ", got " << accDtype
+                       << ": scales are f32, and partial sums beyond its "
+                          "range would saturate";
   return success();
 }
 

@@ -116,8 +116,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
           }))
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
-  if (op.getInterHostScalingAttr())
-    return std::nullopt;
+  // A merged gather's gradient would scale the merged partial sums.
   if (auto gather = dyn_cast<AllGatherOp>(op.getOperation());
       gather && gather.getGradInterHostScalingAttr())
     return std::nullopt;

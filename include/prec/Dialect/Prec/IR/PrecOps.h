@@ -113,8 +113,9 @@ struct RegroupRequirements {
 
 /// The group size of `op` when its elements may be regrouped, cut into
 /// blocks or merged with other collectives' into one buffer, without
-/// changing a bit of any result: static shapes, no scaling (a scale is
-/// computed over a whole tensor or block), rounding to nearest even
+/// changing a bit of any result: static shapes, no scaling of the wire or of
+/// the partial sums between hosts (a scale is computed over a whole tensor
+/// or block), rounding to nearest even
 /// (stochastic rounding draws by element position), a grid of static size on
 /// its axes, and `requirements`. std::nullopt otherwise.
 std::optional<int64_t>
@@ -174,7 +175,8 @@ FloatType getEffectiveGradInterHostDtype(AllGatherOp gather);
 /// Checks that `dtype` can carry partial sums accumulated in `accDtype`
 /// between hosts: a wire dtype that `accDtype` holds, with `scaling` (named
 /// `scalingClause`) exactly when it is fp8, and not delayed (a collective
-/// has no operand for an amax history). `clause` names the dtype's
+/// has no operand for an amax history); an fp8 one with an `accDtype` of
+/// at most 32 bits (scales are f32). `clause` names the dtype's
 /// attribute in the diagnostics `emitError` starts.
 LogicalResult
 verifyInterHostWireDtype(function_ref<InFlightDiagnostic()> emitError,
