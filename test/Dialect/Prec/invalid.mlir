@@ -205,10 +205,22 @@ func.func @fp8_without_scaling(%x: tensor<8xf32>) -> tensor<64xf8E4M3FN> {
 
 shard.grid @dp(shape = 8)
 func.func @fp8_gradient_without_scaling(%x: tensor<8xf32>) -> tensor<64xbf16> {
-  // expected-error @+1 {{expected a scaling mode for the 'f8E5M2' wire dtype: an fp8 collective needs scales}}
+  // expected-error @+1 {{expected a scaling mode for the 'f8E5M2' wire dtype of the gradient: an fp8 collective needs scales; or a backward_dtype the gradient's 'bf16' converts to without one}}
   %0 = prec.all_gather %x on @dp gather_axis = 0 forward_dtype = bf16 backward_dtype = f8E5M2
          : tensor<8xf32> -> tensor<64xbf16>
   return %0 : tensor<64xbf16>
+}
+
+// -----
+
+// Quantized data moves unconverted, but the gradient of its f32 result would
+// be rounded to the fp8 forward_dtype, the default backward_dtype.
+shard.grid @dp(shape = 8)
+func.func @fp8_default_gradient_without_scaling(%q: tensor<64xf8E4M3FN>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a scaling mode for the 'f8E4M3FN' wire dtype of the gradient (backward_dtype defaults to forward_dtype): an fp8 collective needs scales; or a backward_dtype the gradient's 'f32' converts to without one}}
+  %0 = prec.reduce_scatter %q on @dp scatter_axis = 0 forward_dtype = f8E4M3FN
+         : tensor<64xf8E4M3FN> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
 }
 
 // -----

@@ -1035,15 +1035,25 @@ static LogicalResult verifyCollectiveLocally(CollectiveOpInterface op) {
   TypeAttr backward = op.getBackwardDtypeAttr();
   // A conversion to fp8 needs a scale; fp8 data that is already quantized
   // (the input of the forward pass, the result of the backward pass) moves
-  // as it is.
+  // as it is. The backward wire is the effective one: prec-infer-precision
+  // writes the default down, which must verify as well.
   Type resultElement = op.getResult().getType().getElementType();
-  std::pair<Type, Type> conversions[] = {
-      {inputElement, forward},
-      {resultElement, backward ? backward.getValue() : Type()}};
-  for (auto [from, wire] : conversions)
-    if (wire && wire != from && isScaledLowPrecisionType(wire) && !scaling)
-      return operation->emitOpError("expected a scaling mode for the ")
-             << wire << " wire dtype: an fp8 collective needs scales";
+  Type backwardWire = op.getEffectiveBackwardDtype();
+  if (forward != inputElement && isScaledLowPrecisionType(forward) &&
+      !scaling)
+    return operation->emitOpError("expected a scaling mode for the ")
+           << forward << " wire dtype: an fp8 collective needs scales";
+  if (backwardWire != resultElement &&
+      isScaledLowPrecisionType(backwardWire) && !scaling) {
+    InFlightDiagnostic diag = operation->emitOpError(
+        "expected a scaling mode for the ")
+        << backwardWire << " wire dtype of the gradient";
+    if (!backward)
+      diag << " (backward_dtype defaults to forward_dtype)";
+    return diag << ": an fp8 collective needs scales; or a backward_dtype "
+                   "the gradient's "
+                << resultElement << " converts to without one";
+  }
   if (scaling && !isScaledLowPrecisionType(forward) &&
       !(backward && isScaledLowPrecisionType(backward.getValue())))
     return operation->emitOpError("scaling given but neither forward_dtype ")
