@@ -927,32 +927,40 @@ int reduceScatterRank(precrt_comm_t world, void *userData) {
 
 void reportReduceScatter(const ReduceScatterState &state);
 
-void benchmarkReduceScatter(Compiler &compiler) {
+/// The world the collective benchmarks run in, and its number of ranks.
+precrt_init_options getWorldOptions(int64_t &ranks) {
   precrt_init_options options{};
+  ranks = numRanks;
   if (backendName == "local") {
     options.backend = PRECRT_BACKEND_LOCAL;
     options.num_local_ranks = numRanks;
   } else if (backendName == "mpi") {
     options.backend = PRECRT_BACKEND_MPI;
-  } else {
-    fatal("--backend must be local or mpi");
-  }
-  int64_t ranks = numRanks;
-  if (backendName == "mpi") {
     const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
     if (!worldSize)
       fatal("--backend mpi runs under mpirun (OMPI_COMM_WORLD_SIZE unset)");
     ranks = std::atoi(worldSize);
+  } else {
+    fatal("--backend must be local or mpi");
   }
+  return options;
+}
+
+/// What the reduce-scatter benchmark compiles for its ranks and they fill.
+struct ReduceScatterBench {
+  Compiled functions[2][numVariants];
+  std::vector<ReduceScatterState> states = std::vector<ReduceScatterState>(2);
+};
+
+void prepareReduceScatter(Compiler &compiler, int64_t ranks,
+                          ReduceScatterBench &bench) {
   if (reduceElements % ranks != 0)
     fatal("--reduce-elements must be a multiple of the number of ranks");
-
   // The generated code's buffers come from malloc, then from a caching
   // allocator.
-  Compiled functions[2][numVariants];
-  std::vector<ReduceScatterState> states(2);
+  auto &functions = bench.functions;
   for (int caching = 0; caching < 2; ++caching) {
-    ReduceScatterState &state = states[caching];
+    ReduceScatterState &state = bench.states[caching];
     state.elements = reduceElements;
     state.ranks = ranks;
     state.cachingAllocator = caching;
@@ -966,11 +974,10 @@ void benchmarkReduceScatter(Compiler &compiler) {
       state.functions[v] = &functions[caching][v];
     }
   }
-  precrt_status_t status = precrtRun(&options, reduceScatterRank, &states);
-  if (status != PRECRT_SUCCESS)
-    fatal(llvm::formatv("{0}: {1}", precrtStatusName(status),
-                        precrtGetLastErrorMessage()));
-  for (const ReduceScatterState &state : states)
+}
+
+void reportReduceScatter(const ReduceScatterBench &bench) {
+  for (const ReduceScatterState &state : bench.states)
     if (!state.seconds[0].empty()) // rank 0 (of an MPI job) reports
       reportReduceScatter(state);
 }
@@ -1058,19 +1065,15 @@ int allReduceRank(precrt_comm_t world, void *userData) {
   return 0;
 }
 
-void benchmarkAllReduce(Compiler &compiler) {
-  precrt_init_options options{};
-  int64_t ranks = numRanks;
-  if (backendName == "local") {
-    options.backend = PRECRT_BACKEND_LOCAL;
-    options.num_local_ranks = numRanks;
-  } else {
-    options.backend = PRECRT_BACKEND_MPI;
-    const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
-    if (!worldSize)
-      fatal("--backend mpi runs under mpirun (OMPI_COMM_WORLD_SIZE unset)");
-    ranks = std::atoi(worldSize);
-  }
+/// What the all-reduce benchmark compiles for its ranks and they fill.
+struct AllReduceBench {
+  Compiled function;
+  AllReduceState state;
+  int64_t ranks = 0;
+};
+
+void prepareAllReduce(Compiler &compiler, int64_t ranks,
+                      AllReduceBench &bench) {
   int64_t n = reduceElements;
   std::string source = llvm::formatv(R"mlir(
 shard.grid @dp(shape = {0})
@@ -1082,17 +1085,18 @@ func.func @ar(%x: tensor<{1}xf32>) -> tensor<{1}xf32> {{
 )mlir",
                                      ranks, n)
                            .str();
-  Compiled function = compile(compiler.parse(source), /*cachingAllocator=*/true,
-                              /*fuseKernels=*/true, /*llvmPath=*/"", ranks);
-  AllReduceState state;
-  state.elements = n;
-  state.function = &function;
-  precrt_status_t status = precrtRun(&options, allReduceRank, &state);
-  if (status != PRECRT_SUCCESS)
-    fatal(llvm::formatv("{0}: {1}", precrtStatusName(status),
-                        precrtGetLastErrorMessage()));
+  bench.function = compile(compiler.parse(source), /*cachingAllocator=*/true,
+                           /*fuseKernels=*/true, /*llvmPath=*/"", ranks);
+  bench.state.elements = n;
+  bench.state.function = &bench.function;
+  bench.ranks = ranks;
+}
+
+void reportAllReduce(const AllReduceBench &bench) {
+  const AllReduceState &state = bench.state;
+  int64_t n = state.elements, ranks = bench.ranks;
   if (state.precSeconds.empty())
-    return;
+    return; // not rank 0 of an MPI job
   // What the transports move: an all-to-all of N slices of ceil(n / N) bf16
   // and an all-gather of one slice; each rank receives N - 1 slices in each.
   int64_t slice = (n + ranks - 1) / ranks;
@@ -1184,9 +1188,37 @@ int main(int argc, char **argv) {
     benchmarkFp8Pack(compiler);
   if ((mode == "all" || mode == "fp8-amax") && backendName == "local")
     benchmarkFp8Amax(compiler);
+  // The collective benchmarks share one world: a process starts MPI once.
+  int64_t ranks = 0;
+  precrt_init_options options = getWorldOptions(ranks);
+  ReduceScatterBench reduceScatter;
+  AllReduceBench allReduce;
+  std::vector<std::pair<precrt_rank_fn, void *>> jobs;
+  if (mode == "all" || mode == "reduce-scatter") {
+    prepareReduceScatter(compiler, ranks, reduceScatter);
+    jobs.push_back({reduceScatterRank, &reduceScatter.states});
+  }
+  if (mode == "all" || mode == "all-reduce") {
+    prepareAllReduce(compiler, ranks, allReduce);
+    jobs.push_back({allReduceRank, &allReduce.state});
+  }
+  if (jobs.empty())
+    return 0;
+  auto runJobs = [](precrt_comm_t world, void *userData) {
+    for (auto [job, data] :
+         *static_cast<std::vector<std::pair<precrt_rank_fn, void *>> *>(
+             userData))
+      if (int rc = job(world, data))
+        return rc;
+    return 0;
+  };
+  precrt_status_t status = precrtRun(&options, runJobs, &jobs);
+  if (status != PRECRT_SUCCESS)
+    fatal(llvm::formatv("{0}: {1}", precrtStatusName(status),
+                        precrtGetLastErrorMessage()));
   if (mode == "all" || mode == "reduce-scatter")
-    benchmarkReduceScatter(compiler);
+    reportReduceScatter(reduceScatter);
   if (mode == "all" || mode == "all-reduce")
-    benchmarkAllReduce(compiler);
+    reportAllReduce(allReduce);
   return 0;
 }
