@@ -229,14 +229,16 @@ func.func @inter_host_dtypes(%a: tensor<16xf32>)
 }
 
 // fp8 partial sums between hosts have their tensor's scales: merged, the
-// largest would scale all. Neither reductions nor gathers whose gradients
-// have them are bucketed.
+// largest would scale all. Reductions with them are not bucketed; gathers
+// whose gradients have them merge with those of the same scaling.
 // CHECK-LABEL: func.func @fp8_inter_host_dtypes
 // CHECK-COUNT-2: prec.reduce_scatter %{{.*}} inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic> : tensor<16xf32> -> tensor<2xf32>
-// CHECK-COUNT-2: prec.all_gather %{{.*}} grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
+// CHECK: prec.all_gather %{{.*}} grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <dynamic> : tensor<4xf32> -> tensor<32xf32>
+// CHECK: prec.all_gather %{{.*}} grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <block, block_size = 2> : tensor<2xf32> -> tensor<16xf32>
+// CHECK-NOT: prec.all_gather
 // CHECK: return
 func.func @fp8_inter_host_dtypes(%a: tensor<16xf32>, %b: tensor<2xf32>)
-    -> (tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>) {
+    -> (tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
   %s1 = prec.reduce_scatter %a on @hosts scatter_axis = 0 forward_dtype = bf16
           acc_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
           : tensor<16xf32> -> tensor<2xf32>
@@ -247,7 +249,10 @@ func.func @fp8_inter_host_dtypes(%a: tensor<16xf32>, %b: tensor<2xf32>)
           grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
   %g2 = prec.all_gather %b on @hosts gather_axis = 0 grad_inter_host_dtype = f8E4M3FN
           grad_inter_host_scaling = <dynamic> : tensor<2xf32> -> tensor<16xf32>
-  return %s1, %s2, %g1, %g2 : tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>
+  %g3 = prec.all_gather %b on @hosts gather_axis = 0 grad_inter_host_dtype = f8E4M3FN
+          grad_inter_host_scaling = <block, block_size = 2> : tensor<2xf32> -> tensor<16xf32>
+  return %s1, %s2, %g1, %g2, %g3 : tensor<2xf32>, tensor<2xf32>, tensor<16xf32>, tensor<16xf32>,
+    tensor<16xf32>
 }
 
 // So is the dtype of the gradient's partial sums between hosts for gathers

@@ -49,8 +49,10 @@ struct BucketKey {
   Type inputElement, resultElement;
   Type forward, backward, acc;
   // The effective inter_host_dtype of a reduction, the effective
-  // grad_inter_host_dtype of a gather.
+  // grad_inter_host_dtype of a gather, and a gather's
+  // grad_inter_host_scaling.
   Type interHost;
+  Attribute gradInterHostScaling;
   RoundingMode rounding;
   ReductionKind reduction; // grad_reduction for an all_gather
   double preDivisor = 1.0, postDivisor = 1.0;
@@ -60,7 +62,8 @@ struct BucketKey {
     auto fields = [](const BucketKey &key) {
       return std::tie(key.kind, key.grid, key.axes, key.inputElement,
                       key.resultElement, key.forward, key.backward, key.acc,
-                      key.interHost, key.rounding, key.reduction,
+                      key.interHost, key.gradInterHostScaling, key.rounding,
+                      key.reduction,
                       key.preDivisor, key.postDivisor, key.algorithm);
     };
     return fields(*this) == fields(other);
@@ -71,9 +74,10 @@ struct BucketKey {
 /// stays on its own: gathers and scatters along another axis than 0, dynamic
 /// shapes or groups, empty tensors, conversions to scaled (fp8) dtypes, and
 /// stochastic rounding (whose random bits may depend on an element's
-/// position), and fp8 partial sums between hosts (whose scales are their
-/// tensor's: merged, the largest would scale all). Gathers of quantized fp8 data (and of block scales) that move
-/// unconverted, as prec-materialize-scales leaves them, are bucketed.
+/// position), and fp8 partial sums between hosts (getRegroupableGroupSize:
+/// their scales are their tensor's). Gathers of quantized fp8 data (and of
+/// block scales) that move unconverted, as prec-materialize-scales leaves
+/// them, are bucketed.
 std::optional<std::pair<BucketKey, int64_t>>
 getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
   if (auto gather = dyn_cast<AllGatherOp>(op.getOperation())) {
@@ -116,10 +120,6 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
           }))
     return std::nullopt;
   key.rounding = RoundingMode::NearestEven;
-  // A merged gather's gradient would scale the merged partial sums.
-  if (auto gather = dyn_cast<AllGatherOp>(op.getOperation());
-      gather && gather.getGradInterHostScalingAttr())
-    return std::nullopt;
   if (op.isReduction()) {
     key.reduction = *op.getReduction();
     ReductionDivisors divisors = getExplicitDivisors(op);
@@ -134,6 +134,7 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     key.reduction = gather.getGradReduction();
     // The merged gather's gradient is one reduce_scatter.
     key.interHost = getEffectiveGradInterHostDtype(gather);
+    key.gradInterHostScaling = gather.getGradInterHostScalingAttr();
   }
 
   key.axes.assign(op.getGridAxes().begin(), op.getGridAxes().end());
