@@ -714,6 +714,16 @@ FloatType mlir::prec::getEffectiveInterHostDtype(CollectiveOpInterface op) {
   return cast<FloatType>(op.getEffectiveAccDtype());
 }
 
+int64_t mlir::prec::getTwoLevelAllReduceSlice(AllReduceOp op,
+                                              int64_t ranksPerHost) {
+  int64_t slice =
+      llvm::divideCeil(op.getType().getNumElements(), ranksPerHost);
+  ScalingAttr scaling = op.getInterHostScalingAttr();
+  if (scaling && scaling.getKind() == ScalingKind::Block)
+    slice = llvm::alignTo(slice, scaling.getBlockSize());
+  return slice;
+}
+
 FloatType mlir::prec::getEffectiveGradInterHostDtype(AllGatherOp gather) {
   if (TypeAttr dtype = gather.getGradInterHostDtypeAttr())
     return cast<FloatType>(dtype.getValue());

@@ -838,11 +838,7 @@ FailureOr<Value> splitTwoLevel(OpBuilder &b, AllReduceOp op,
   if (!gathered)
     gathered = resultElement;
   int64_t count = resultType.getNumElements();
-  int64_t slice = llvm::divideCeil(count, group.ranksPerHost);
-  // Block-scaled partial sums cross hosts in whole blocks.
-  if (levels.interHostScaling &&
-      levels.interHostScaling.getKind() == ScalingKind::Block)
-    slice = llvm::alignTo(slice, levels.interHostScaling.getBlockSize());
+  int64_t slice = getTwoLevelAllReduceSlice(op, group.ranksPerHost);
   int64_t padded = slice * group.ranksPerHost;
   Value flat = flatten(b, loc, op.getInput());
   if (padded != count)

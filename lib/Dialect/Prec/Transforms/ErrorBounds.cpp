@@ -280,28 +280,26 @@ void setBytesPerLinkClass(CollectiveBound &info, Type gatherAcrossHosts) {
     info.bytesInsideHosts = (perHost - 1) * (count / perHost) * wire;
     info.bytesAcrossHosts = (hosts - 1) * (count / (hosts * perHost)) *
                             getElementBytes(info.interHost);
-  } else if (info.interHostScaling) {
-    // A scaled fp8 level gathers each rank's quantized slice (padded to
-    // whole blocks) on every other host.
-    int64_t slice = llvm::divideCeil(count, perHost);
-    if (info.interHostScaling.getKind() == ScalingKind::Block)
-      slice = llvm::alignTo(slice, info.interHostScaling.getBlockSize());
-    info.bytesInsideHosts =
-        (perHost - 1) * slice * (wire + getElementBytes(info.gather));
-    info.bytesAcrossHosts =
-        (hosts - 1) * slice * getElementBytes(info.interHost);
   } else {
     // Inside: the reduce_scatter of the wire values and the all_gather of
-    // the finished slices; across: the all_reduce of each slice, its
+    // the finished slices. Across: the all_reduce of each slice, its
     // partial sums in the inter-host dtype, its finished part in the
-    // gathered dtype.
-    int64_t slice = llvm::divideCeil(count, perHost);
-    int64_t part = llvm::divideCeil(slice, hosts);
+    // gathered dtype; or, where a scaled fp8 level gathers each rank's
+    // quantized slice on every other host, the slice in the inter-host
+    // dtype.
+    int64_t slice =
+        getTwoLevelAllReduceSlice(cast<AllReduceOp>(op.getOperation()), perHost);
     info.bytesInsideHosts =
         (perHost - 1) * slice * (wire + getElementBytes(info.gather));
-    info.bytesAcrossHosts =
-        (hosts - 1) * part *
-        (getElementBytes(info.interHost) + getElementBytes(gatherAcrossHosts));
+    if (info.interHostScaling) {
+      info.bytesAcrossHosts =
+          (hosts - 1) * slice * getElementBytes(info.interHost);
+    } else {
+      int64_t part = llvm::divideCeil(slice, hosts);
+      info.bytesAcrossHosts = (hosts - 1) * part *
+                              (getElementBytes(info.interHost) +
+                               getElementBytes(gatherAcrossHosts));
+    }
   }
   info.bytesPerRank = info.bytesInsideHosts + info.bytesAcrossHosts;
 }

@@ -167,6 +167,11 @@ std::optional<TwoLevelGroup> getTwoLevelGroup(CollectiveOpInterface op,
 /// `inter_host_dtype`, else the accumulation dtype.
 FloatType getEffectiveInterHostDtype(CollectiveOpInterface op);
 
+/// The slice of a two-level all_reduce's flat input that each rank of a host
+/// reduces across hosts: ceil(count / `ranksPerHost`), rounded up to whole
+/// blocks where block scales carry the partial sums.
+int64_t getTwoLevelAllReduceSlice(AllReduceOp op, int64_t ranksPerHost);
+
 /// The inter-host dtype of the reduce_scatter that is `gather`'s gradient:
 /// `grad_inter_host_dtype`, else that reduce_scatter's accumulation dtype
 /// (the default one of the gather's effective `backward_dtype`).
