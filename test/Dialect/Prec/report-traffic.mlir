@@ -119,3 +119,33 @@ func.func @loops(%x: tensor<16xf32>, %n: index) -> tensor<16xf32> {
   return %u : tensor<16xf32>
 }
 
+
+// -----
+
+// On a grid whose axis 0 crosses hosts, each transport says which links it
+// uses: a group over axis 0 alone has every peer on another host, one over
+// axis 1 none; a group over both levels (a one-level collective) uses both,
+// and then the total cannot split the bytes by link class.
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+
+// expected-remark @below {{traffic: @two_levels: 2 transports, each rank sends 480 bytes (384 across hosts) and receives 480 bytes; 0 kernels read 0 bytes and write 0 bytes per call}}
+func.func @two_levels(%x: tensor<64xbf16>, %p: tensor<96xf32>) -> (tensor<64xbf16>, tensor<96xf32>) {
+  // 3 x 64 / 4 x 2
+  // expected-remark @below {{traffic: all_to_all of 64 x bf16 over 4 ranks: each rank sends 96 bytes and receives 96 bytes, inside its host}}
+  %0 = prec.transport <all_to_all> %x on @hosts grid_axes = [1] : tensor<64xbf16> -> tensor<64xbf16>
+  // 2 x 1 x 96 / 2 x 4
+  // expected-remark @below {{traffic: all_reduce of 96 x f32 over 2 ranks: each rank sends 384 bytes and receives 384 bytes, across hosts}}
+  %1 = prec.transport <all_reduce> %p on @hosts grid_axes = [0] reduction = <sum> : tensor<96xf32> -> tensor<96xf32>
+  return %0, %1 : tensor<64xbf16>, tensor<96xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+
+// expected-remark @below {{traffic: @one_level: 1 transports, each rank sends 112 bytes and receives 112 bytes; 0 kernels read 0 bytes and write 0 bytes per call}}
+func.func @one_level(%x: tensor<64xbf16>) -> tensor<64xbf16> {
+  // expected-remark @below {{traffic: all_to_all of 64 x bf16 over 8 ranks: each rank sends 112 bytes and receives 112 bytes, to ranks inside its host and on others}}
+  %0 = prec.transport <all_to_all> %x on @hosts : tensor<64xbf16> -> tensor<64xbf16>
+  return %0 : tensor<64xbf16>
+}

@@ -85,9 +85,39 @@ int64_t transportBytes(TransportKind kind, int64_t count, int64_t elementBytes,
   llvm_unreachable("unknown transport kind");
 }
 
+/// Which links a transport's group uses on a grid with
+/// `prec.inter_host_axes`: all its ranks on one host, each on another host
+/// (its axes of more than one rank all cross hosts), or both (one-level
+/// collectives over both levels); nullopt on a grid without a topology.
+enum class LinkClass { InsideHosts, AcrossHosts, Both };
+
+std::optional<LinkClass> getLinkClass(shard::GridOp grid,
+                                      ArrayRef<int16_t> gridAxes) {
+  ArrayRef<int16_t> interHost = getInterHostAxes(grid);
+  if (interHost.empty())
+    return std::nullopt;
+  SmallVector<int16_t> axes(gridAxes);
+  if (axes.empty())
+    for (int16_t axis = 0; axis < grid.getRank(); ++axis)
+      axes.push_back(axis);
+  bool inside = false, across = false;
+  for (int16_t axis : axes) {
+    if (grid.getShape()[axis] == 1)
+      continue;
+    (llvm::is_contained(interHost, axis) ? across : inside) = true;
+  }
+  if (across && inside)
+    return LinkClass::Both;
+  return across ? LinkClass::AcrossHosts : LinkClass::InsideHosts;
+}
+
 /// What a function moves per call.
 struct Traffic {
   int64_t transports = 0, sent = 0, received = 0;
+  /// Of `sent`, the bytes to ranks on other hosts, known while every
+  /// transport is on a grid with a topology and on one level of it.
+  int64_t sentAcrossHosts = 0;
+  bool onHostTopology = false, linkClassesKnown = true;
   int64_t kernels = 0, read = 0, written = 0;
   bool allKnown = true, loopsUnknown = false, bounded = false;
   /// Per transport kind: how many run, and the bytes each rank sends.
@@ -103,6 +133,9 @@ struct Traffic {
     transports += runs * other.transports;
     sent += runs * other.sent;
     received += runs * other.received;
+    sentAcrossHosts += runs * other.sentAcrossHosts;
+    onHostTopology |= other.onHostTopology;
+    linkClassesKnown &= other.linkClassesKnown;
     kernels += runs * other.kernels;
     read += runs * other.read;
     written += runs * other.written;
@@ -205,6 +238,12 @@ Traffic summarize(func::FuncOp func, bool emit,
       traffic.transports += runs;
       traffic.sent += runs * bytes;
       traffic.received += runs * bytes;
+      std::optional<LinkClass> links =
+          getLinkClass(grid, transport.getGridAxes());
+      traffic.onHostTopology |= links.has_value();
+      traffic.linkClassesKnown &= links != LinkClass::Both;
+      if (links == LinkClass::AcrossHosts)
+        traffic.sentAcrossHosts += runs * bytes;
       auto &kind = traffic.byKind[transport.getKind()];
       kind.first += runs;
       kind.second += runs * bytes;
@@ -218,7 +257,13 @@ Traffic summarize(func::FuncOp func, bool emit,
                        << inputType.getNumElements() << " x " << elementName
                        << " over " << groupSize << " ranks: each rank sends "
                        << bound << bytes << " bytes and receives " << bound
-                       << bytes << " bytes" << perIteration;
+                       << bytes << " bytes"
+                       << (!links                           ? ""
+                           : links == LinkClass::AcrossHosts ? ", across hosts"
+                           : links == LinkClass::InsideHosts
+                               ? ", inside its host"
+                               : ", to ranks inside its host and on others")
+                       << perIteration;
       return;
     }
     auto kernel = cast<linalg::LinalgOp>(op);
@@ -273,8 +318,11 @@ struct ReportTrafficPass
     InFlightDiagnostic remark = func.emitRemark();
     remark << "traffic: @" << func.getSymName() << ": "
            << traffic.transports << " transports, each rank sends "
-           << traffic.sent << " bytes and receives " << traffic.received
-           << " bytes; " << traffic.kernels << " kernels read " << traffic.read
+           << traffic.sent << " bytes";
+    if (traffic.onHostTopology && traffic.linkClassesKnown)
+      remark << " (" << traffic.sentAcrossHosts << " across hosts)";
+    remark << " and receives " << traffic.received << " bytes; "
+           << traffic.kernels << " kernels read " << traffic.read
            << " bytes and write " << traffic.written << " bytes"
            << (traffic.allKnown ? "" : " (ops of unknown size left out)")
            << (traffic.loopsUnknown ? " (ops in loops of unknown trip count "

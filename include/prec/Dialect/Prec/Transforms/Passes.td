@@ -1010,11 +1010,15 @@ def PrecReportTraffic : Pass<"prec-report-traffic", "mlir::func::FuncOp"> {
       runtime's algorithm (docs/Runtime.md): `all_gather` `(N - 1) n E`
       both ways; `all_to_all` and `reduce_scatter` `(N - 1) (n / N) E`;
       `all_reduce` `2 (N - 1) (n / N) E` (with `n` not a multiple of `N`,
-      the bound `2 (N - 1) ceil(n / N) E`, marked "at most");
+      the bound `2 (N - 1) ceil(n / N) E`, marked "at most"); on a grid
+      with `prec.inter_host_axes`, the links it uses: inside its host,
+      across hosts (every peer on another host: the inter-host level of a
+      two-level collective), or both (a one-level collective over both);
     - a linalg op: the bytes of the tensors it reads (inputs, and the
       outputs whose values its body uses) and of those it writes;
     - the function: the sums of both per call, its callees' included once
-      per call, and per transport kind; a note names each all_gather of the
+      per call (with the bytes sent across hosts where every transport is
+      on one level of a topology), and per transport kind; a note names each all_gather of the
       source that runs at several places of a call (the backward re-running
       the forward's gathers). An op in loops is stated
       per iteration and counted once per iteration, the product of the
