@@ -204,7 +204,8 @@ FailureOr<Value> transpose(ReduceScatterOp scatter, const Transpose &t) {
 }
 
 /// all_reduce -> all_reduce of the same (sum or avg) reduction and divisors:
-/// both are symmetric linear maps.
+/// both are symmetric linear maps. Its partial sums cross hosts in the
+/// forward op's `grad_inter_host_dtype` (with its `grad_inter_host_scaling`).
 FailureOr<Value> transpose(AllReduceOp allReduce, const Transpose &t) {
   FailureOr<ReductionKind> kind =
       getLinearReduction(allReduce, allReduce.getReduction());
@@ -215,8 +216,10 @@ FailureOr<Value> transpose(AllReduceOp allReduce, const Transpose &t) {
              t.backward, RoundingMode::NearestEven, t.scaling,
              /*seed=*/Value(), *kind, /*acc_dtype=*/nullptr,
              allReduce.getPreDivisorAttr(), allReduce.getPostDivisorAttr(),
-             /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr,
-             /*inter_host_scaling=*/nullptr)
+             /*algorithm=*/nullptr, allReduce.getGradInterHostDtypeAttr(),
+             allReduce.getGradInterHostScalingAttr(),
+             /*grad_inter_host_dtype=*/nullptr,
+             /*grad_inter_host_scaling=*/nullptr)
       .getResult();
 }
 

@@ -156,6 +156,23 @@ func.func @all_reduce(%g: tensor<16xf32>) -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
 
+// Over two hosts: the gradient's partial sums cross hosts in the forward
+// all_reduce's grad_inter_host_dtype (its inter_host_dtype is the
+// forward's own).
+// CHECK-LABEL: func.func @all_reduce_two_level_backward(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<64xf32>)
+// CHECK:         prec.all_reduce %[[DY]] on @hosts grid_axes = [0, 1]
+// CHECK-SAME:      forward_dtype = bf16 backward_dtype = f32 inter_host_dtype = f8E4M3FN inter_host_scaling = <dynamic>
+// CHECK-NOT:       grad_inter_host
+// CHECK-SAME:      : tensor<64xf32> -> tensor<64xf32>
+func.func @all_reduce_two_level(%x: tensor<64xf32>) -> tensor<64xf32>
+    attributes {prec.differentiable} {
+  %r = prec.all_reduce %x on @hosts grid_axes = [0, 1] backward_dtype = bf16
+         inter_host_dtype = bf16 grad_inter_host_dtype = f8E4M3FN
+         grad_inter_host_scaling = <dynamic> : tensor<64xf32> -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
 // The transposed all_reduce divides by the same pre_divisor and post_divisor.
 // CHECK-LABEL: func.func @all_reduce_divisors_backward(
 // CHECK-SAME:    %[[DY:[^:]*]]: tensor<16xf32>)

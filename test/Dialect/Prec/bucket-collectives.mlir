@@ -275,3 +275,21 @@ func.func @grad_inter_host_dtypes(%a: tensor<2xf32>)
           : tensor<2xf32> -> tensor<16xf32>
   return %g1, %g2, %g3, %g4 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// An all_reduce's gradient is an all_reduce of the merged op: all_reduces
+// merge only with those whose gradients cross hosts in the same dtype.
+// CHECK-LABEL: func.func @all_reduce_grad_inter_host_dtypes
+// CAP-LABEL: func.func @all_reduce_grad_inter_host_dtypes
+// CHECK: prec.all_reduce %{{.*}} on @hosts forward_dtype = f32 backward_dtype = f32 acc_dtype = f32 grad_inter_host_dtype = bf16 : tensor<16xf32> -> tensor<16xf32>
+// CHECK: prec.all_reduce %{{.*}} on @hosts : tensor<2xf32> -> tensor<2xf32>
+// CHECK-NOT: prec.all_reduce
+// CHECK: return
+func.func @all_reduce_grad_inter_host_dtypes(%a: tensor<2xf32>)
+    -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %r1 = prec.all_reduce %a on @hosts grad_inter_host_dtype = bf16
+          : tensor<2xf32> -> tensor<2xf32>
+  %r2 = prec.all_reduce %a on @hosts : tensor<2xf32> -> tensor<2xf32>
+  %r3 = prec.all_reduce %a on @hosts grad_inter_host_dtype = bf16
+          : tensor<2xf32> -> tensor<2xf32>
+  return %r1, %r2, %r3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}

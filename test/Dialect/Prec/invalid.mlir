@@ -1751,7 +1751,72 @@ func.func @grad_inter_host_dtype_wider_than_acc(%w: tensor<1xf32>) -> tensor<8xf
 
 shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
 func.func @grad_inter_host_dtype_scaled(%w: tensor<1xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{expected no scaling with grad_inter_host_dtype (the gradient keeps the gather's scaling, and two-level reductions do not scale)}}
+  // expected-error @+1 {{expected no scaling with grad_inter_host_dtype (the gradient keeps this op's scaling, and two-level reductions do not scale)}}
   %0 = prec.all_gather %w on @hosts gather_axis = 0 forward_dtype = f8E4M3FN scaling = <dynamic> grad_inter_host_dtype = bf16 : tensor<1xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+// An all_reduce's grad_inter_host_dtype is its gradient all_reduce's
+// inter_host_dtype, under the same rules.
+shard.grid @dp(shape = 2x4)
+func.func @all_reduce_grad_inter_host_dtype_without_topology(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has grad_inter_host_dtype, but grid @dp declares no 'prec.inter_host_axes'}}
+  %0 = prec.all_reduce %x on @dp grad_inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_dtype_inside_a_host(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{has grad_inter_host_dtype, but its group (grid axes [1] of @hosts) does not span both levels}}
+  %0 = prec.all_reduce %x on @hosts grid_axes = [1] grad_inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_dtype_fp8_unscaled(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected grad_inter_host_scaling for the 'f8E4M3FN' grad_inter_host_dtype: an fp8 wire needs scales}}
+  %0 = prec.all_reduce %x on @hosts grad_inter_host_dtype = f8E4M3FN : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_scaling_alone(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{grad_inter_host_scaling given without an fp8 grad_inter_host_dtype}}
+  %0 = prec.all_reduce %x on @hosts grad_inter_host_scaling = <dynamic> : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// The gradient accumulates in the default dtype of backward_dtype (f32 for
+// bf16), which does not hold f64.
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_dtype_wider_than_acc(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a grad_inter_host_dtype that acc_dtype 'f32' holds (partial sums are summed in it), got 'f64'}}
+  %0 = prec.all_reduce %x on @hosts backward_dtype = bf16 grad_inter_host_dtype = f64 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_dtype_scaled(%x: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{expected no scaling with grad_inter_host_dtype (the gradient keeps this op's scaling, and two-level reductions do not scale)}}
+  %0 = prec.all_reduce %x on @hosts forward_dtype = f8E4M3FN scaling = <dynamic> acc_dtype = f32 grad_inter_host_dtype = bf16 : tensor<16xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+func.func @reduced_precision_not_the_attribute() attributes {prec.reduced_precision = "tf32"} {
+  // expected-error @-1 {{expected 'prec.reduced_precision' to be a #prec.reduced_precision, got "tf32"}}
+  return
 }

@@ -308,3 +308,20 @@ func.func @two_level_fp8(%g: tensor<64xf32>, %w: tensor<8x32xf32>) -> (tensor<8x
          : tensor<8x32xf32> -> tensor<64x32xf32>
   return %0, %1 : tensor<8xf32>, tensor<64x32xf32>
 }
+
+// An all_reduce whose gradient's partial sums cross hosts in fp8.
+// CHECK-LABEL: func @two_level_all_reduce_gradient
+func.func @two_level_all_reduce_gradient(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // CHECK: prec.all_reduce %{{.*}} on @hosts backward_dtype = bf16 inter_host_dtype = bf16 grad_inter_host_dtype = f8E4M3FN grad_inter_host_scaling = <dynamic> : tensor<64xf32> -> tensor<64xf32>
+  %0 = prec.all_reduce %x on @hosts grad_inter_host_scaling = <dynamic>
+         grad_inter_host_dtype = f8E4M3FN backward_dtype = bf16
+         inter_host_dtype = bf16 : tensor<64xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// Arithmetic below the contraction contract, allowed on a function.
+// CHECK-LABEL: func @reduced_precision
+// CHECK-SAME: attributes {prec.reduced_precision = #prec.reduced_precision<tf32, output_type_reduction>}
+func.func @reduced_precision() attributes {prec.reduced_precision = #prec.reduced_precision<output_type_reduction, tf32>} {
+  return
+}

@@ -133,6 +133,14 @@ LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (attribute.getName() == kReducedPrecisionAttrName) {
+    if (!isa<ReducedPrecisionAttr>(attribute.getValue()))
+      return op->emitError("expected '")
+             << kReducedPrecisionAttrName
+             << "' to be a #prec.reduced_precision, got "
+             << attribute.getValue();
+    return success();
+  }
   return op->emitError("unknown prec attribute '")
          << attribute.getName().getValue() << "' on an operation";
 }

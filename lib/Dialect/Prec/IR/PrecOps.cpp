@@ -345,7 +345,9 @@ parseAllReduceClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
                       OptionalOperand &seed, ScalingAttr &scaling,
                       TypeAttr &accDtype, FloatAttr &preDivisor,
                       FloatAttr &postDivisor, ReductionAlgorithmAttr &algorithm,
-                      TypeAttr &interHostDtype, ScalingAttr &interHostScaling) {
+                      TypeAttr &interHostDtype, ScalingAttr &interHostScaling,
+                      TypeAttr &gradInterHostDtype,
+                      ScalingAttr &gradInterHostScaling) {
   Builder builder = parser.getBuilder();
   ClauseParser clauses("prec.all_reduce");
   clauses.attr("grid_axes", gridAxes).attr("reduction", reduction);
@@ -353,6 +355,8 @@ parseAllReduceClauses(OpAsmParser &parser, DenseI16ArrayAttr &gridAxes,
                   scaling);
   addReductionClauses(clauses, accDtype, preDivisor, postDivisor, algorithm,
                       interHostDtype, interHostScaling, builder);
+  clauses.attr("grad_inter_host_dtype", gradInterHostDtype)
+      .attr("grad_inter_host_scaling", gradInterHostScaling);
   return clauses.parse(parser);
 }
 
@@ -362,7 +366,8 @@ static void printAllReduceClauses(
     RoundingModeAttr rounding, Value seed, ScalingAttr scaling,
     TypeAttr accDtype, FloatAttr preDivisor, FloatAttr postDivisor,
     ReductionAlgorithmAttr algorithm, TypeAttr interHostDtype,
-    ScalingAttr interHostScaling) {
+    ScalingAttr interHostScaling, TypeAttr gradInterHostDtype,
+    ScalingAttr gradInterHostScaling) {
   printClause(printer, "grid_axes", unlessAllAxes(gridAxes));
   printClause(printer, "reduction",
               unlessReduction(reduction, ReductionKind::Sum));
@@ -370,6 +375,8 @@ static void printAllReduceClauses(
                     scaling);
   printReductionClauses(printer, accDtype, preDivisor, postDivisor, algorithm,
                         interHostDtype, interHostScaling);
+  printClause(printer, "grad_inter_host_dtype", gradInterHostDtype);
+  printClause(printer, "grad_inter_host_scaling", gradInterHostScaling);
 }
 
 static ParseResult parseAllToAllClauses(
@@ -1245,6 +1252,33 @@ static LogicalResult verifyAxisInRange(Operation *op, StringRef name,
          << name << " in [0, " << rank << "), got " << axis;
 }
 
+/// The gradient reduction's inter_host_dtype (an all_gather's or an
+/// all_reduce's `grad_inter_host_dtype`), under that reduction's rules: it
+/// accumulates in the default dtype of backward_dtype and keeps the forward
+/// op's scaling (it always rounds to nearest even).
+template <typename OpTy>
+static LogicalResult verifyGradInterHostDtype(OpTy op) {
+  if (op.getGradInterHostScalingAttr() && !op.getGradInterHostDtypeAttr())
+    return op.emitOpError("grad_inter_host_scaling given without an fp8 "
+                          "grad_inter_host_dtype");
+  TypeAttr gradInterHost = op.getGradInterHostDtypeAttr();
+  if (!gradInterHost)
+    return success();
+  auto emit = [&] { return op.emitOpError(); };
+  if (failed(verifyInterHostWireDtype(
+          emit, "grad_inter_host_dtype",
+          cast<FloatType>(gradInterHost.getValue()),
+          getDefaultAccumulationType(
+              cast<FloatType>(op.getEffectiveBackwardDtype())),
+          op.getGradInterHostScalingAttr(), "grad_inter_host_scaling")))
+    return failure();
+  if (op.getScalingAttr())
+    return op.emitOpError("expected no scaling with grad_inter_host_dtype "
+                          "(the gradient keeps this op's scaling, and "
+                          "two-level reductions do not scale)");
+  return success();
+}
+
 LogicalResult AllGatherOp::verify() {
   // The gradient is a reduce_scatter with this reduction; only the linear
   // ones are a transpose of the gather.
@@ -1253,30 +1287,13 @@ LogicalResult AllGatherOp::verify() {
       gradReduction != ReductionKind::Avg)
     return emitOpError("expected grad_reduction <sum> or <avg>, got <")
            << stringifyReductionKind(gradReduction) << ">";
-  // The gradient reduce_scatter's inter_host_dtype, under its rules: that
-  // reduce_scatter accumulates in the default dtype of backward_dtype and
-  // keeps the gather's scaling (it always rounds to nearest even).
-  if (getGradInterHostScalingAttr() && !getGradInterHostDtypeAttr())
-    return emitOpError("grad_inter_host_scaling given without an fp8 "
-                       "grad_inter_host_dtype");
-  if (TypeAttr gradInterHost = getGradInterHostDtypeAttr()) {
-    auto emit = [&] { return emitOpError(); };
-    if (failed(verifyInterHostWireDtype(
-            emit, "grad_inter_host_dtype",
-            cast<FloatType>(gradInterHost.getValue()),
-            getDefaultAccumulationType(
-                cast<FloatType>(getEffectiveBackwardDtype())),
-            getGradInterHostScalingAttr(), "grad_inter_host_scaling")))
-      return failure();
-    if (getScalingAttr())
-      return emitOpError("expected no scaling with grad_inter_host_dtype "
-                         "(the gradient keeps the gather's scaling, and "
-                         "two-level reductions do not scale)");
-    if (failed(verifyInterHostBlocks(*this, "grad_inter_host_scaling",
-                                     getGradInterHostScalingAttr(),
-                                     getInput().getType())))
-      return failure();
-  }
+  if (failed(verifyGradInterHostDtype(*this)))
+    return failure();
+  if (getGradInterHostDtypeAttr() &&
+      failed(verifyInterHostBlocks(*this, "grad_inter_host_scaling",
+                                   getGradInterHostScalingAttr(),
+                                   getInput().getType())))
+    return failure();
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyAxisInRange(*this, "gather_axis", static_cast<int64_t>(getGatherAxis()),
                                getInput().getType().getRank())))
@@ -1431,18 +1448,23 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifyCollectiveLocally(*this)))
+  if (failed(verifyCollectiveLocally(*this)) ||
+      failed(verifyGradInterHostDtype(*this)))
     return failure();
+  // The gradient all_reduce pads its slices to whole blocks, as this one
+  // does (getTwoLevelAllReduceSlice).
   return verifyReductionScalingAndAlgorithm(*this);
 }
 
 LogicalResult
 AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<shard::GridOp> grid = verifyGridUse(*this, symbolTable);
-  if (failed(grid))
+  if (failed(grid) ||
+      failed(verifyInterHostDtype(*this, *grid, getInterHostDtypeAttr(),
+                                  "inter_host_dtype")))
     return failure();
-  return verifyInterHostDtype(*this, *grid, getInterHostDtypeAttr(),
-                              "inter_host_dtype");
+  return verifyInterHostDtype(*this, *grid, getGradInterHostDtypeAttr(),
+                              "grad_inter_host_dtype");
 }
 
 LogicalResult AllToAllOp::verify() {

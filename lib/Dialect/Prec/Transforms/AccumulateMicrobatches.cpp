@@ -238,7 +238,9 @@ LogicalResult scheduleChain(const MicrobatchChain &chain,
       allReduce.getSeed(), sum,
       replicateDtypes.acc, /*pre_divisor=*/nullptr, postDivisor,
       allReduce.getAlgorithmAttr(), allReduce.getInterHostDtypeAttr(),
-      allReduce.getInterHostScalingAttr());
+      allReduce.getInterHostScalingAttr(),
+      allReduce.getGradInterHostDtypeAttr(),
+      allReduce.getGradInterHostScalingAttr());
 
   microbatchSum.replaceAllUsesWith(reduced);
   microbatchSum.erase();

@@ -50,8 +50,9 @@ struct BucketKey {
   Type forward, backward, acc;
   // The effective inter_host_dtype of a reduction, the effective
   // grad_inter_host_dtype of a gather, and a gather's
-  // grad_inter_host_scaling.
-  Type interHost;
+  // grad_inter_host_scaling; an all_reduce's grad_inter_host_dtype and
+  // scaling (its gradient is an all_reduce of the merged op's).
+  Type interHost, gradInterHost;
   Attribute gradInterHostScaling;
   RoundingMode rounding;
   ReductionKind reduction; // grad_reduction for an all_gather
@@ -62,7 +63,8 @@ struct BucketKey {
     auto fields = [](const BucketKey &key) {
       return std::tie(key.kind, key.grid, key.axes, key.inputElement,
                       key.resultElement, key.forward, key.backward, key.acc,
-                      key.interHost, key.gradInterHostScaling, key.rounding,
+                      key.interHost, key.gradInterHost,
+                      key.gradInterHostScaling, key.rounding,
                       key.reduction,
                       key.preDivisor, key.postDivisor, key.algorithm);
     };
@@ -129,6 +131,11 @@ getBucketKey(CollectiveOpInterface op, SymbolTableCollection &tables) {
     // The merged op is a clone of the first member: equal effective dtypes
     // keep every member's.
     key.interHost = getEffectiveInterHostDtype(op);
+    if (auto allReduce = dyn_cast<AllReduceOp>(op.getOperation())) {
+      if (TypeAttr dtype = allReduce.getGradInterHostDtypeAttr())
+        key.gradInterHost = dtype.getValue();
+      key.gradInterHostScaling = allReduce.getGradInterHostScalingAttr();
+    }
   } else {
     auto gather = cast<AllGatherOp>(op.getOperation());
     key.reduction = gather.getGradReduction();

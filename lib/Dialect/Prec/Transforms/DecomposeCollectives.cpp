@@ -858,7 +858,8 @@ FailureOr<Value> splitTwoLevel(OpBuilder &b, AllReduceOp op,
       op.getBackwardDtypeAttr(), op.getRoundingAttr(), levels.interHostScaling,
       /*seed=*/Value(), levels.reduction, levels.acc,
       /*pre_divisor=*/nullptr, levels.postDivisor, levels.interAlgorithm,
-      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr);
+      /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr,
+      /*grad_inter_host_dtype=*/nullptr, /*grad_inter_host_scaling=*/nullptr);
   FailureOr<Value> reduced = finishInterHostLevel(b, across, tables);
   if (failed(reduced))
     return failure();

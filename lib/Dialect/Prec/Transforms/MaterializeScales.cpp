@@ -524,7 +524,8 @@ SmallVector<std::pair<Value, Value>> buildBatchScales(OpBuilder &b,
       ReductionKindAttr::get(b.getContext(), ReductionKind::Max), f32Attr,
       /*pre_divisor=*/nullptr, /*post_divisor=*/nullptr,
       /*algorithm=*/nullptr, /*inter_host_dtype=*/nullptr,
-      /*inter_host_scaling=*/nullptr);
+      /*inter_host_scaling=*/nullptr, /*grad_inter_host_dtype=*/nullptr,
+      /*grad_inter_host_scaling=*/nullptr);
   SmallVector<std::pair<Value, Value>> scales;
   for (auto [i, member] : llvm::enumerate(batch.members)) {
     Value slice = tensor::ExtractSliceOp::create(

@@ -31,6 +31,11 @@ def Prec_ScalingKindAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Prec_ReducedPrecisionAttr
+    : EnumAttr<Prec_Dialect, Prec_ReducedPrecision, "reduced_precision"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Prec_TransportKindAttr
     : EnumAttr<Prec_Dialect, Prec_TransportKind, "transport"> {
   let assemblyFormat = "`<` $value `>`";

@@ -75,6 +75,12 @@ def Prec_Dialect : Dialect {
     /// both kinds of axes two-level (docs/Prec.md).
     static constexpr ::llvm::StringLiteral kInterHostAxesAttrName =
         "prec.inter_host_axes";
+    /// On a contraction or any op around it (a function, the module): the
+    /// #prec.reduced_precision arithmetic its gemm may use below the
+    /// contraction contract (docs/Prec.md, "Contractions"); the nearest one
+    /// holds.
+    static constexpr ::llvm::StringLiteral kReducedPrecisionAttrName =
+        "prec.reduced_precision";
     /// How the location of an op a gradient rule built begins: the ops
     /// prec-generate-backward builds for the gradient of a forward op
     /// `prec.all_gather` at `loc` are at
@@ -125,6 +131,22 @@ def Prec_ScalingKind : I32EnumAttr<"ScalingKind",
   I32EnumAttrCase<"Block", 2, "block">
 ]> {
   let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::prec";
+}
+
+def Prec_ReducedPrecision : I32BitEnumAttr<"ReducedPrecision",
+    "arithmetic below the contraction contract that a program allows", [
+  I32BitEnumAttrCaseNone<"none">,
+  // f32 inputs rounded to TF32 (10 explicit mantissa bits) by the tensor
+  // cores: PyTorch's allow_tf32.
+  I32BitEnumAttrCaseBit<"tf32", 0>,
+  // Split-K partial sums of a bf16 or f16 output summed in that type:
+  // PyTorch's allow_bf16_reduced_precision_reduction.
+  I32BitEnumAttrCaseBit<"output_type_reduction", 1>
+]> {
+  let separator = ", ";
+  let genSpecializedAttr = 0;
+  let printBitEnumPrimaryGroups = 1;
   let cppNamespace = "::mlir::prec";
 }
 

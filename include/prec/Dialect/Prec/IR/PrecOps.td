@@ -345,7 +345,11 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     all-reduce is a ring reduce-scatter followed by an all-gather of the
     reduced slices, which rounds nothing more. `inter_host_dtype` is the
     wire dtype of the partial sums between hosts, as for
-    `prec.reduce_scatter`. A direct all-reduce over more
+    `prec.reduce_scatter`. `grad_inter_host_dtype` (with
+    `grad_inter_host_scaling` when it is fp8) is the `inter_host_dtype`
+    (and `inter_host_scaling`) of the gradient all-reduce, under the rules
+    `prec.all_gather` states for its own: the gradient's accumulation dtype
+    is the default one of `backward_dtype`. A direct all-reduce over more
     than one rank is a direct reduce-scatter (slices of `ceil(count / N)`
     elements, the last padded) followed by an all-gather of the reduced
     slices, each rounded once to the result type when it is no wider than
@@ -359,9 +363,12 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
            acc_dtype = f32 : tensor<128x512xf32> -> tensor<128x512xf32>
     ```
   }];
-  let arguments = !con(commonArgs, reductionArgs);
+  let arguments = !con(commonArgs, reductionArgs, (ins
+    OptionalAttr<Prec_FloatTypeAttr>:$grad_inter_host_dtype,
+    OptionalAttr<Prec_ScalingAttr>:$grad_inter_host_scaling
+  ));
   let builders = [
-    // Without explicit divisors or algorithm.
+    // Without explicit divisors, algorithm or inter-host dtypes.
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
       "::llvm::StringRef":$grid, "::llvm::ArrayRef<int16_t>":$grid_axes,
       "::mlir::TypeAttr":$forward_dtype, "::mlir::TypeAttr":$backward_dtype,
@@ -373,7 +380,9 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
             backward_dtype, rounding, scaling, /*seed=*/::mlir::Value(),
             reduction, acc_dtype, /*pre_divisor=*/nullptr,
             /*post_divisor=*/nullptr, /*algorithm=*/nullptr,
-            /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr);
+            /*inter_host_dtype=*/nullptr, /*inter_host_scaling=*/nullptr,
+            /*grad_inter_host_dtype=*/nullptr,
+            /*grad_inter_host_scaling=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{ bool isReduction() { return true; } }];
@@ -381,7 +390,8 @@ def Prec_AllReduceOp : Prec_CollectiveOpBase<"all_reduce",
     $input `on` $grid ``
     custom<AllReduceClauses>($grid_axes, $reduction, $forward_dtype,
       $backward_dtype, $rounding, $seed, $scaling, $acc_dtype, $pre_divisor,
-      $post_divisor, $algorithm, $inter_host_dtype, $inter_host_scaling)
+      $post_divisor, $algorithm, $inter_host_dtype, $inter_host_scaling,
+      $grad_inter_host_dtype, $grad_inter_host_scaling)
     attr-dict `:` type($input) `->` type($result)
   }];
 }
