@@ -69,7 +69,7 @@ def main():
     precrt = ctypes.CDLL(args.precrt)
     i64, i32, ptr = ctypes.c_int64, ctypes.c_int32, ctypes.c_void_p
     precrt.precrtCompiledGpuMatmul.argtypes = (
-        [i64] * 4 + [i32, ptr, i64, i64, i64] * 3 + [ptr])
+        [i64] * 4 + [i32, ptr, i64, i64, i64] * 3 + [i32, ptr])
     precrt.precrtCompiledGpuMatmul.restype = i32
     precrt.precrtCompiledGetError.restype = ctypes.c_char_p
     precrt.precrtGpuSetDevice(0)
@@ -99,7 +99,9 @@ def main():
                 status = precrt.precrtCompiledGpuMatmul(
                     1, m, n, k, code, a.data_ptr(), 0, *a_strides,
                     code, b.data_ptr(), 0, n, 1,
-                    code, c.data_ptr(), 0, n, 1, stream)
+                    code, c.data_ptr(), 0, n, 1,
+                    0,  # no reduced precision: the contract
+                    stream)
                 if status != 0:
                     raise RuntimeError(precrt.precrtCompiledGetError().decode())
 

@@ -466,6 +466,10 @@ LogicalResult BackwardBuilder::run() {
   func::FuncOp backward = *created;
   backward->setAttr(PrecDialect::kBackwardOfAttrName,
                     FlatSymbolRefAttr::get(forward.getSymNameAttr()));
+  // The backward's contractions compute as the forward's may.
+  if (Attribute reduced =
+          forward->getAttr(PrecDialect::kReducedPrecisionAttrName))
+    backward->setAttr(PrecDialect::kReducedPrecisionAttrName, reduced);
   Block *entry = backward.addEntryBlock();
   OpBuilder builder = OpBuilder::atBlockEnd(entry);
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
 #include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -106,6 +107,21 @@ struct InlineKernelCalleesPass
     llvm::SetVector<func::FuncOp> inlined;
     for (func::CallOp call : calls) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      // What the callee's contractions may compute below the contract goes
+      // with them to the caller: they, and the ops whose regions may hold
+      // some, take the callee's prec.reduced_precision (the same for the
+      // callee's other calls).
+      if (Attribute reduced =
+              callee->getAttr(PrecDialect::kReducedPrecisionAttrName))
+        for (Operation &op : callee.getBody().front().without_terminator()) {
+          auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+          bool mayContract =
+              linalgOp ? linalg::isaContractionOpInterface(linalgOp)
+                       : op.getNumRegions() > 0;
+          if (mayContract &&
+              !op.hasAttr(PrecDialect::kReducedPrecisionAttrName))
+            op.setAttr(PrecDialect::kReducedPrecisionAttrName, reduced);
+        }
       // Cloned, not moved: the callee may have other calls.
       if (failed(inlineCall(interface, config.getCloneCallback(),
                             cast<CallOpInterface>(call.getOperation()),

@@ -144,7 +144,8 @@ void runCase(const Case &c) {
   ASSERT_EQ(precrtCompiledGpuMatmul(c.batch, c.m, c.n, c.k, c.in, aView,
                                     sa.batch, sa.row, sa.col, c.in, db,
                                     sb.batch, sb.row, sb.col, c.out, cView,
-                                    sc.batch, sc.row, sc.col, stream),
+                                    sc.batch, sc.row, sc.col,
+                                    PRECRT_REDUCED_PRECISION_NONE, stream),
             PRECRT_SUCCESS)
       << precrtCompiledGetError();
   EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
@@ -223,7 +224,8 @@ TEST(CompiledGpuMatmul, HandleAndWorkspaceOncePerDevice) {
                     return precrtCompiledGpuMatmul(
                         1, 2, 2, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
                         PRECRT_DTYPE_F32, buffer, 0, 2, 1, PRECRT_DTYPE_F32,
-                        static_cast<char *>(buffer) + 0, 0, 2, 1, stream);
+                        static_cast<char *>(buffer) + 0, 0, 2, 1,
+                        PRECRT_REDUCED_PRECISION_NONE, stream);
                   };
                   EXPECT_EQ(gemm(), PRECRT_SUCCESS);
                   int handles = fakeHook("fakeCublasLtHandles");
@@ -248,7 +250,8 @@ TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
                   EXPECT_EQ(precrtCompiledGpuMatmul(
                                 1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 2, 1,
                                 PRECRT_DTYPE_BF16, buffer, 0, 2, 1,
-                                PRECRT_DTYPE_F32, buffer, 0, 2, 1, stream),
+                                PRECRT_DTYPE_F32, buffer, 0, 2, 1,
+                                PRECRT_REDUCED_PRECISION_NONE, stream),
                             PRECRT_ERROR_INVALID_ARGUMENT);
                   std::string error = precrtCompiledGetError();
                   EXPECT_NE(error.find("f32 x bf16 -> f32"), std::string::npos)
@@ -258,7 +261,8 @@ TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
                   EXPECT_EQ(precrtCompiledGpuMatmul(
                                 1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 4, 2,
                                 PRECRT_DTYPE_F32, buffer, 0, 2, 1,
-                                PRECRT_DTYPE_F32, buffer, 0, 2, 1, stream),
+                                PRECRT_DTYPE_F32, buffer, 0, 2, 1,
+                                PRECRT_REDUCED_PRECISION_NONE, stream),
                             PRECRT_ERROR_INVALID_ARGUMENT);
                   error = precrtCompiledGetError();
                   EXPECT_NE(error.find("no contiguous rows or columns"),
@@ -270,6 +274,127 @@ TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
                 },
                 nullptr),
             PRECRT_SUCCESS);
+}
+
+/// C = A B of a 1 x k row A and a k x 1 column B, with C zero, on the
+/// rank's stream under `reducedPrecision`; the value of C, or NaN with the
+/// rank's error printed when the call fails.
+double dotProduct(precrt_dtype_t dtype, const std::vector<float> &a,
+                  const std::vector<float> &b, int32_t reducedPrecision) {
+  using namespace precrt::numerics;
+  auto bytesOf = [&](const std::vector<float> &values) {
+    std::vector<uint8_t> bytes(values.size() * dtypeBytes(dtype));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (dtype == PRECRT_DTYPE_F32) {
+        std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+      } else {
+        auto bits = uint16_t(encodeNearestEven(
+            values[i], dtype == PRECRT_DTYPE_F16 ? kF16 : kBF16));
+        std::memcpy(bytes.data() + 2 * i, &bits, 2);
+      }
+    }
+    return bytes;
+  };
+  int64_t k = int64_t(a.size());
+  void *da = toDevice(bytesOf(a)), *db = toDevice(bytesOf(b));
+  void *dc = toDevice(bytesOf({0.0f}));
+  void *stream = precrtCompiledGpuStream();
+  int32_t status = precrtCompiledGpuMatmul(
+      1, 1, 1, k, dtype, da, k, k, 1, dtype, db, k, 1, 1, dtype, dc, 1, 1, 1,
+      reducedPrecision, stream);
+  double result = std::nan("");
+  if (status == PRECRT_SUCCESS && precrtGpuStreamSynchronize(stream) == 0) {
+    result = readElement(dtype, toHost(dc, dtypeBytes(dtype)).data(), 0);
+  } else {
+    std::fprintf(stderr, "gemm failed: %s\n", precrtCompiledGetError());
+    precrtGpuFree(dc);
+  }
+  precrtCompiledClearError();
+  precrtGpuFree(da);
+  precrtGpuFree(db);
+  return result;
+}
+
+// What a program's #prec.reduced_precision allows reaches cuBLASLt, and
+// nothing more: with the test double computing as cuBLASLt would
+// (FAKE_CUBLASLT_REDUCED_PRECISION=1), 256 terms of 1 + 2^-12 sum to
+// 256 + 2^-4 exactly in f32 and to 256 with TF32 inputs (1 + 2^-12 needs 12
+// mantissa bits, TF32 has 10); bf16 terms 1, 3 * 2^-10, 3 * 2^-10, 0 give
+// 1 + 2^-7 rounded once (the exact 1 + 6 * 2^-10 lies above the midpoint)
+// and 1 in two split-K halves rounded to bf16 (1 + 3 * 2^-10 lies below it).
+TEST(CompiledGpuMatmul, ReducedPrecisionOnlyWhereTheProgramAllowsIt) {
+  expectInFreshProcess([] {
+    setenv("FAKE_CUBLASLT_REDUCED_PRECISION", "1", 1);
+    bool ok = true;
+    precrtLocalRun(
+        1,
+        [](precrt_comm_t, void *data) {
+          bool &ok = *static_cast<bool *>(data);
+          auto expect = [&](const char *what, double got, double expected) {
+            if (got != expected) {
+              std::fprintf(stderr, "%s: got %.10g, expected %.10g\n", what,
+                           got, expected);
+              ok = false;
+            }
+          };
+          std::vector<float> ones(256, 1.0f), terms(256, 1.0f + 0x1p-12f);
+          expect("f32", dotProduct(PRECRT_DTYPE_F32, terms, ones, 0),
+                 256.0 + 0x1p-4);
+          expect("f32, output_type_reduction",
+                 dotProduct(PRECRT_DTYPE_F32, terms, ones,
+                            PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION),
+                 256.0 + 0x1p-4);
+          expect("f32, tf32",
+                 dotProduct(PRECRT_DTYPE_F32, terms, ones,
+                            PRECRT_REDUCED_PRECISION_TF32),
+                 256.0);
+          std::vector<float> split = {1.0f, 3 * 0x1p-10f, 3 * 0x1p-10f, 0.0f};
+          std::vector<float> four(4, 1.0f);
+          expect("bf16", dotProduct(PRECRT_DTYPE_BF16, split, four, 0),
+                 1.0 + 0x1p-7);
+          expect("bf16, tf32",
+                 dotProduct(PRECRT_DTYPE_BF16, split, four,
+                            PRECRT_REDUCED_PRECISION_TF32),
+                 1.0 + 0x1p-7);
+          expect("bf16, output_type_reduction",
+                 dotProduct(PRECRT_DTYPE_BF16, split, four,
+                            PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION),
+                 1.0);
+          // Bits no precrt_reduced_precision_t has are refused.
+          void *buffer = toDevice(std::vector<uint8_t>(16));
+          if (precrtCompiledGpuMatmul(1, 1, 1, 1, PRECRT_DTYPE_F32, buffer, 0,
+                                      1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
+                                      PRECRT_DTYPE_F32, buffer, 0, 1, 1, 8,
+                                      precrtCompiledGpuStream()) !=
+              PRECRT_ERROR_INVALID_ARGUMENT) {
+            std::fprintf(stderr, "reduced-precision bit 8 was taken\n");
+            ok = false;
+          }
+          precrtGpuFree(buffer);
+          return 0;
+        },
+        &ok);
+    return ok;
+  });
+  // The strict double (the default) refuses TF32: the runtime asks for it
+  // exactly when told to.
+  expectInFreshProcess([] {
+    bool ok = true;
+    precrtLocalRun(
+        1,
+        [](precrt_comm_t, void *data) {
+          std::vector<float> ones(4, 1.0f);
+          // (A failed call is the rank's first error, which every later
+          // one returns: the refused call comes last.)
+          *static_cast<bool *>(data) =
+              dotProduct(PRECRT_DTYPE_F32, ones, ones, 0) == 4.0 &&
+              std::isnan(dotProduct(PRECRT_DTYPE_F32, ones, ones,
+                                    PRECRT_REDUCED_PRECISION_TF32));
+          return 0;
+        },
+        &ok);
+    return ok;
+  });
 }
 
 TEST(CompiledGpuMatmul, MissingOrOldLibraryIsReported) {
@@ -286,7 +411,7 @@ TEST(CompiledGpuMatmul, MissingOrOldLibraryIsReported) {
             int32_t status = precrtCompiledGpuMatmul(
                 1, 1, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1, PRECRT_DTYPE_F32,
                 buffer, 0, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
-                precrtCompiledGpuStream());
+                PRECRT_REDUCED_PRECISION_NONE, precrtCompiledGpuStream());
             const char *error = precrtCompiledGetError();
             result->second = status == PRECRT_ERROR_UNAVAILABLE && error &&
                              std::strstr(error, result->first);

@@ -173,6 +173,17 @@ func.func @all_reduce_two_level(%x: tensor<64xf32>) -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
 
+// The backward's contractions may compute as the forward's: it takes the
+// forward's prec.reduced_precision.
+// CHECK-LABEL: func.func @reduced_precision_backward(
+// CHECK-SAME:    prec.reduced_precision = #prec.reduced_precision<tf32>
+func.func @reduced_precision(%g: tensor<16xf32>) -> tensor<16xf32>
+    attributes {prec.differentiable,
+                prec.reduced_precision = #prec.reduced_precision<tf32>} {
+  %r = prec.all_reduce %g on @hsdp grid_axes = [0] : tensor<16xf32> -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
 // The transposed all_reduce divides by the same pre_divisor and post_divisor.
 // CHECK-LABEL: func.func @all_reduce_divisors_backward(
 // CHECK-SAME:    %[[DY:[^:]*]]: tensor<16xf32>)

@@ -129,3 +129,42 @@ func.func @caller(%r: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   } -> tensor<4xf32>
   return %n, %c : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// What the callee's contractions may compute below the contract goes with
+// them: they take the callee's prec.reduced_precision; the other ops, and
+// the caller's, stay as they are.
+// CHECK-LABEL: func.func @allows_nothing
+// CHECK-NOT: prec.reduced_precision
+// CHECK: linalg.matmul {prec.reduced_precision = #prec.reduced_precision<tf32>}
+// CHECK-NOT: prec.reduced_precision
+// CHECK: return
+func.func private @allows_tf32(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) -> tensor<4x4xf32>
+    attributes {prec.reduced_precision = #prec.reduced_precision<tf32>} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<4x2xf32>, tensor<2x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}
+
+func.func @allows_nothing(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  %r = call @allows_tf32(%a, %b) : (tensor<4x2xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}

@@ -233,7 +233,11 @@ def ConvertContractionsToRuntime
     widened exactly into a buffer of the narrowest type that holds both
     (fp8 to bf16 or f16, bf16 with f16 to f32) by an elementwise kernel.
     The rest (f64, integers, an fp8 output, dynamic shapes to widen, views
-    without a unit stride) stays for the GPU's loop kernels.
+    without a unit stride) stays for the GPU's loop kernels. A call gets the
+    `prec.reduced_precision` that holds for its contraction (its own or the
+    nearest around it), the arithmetic below the contract the program
+    allows cuBLASLt; the CPU's calls get none, since its gemm computes the
+    contract regardless.
   }];
   let options = [
     Option<"gpu", "gpu", "bool", /*default=*/"false",

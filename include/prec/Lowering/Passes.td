@@ -554,7 +554,9 @@ def PrecInlineKernelCallees
     block; with the callee's body in the caller's block it can.
 
     Inlining moves operations and changes none of them, so every value is bit
-    for bit what the call computed. Only private callees are inlined (nothing
+    for bit what the call computed; a callee's `prec.reduced_precision` goes
+    onto its contractions (and the ops with regions that may hold some)
+    first, so that they keep what it allowed them. Only private callees are inlined (nothing
     outside the module calls them, so a callee left without calls is erased);
     only one-block callees (their body fits any caller's block, a loop's
     included); never a function into itself. Other calls stay: they gain

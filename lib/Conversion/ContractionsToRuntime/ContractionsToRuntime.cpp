@@ -10,6 +10,8 @@
 
 #include "prec/Conversion/ContractionsToRuntime/Gemm.h"
 #include "prec/Conversion/Passes.h"
+#include "prec/Dialect/Prec/IR/PrecAttrs.h"
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
 
 #include "precrt/compiled.h"
 
@@ -497,6 +499,13 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
   arguments[2] = loopSizes[loops.n];
   arguments[3] = loopSizes[loops.k];
   auto call = func::CallOp::create(builder, loc, decl, arguments);
+  // The GPU gemm takes what the program allows below the contract
+  // (prec-gpu-host-to-runtime passes it); the CPU's computes the contract
+  // whatever the program allows, which exceeds it.
+  if (ReducedPrecision reduced = getEffectiveReducedPrecision(op);
+      gpu && reduced != ReducedPrecision::none)
+    call->setAttr(PrecDialect::kReducedPrecisionAttrName,
+                  ReducedPrecisionAttr::get(op->getContext(), reduced));
   builder.setInsertionPointAfter(call);
   for (Value widened : widenedBuffers)
     memref::DeallocOp::create(builder, loc, widened);

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "prec/Conversion/Passes.h"
+#include "prec/Dialect/Prec/IR/PrecAttrs.h"
+#include "prec/Dialect/Prec/IR/PrecDialect.h"
 
 #include "precrt/compiled.h"
 
@@ -312,7 +314,7 @@ private:
     if (StringRef onStream = getCollectiveOnStream(call); !onStream.empty())
       return rewriteOnStream(call, onStream);
     if (isMatmulCall(call))
-      return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL);
+      return rewriteMatmul(call);
     return rewriteGPUCall(call);
   }
 
@@ -483,10 +485,78 @@ private:
 
   /// The collective or gemm on device buffers as the runtime's entry point
   /// `name`, which takes the same operands and the stream to order it on.
-  LogicalResult rewriteOnStream(func::CallOp call, StringRef name) {
+  /// precrtCompiledMatmul -> precrtCompiledGpuMatmul, with the bits of the
+  /// reduced precision convert-contractions-to-runtime put on the call. An
+  /// operand in a constant global (a weight the program holds as a
+  /// constant) is read from a device copy, freed after the call: the gemm
+  /// takes operands by address, and cuBLASLt reads only device memory.
+  LogicalResult rewriteMatmul(func::CallOp call) {
+    SmallVector<Value> deviceCopies;
+    DenseMap<Value, Value> deviceCopyOf;
+    for (auto [index, operand] : llvm::enumerate(call.getOperands())) {
+      // An address: the buffer's aligned pointer, plus its offset.
+      Value address = operand;
+      while (auto add = address.getDefiningOp<arith::AddIOp>())
+        address = add.getLhs();
+      auto pointer =
+          address.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+      if (!pointer)
+        continue;
+      Value root = getRootBuffer(pointer.getSource());
+      auto getGlobal = root.getDefiningOp<memref::GetGlobalOp>();
+      if (!getGlobal)
+        continue;
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      // C (the 16th argument: batch, m, n, k, then dtype, address and
+      // strides of A, B and C) is written.
+      constexpr unsigned kCAddress = 15;
+      if (!global || !global.getConstant() || index == kCAddress)
+        return call.emitOpError()
+               << "multiplies into or out of the global "
+               << getGlobal.getNameAttr()
+               << " on the GPU, which works on device copies of globals "
+                  "and may only read constant ones";
+      builder.setInsertionPoint(pointer);
+      pointer.getSourceMutable().assign(getDeviceCopy(
+          pointer.getSource(), root, deviceCopyOf, deviceCopies));
+    }
+    builder.setInsertionPoint(call);
+    Operation *next = call->getNextNode();
+    if (failed(rewriteMatmulOnStream(call)))
+      return failure();
+    builder.setInsertionPoint(next);
+    for (Value copy : deviceCopies)
+      gpu::DeallocOp::create(builder, copy.getLoc(), token.getType(), token,
+                             copy);
+    return success();
+  }
+
+  LogicalResult rewriteMatmulOnStream(func::CallOp call) {
+    auto reduced = call->getAttrOfType<ReducedPrecisionAttr>(
+        PrecDialect::kReducedPrecisionAttrName);
+    static_assert(
+        uint32_t(ReducedPrecision::tf32) == PRECRT_REDUCED_PRECISION_TF32 &&
+            uint32_t(ReducedPrecision::output_type_reduction) ==
+                PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION,
+        "#prec.reduced_precision and precrt_reduced_precision_t agree");
+    Value bits = arith::ConstantIntOp::create(
+        builder, call.getLoc(), builder.getI32Type(),
+        reduced ? int64_t(reduced.getValue()) : 0);
+    return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL, bits);
+  }
+
+  /// The runtime call `name` of `call`'s operands, then `extra` (unless
+  /// null), then the stream.
+  LogicalResult rewriteOnStream(func::CallOp call, StringRef name,
+                                Value extra = Value()) {
     SmallVector<Value> operands(call.getOperands());
+    if (extra)
+      operands.push_back(extra);
     operands.push_back(stream);
     SmallVector<Type> types(call.getOperandTypes());
+    if (extra)
+      types.push_back(extra.getType());
     types.push_back(stream.getType());
     func::FuncOp onStream = getOrDeclare(
         module, name, builder.getFunctionType(types, call.getResultTypes()));

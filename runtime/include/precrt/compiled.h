@@ -389,11 +389,22 @@ PRECRT_EXPORT int32_t precrtCompiledCollectiveWaitOnStream(int64_t handle,
                                                            void *recv,
                                                            void *stream);
 
+/* Arithmetic below the gemm's contract that a program allows, as the bits of
+ * its #prec.reduced_precision attribute (the values are the attribute's). */
+typedef enum precrt_reduced_precision_t {
+  PRECRT_REDUCED_PRECISION_NONE = 0,
+  /* f32 inputs rounded to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32). */
+  PRECRT_REDUCED_PRECISION_TF32 = 1,
+  /* Split-K partial sums of a bf16 or f16 C summed in C's type. */
+  PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION = 2,
+} precrt_reduced_precision_t;
+
 /* precrtCompiledMatmul on device buffers, enqueued on `stream` (the compute
  * stream) through cuBLASLt, under the same contract: every product and
  * partial sum in f32 (CUBLAS_COMPUTE_32F, never TF32; split-K partial sums
  * in f32, never in a bf16 or f16 output), the initial value of C included,
- * and a bf16 or f16 C rounded once at the end. A and B are of one dtype
+ * and a bf16 or f16 C rounded once at the end, unless `reduced_precision`
+ * (a set of precrt_reduced_precision_t bits) allows less. A and B are of one dtype
  * (f32, bf16 or f16), C is f32 or of theirs; each operand needs a unit
  * stride along its rows or its columns. cuBLASLt is loaded on the first call
  * (PRECRT_CUBLASLT_LIBRARY, else libcublasLt.so.13, else libcublasLt.so.12)
@@ -407,7 +418,7 @@ PRECRT_EXPORT int32_t precrtCompiledGpuMatmul(
     int64_t a_col_stride, int32_t b_dtype, const void *b,
     int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
     int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
-    int64_t c_col_stride, void *stream);
+    int64_t c_col_stride, int32_t reduced_precision, void *stream);
 
 /* The message of the first failure of a compiled entry point on the calling
  * thread since the last clear, or NULL. */

@@ -7,7 +7,8 @@
  * The numeric values of every enum below are part of the ABI: the compiler
  * emits them as constants. Never renumber; only append, and bump
  * PRECRT_API_VERSION when a signature or a meaning changes (2: the traffic
- * structs gained the bytes across hosts).
+ * structs gained the bytes across hosts; 3: precrtCompiledGpuMatmul takes
+ * the program's reduced-precision bits).
  *
 \*===----------------------------------------------------------------------===*/
 
@@ -23,7 +24,7 @@
 #define PRECRT_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define PRECRT_API_VERSION 2
+#define PRECRT_API_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {

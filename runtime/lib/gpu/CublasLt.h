@@ -52,8 +52,10 @@ constexpr cudaDataType_t CUDA_R_8F_E4M3 = 28;
 constexpr cudaDataType_t CUDA_R_8F_E5M2 = 29;
 
 // cublasComputeType_t: f32 products and sums. The _FAST_ variants (TF32,
-// 16F, 16BF) round inputs, which prec's contract does not allow.
+// 16F, 16BF) round inputs, which prec's contract allows only where a
+// program's #prec.reduced_precision says tf32 (and never 16F or 16BF).
 constexpr cublasComputeType_t CUBLAS_COMPUTE_32F = 68;
+constexpr cublasComputeType_t CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 
 // cublasOperation_t.
 constexpr int32_t CUBLAS_OP_N = 0;
@@ -81,6 +83,7 @@ constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5;
 // sums); COMPUTE_TYPE sums in f32.
 constexpr uint32_t CUBLASLT_REDUCTION_SCHEME_INPLACE = 1;
 constexpr uint32_t CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE = 2;
+constexpr uint32_t CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE = 4;
 
 /// cuBLASLt 12.0 or later (cublasLtGetVersion: major * 10000 + minor * 100
 /// + patch).

@@ -7,7 +7,8 @@
 // C^T = B^T A^T. Products and sums are f32 (CUBLAS_COMPUTE_32F, never TF32),
 // split-K partial sums too (the reduction schemes that sum in a bf16 or f16
 // output are excluded), and C is read and written once: D = 1 * A B + 1 * C
-// in f32, rounded to C's type at the end.
+// in f32, rounded to C's type at the end. A program's #prec.reduced_precision
+// relaxes the first two (TF32, partial sums in C's type), nothing else.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "core/Error.h"
 #include "gpu/CublasLt.h"
 #include "gpu/GpuContext.h"
+#include "precrt/compiled.h"
 
 #include <map>
 #include <mutex>
@@ -174,7 +176,16 @@ const char *operandName(int index) {
 precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const kernels::MatrixOperand &a,
                           const kernels::MatrixOperand &b,
-                          const kernels::MatrixOperand &c, void *stream) {
+                          const kernels::MatrixOperand &c,
+                          int32_t reducedPrecision, void *stream) {
+  constexpr int32_t kKnownReducedPrecision =
+      PRECRT_REDUCED_PRECISION_TF32 |
+      PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION;
+  if (reducedPrecision & ~kKnownReducedPrecision)
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU gemm: reduced-precision bits 0x%x are not "
+                "precrt_reduced_precision_t values",
+                unsigned(reducedPrecision & ~kKnownReducedPrecision));
   if (batch < 0 || m < 0 || n < 0 || k < 0)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "GPU gemm of negative size %lld x %lld x %lld x %lld",
@@ -242,10 +253,16 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
     return status == CUBLAS_STATUS_SUCCESS ? PRECRT_SUCCESS
                                            : cublasFailure(*api, status, what);
   };
-  if (precrt_status_t status =
-          check(api->cublasLtMatmulDescCreate(&descriptors.matmul,
-                                              CUBLAS_COMPUTE_32F, CUDA_R_32F),
-                "cublasLtMatmulDescCreate"))
+  // TF32 only where the program allows it and the inputs are f32 (a bf16
+  // or f16 input has no more bits to drop).
+  bool tf32 = (reducedPrecision & PRECRT_REDUCED_PRECISION_TF32) &&
+              a.dtype == PRECRT_DTYPE_F32;
+  if (precrt_status_t status = check(
+          api->cublasLtMatmulDescCreate(
+              &descriptors.matmul,
+              tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+              CUDA_R_32F),
+          "cublasLtMatmulDescCreate"))
     return status;
   int attributes[2] = {CUBLASLT_MATMUL_DESC_TRANSA,
                        CUBLASLT_MATMUL_DESC_TRANSB};
@@ -295,11 +312,15 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   }
 
   // Split-K partial sums in f32 only: a bf16 or f16 D would otherwise
-  // take partial sums rounded to its type (INPLACE, OUTPUT_TYPE).
+  // take partial sums rounded to its type (INPLACE, OUTPUT_TYPE), which
+  // only a program's output_type_reduction allows.
   uint64_t workspaceBytes = kWorkspaceBytes;
   uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   if (c.dtype == PRECRT_DTYPE_F32)
     reductions |= CUBLASLT_REDUCTION_SCHEME_INPLACE;
+  else if (reducedPrecision & PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION)
+    reductions |= CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                  CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
   if (precrt_status_t status =
           check(api->cublasLtMatmulPreferenceCreate(&descriptors.preference),
                 "cublasLtMatmulPreferenceCreate"))
@@ -344,10 +365,10 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS)
     return fail(PRECRT_ERROR_BACKEND,
                 "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
-                "%lld x %lld x %lld (batch %lld) with f32 accumulation",
+                "%lld x %lld x %lld (batch %lld) with %s accumulation",
                 precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
                 precrtDtypeName(c.dtype), (long long)m, (long long)n,
-                (long long)k, (long long)batch);
+                (long long)k, (long long)batch, tf32 ? "TF32" : "f32");
 
   float one = 1.0f;
   void *out = const_cast<void *>(d.data);

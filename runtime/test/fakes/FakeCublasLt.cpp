@@ -17,6 +17,11 @@
 //   prec's contract does not allow;
 // - an algorithm for a bf16 or f16 D must not sum split-K partial results in
 //   D's type (the heuristic records the preference's reduction schemes);
+// - unless FAKE_CUBLASLT_REDUCED_PRECISION=1 (a test whose program allows
+//   #prec.reduced_precision): then CUBLAS_COMPUTE_32F_FAST_TF32 with f32
+//   inputs rounds each input to TF32 (10 explicit mantissa bits, to nearest
+//   even), and an algorithm that may sum in a bf16 or f16 D splits k in two
+//   halves, each summed in f32 and rounded to D's type, then added in it;
 // - every operand must be aligned as the heuristic was told
 //   (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES, 256 unless set), since the
 //   algorithm it picks may rely on it.
@@ -59,7 +64,7 @@ constexpr cublasStatus_t kExecutionFailed = 13;
 constexpr cublasStatus_t kNotSupported = 15;
 
 constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
-constexpr int kCompute32F = 68;
+constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr uint32_t kReduceInPlace = 1, kReduceOutputType = 4;
 constexpr uint64_t kAlgoMagic = 0xFA4EB1A5;
@@ -203,16 +208,28 @@ size_t extent(const Layout &layout) {
          size_t(layout.cols - 1) * size_t(layout.ld) + layout.rows;
 }
 
+/// Whether the test allows what a program's #prec.reduced_precision does.
+bool reducedPrecisionAllowed() {
+  const char *value = std::getenv("FAKE_CUBLASLT_REDUCED_PRECISION");
+  return value && std::strcmp(value, "1") == 0;
+}
+
 /// The problem the descriptors describe, checked as cuBLASLt would (and as
 /// prec's contract needs).
 cublasStatus_t checkProblem(const MatmulDesc &desc, const Layout &a,
                             const Layout &b, const Layout &c, const Layout &d) {
-  if (desc.computeType != kCompute32F)
+  if (desc.computeType == kCompute32FFastTF32 && reducedPrecisionAllowed()) {
+    if (a.type != kR32F || b.type != kR32F)
+      return refuse(kNotSupported,
+                    "CUBLAS_COMPUTE_32F_FAST_TF32 with %s x %s inputs",
+                    typeName(a.type), typeName(b.type));
+  } else if (desc.computeType != kCompute32F) {
     return refuse(kNotSupported,
                   "compute type %d is not CUBLAS_COMPUTE_32F (68): TF32 and "
                   "the other reduced-precision compute types round the "
                   "inputs",
                   desc.computeType);
+  }
   if (desc.scaleType != kR32F)
     return refuse(kNotSupported, "scale type %s with CUBLAS_COMPUTE_32F",
                   typeName(desc.scaleType));
@@ -279,12 +296,54 @@ struct Gemm {
   const void *aData, *bData, *cData;
   void *dData;
   float alpha, beta;
+  /// Split-K partial sums in D's type (a bf16 or f16 D whose algorithm
+  /// allows it, under FAKE_CUBLASLT_REDUCED_PRECISION=1).
+  bool splitInOutputType;
 };
+
+/// `value` rounded to TF32: 10 explicit mantissa bits, to nearest even
+/// (f32's exponent range, so only the low 13 bits go).
+float roundToTf32(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if ((bits & 0x7f800000u) != 0x7f800000u) {
+    uint32_t lsb = (bits >> 13) & 1u;
+    bits += 0xfffu + lsb;
+    bits &= ~0x1fffu;
+  }
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+/// `value` rounded to the type of a layout (bf16 or f16), as a float.
+float roundTo(int type, float value) {
+  uint8_t bytes[4];
+  storeElement(bytes, type, 0, value);
+  return loadElement(bytes, type, 0);
+}
 
 void runGemm(void *data) {
   Gemm *gemm = static_cast<Gemm *>(data);
   const Layout &a = gemm->a, &b = gemm->b, &c = gemm->c, &d = gemm->d;
   uint64_t k = gemm->desc.transa == kOpN ? a.cols : a.rows;
+  bool tf32 = gemm->desc.computeType == kCompute32FFastTF32;
+  auto input = [&](const void *data, int type, int64_t index) {
+    float value = loadElement(data, type, index);
+    return tf32 ? roundToTf32(value) : value;
+  };
+  // The products from `begin` to `end` in order of k, summed in f32 from
+  // `sum`.
+  auto products = [&](float sum, uint64_t begin, uint64_t end, int64_t aBase,
+                      int64_t bBase, uint64_t i, uint64_t j) {
+    for (uint64_t p = begin; p < end; ++p) {
+      int64_t aIndex = gemm->desc.transa == kOpN ? i + p * a.ld : p + i * a.ld;
+      int64_t bIndex = gemm->desc.transb == kOpN ? p + j * b.ld : j + p * b.ld;
+      float product = input(gemm->aData, a.type, aBase + aIndex) *
+                      input(gemm->bData, b.type, bBase + bIndex);
+      sum = sum + product;
+    }
+    return sum;
+  };
   std::vector<float> column(d.rows);
   for (int32_t batch = 0; batch < d.batchCount; ++batch) {
     int64_t aBase = batch * a.batchStride, bBase = batch * b.batchStride;
@@ -296,16 +355,17 @@ void runGemm(void *data) {
         // one of the orders cuBLASLt may take.
         float initial = loadElement(gemm->cData, c.type, cBase + i + j * c.ld);
         bool fromC = gemm->alpha == 1.0f;
-        float sum = fromC ? gemm->beta * initial : 0.0f;
-        for (uint64_t p = 0; p < k; ++p) {
-          int64_t aIndex =
-              gemm->desc.transa == kOpN ? i + p * a.ld : p + i * a.ld;
-          int64_t bIndex =
-              gemm->desc.transb == kOpN ? p + j * b.ld : j + p * b.ld;
-          float product = loadElement(gemm->aData, a.type, aBase + aIndex) *
-                          loadElement(gemm->bData, b.type, bBase + bIndex);
-          sum = sum + product;
+        float start = fromC ? gemm->beta * initial : 0.0f;
+        if (gemm->splitInOutputType && fromC && k >= 2) {
+          // Two split-K halves, each rounded to D's type and added in it.
+          float first = roundTo(d.type, products(start, 0, k / 2, aBase,
+                                                 bBase, i, j));
+          float second = roundTo(d.type, products(0.0f, k / 2, k, aBase,
+                                                  bBase, i, j));
+          column[i] = first + second;
+          continue;
         }
+        float sum = products(start, 0, k, aBase, bBase, i, j);
         column[i] = fromC ? sum : gemm->alpha * sum + gemm->beta * initial;
       }
       // C is read whole before D is written: they may be one buffer.
@@ -532,7 +592,9 @@ cublasStatus_t cublasLtMatmul(Handle *handle, MatmulDesc *desc,
   if (!algo || algo[0] != kAlgoMagic)
     return refuse(kInvalidValue,
                   "cublasLtMatmul: no algorithm from the heuristic");
-  if (d->type != kR32F && (algo[1] & (kReduceInPlace | kReduceOutputType)))
+  bool splitInOutputType =
+      d->type != kR32F && (algo[1] & (kReduceInPlace | kReduceOutputType));
+  if (splitInOutputType && !reducedPrecisionAllowed())
     return refuse(kInvalidValue,
                   "the algorithm may sum split-K partial results in D's "
                   "type %s (reduction schemes 0x%llx): prec sums in f32",
@@ -569,17 +631,19 @@ cublasStatus_t cublasLtMatmul(Handle *handle, MatmulDesc *desc,
   if (logGemms())
     std::fprintf(stderr,
                  "fake cuBLASLt: gemm %s%s %s%s -> %s, D %llu x %llu (ld "
-                 "%lld), k %llu, batch %d\n",
+                 "%lld), k %llu, batch %d%s%s\n",
                  typeName(a->type), desc->transa == kOpT ? "^T" : "",
                  typeName(b->type), desc->transb == kOpT ? "^T" : "",
                  typeName(d->type), (unsigned long long)d->rows,
                  (unsigned long long)d->cols, (long long)d->ld,
                  (unsigned long long)(desc->transa == kOpN ? a->cols : a->rows),
-                 d->batchCount);
+                 d->batchCount,
+                 desc->computeType == kCompute32FFastTF32 ? ", TF32" : "",
+                 splitInOutputType ? ", split-K sums in D's type" : "");
   ++gemms;
   enqueue(stream, runGemm,
           new Gemm{*desc, *a, *b, *c, *d, aData, bData, cData, dData,
-                   alphaValue, betaValue});
+                   alphaValue, betaValue, bool(splitInOutputType)});
   return kSuccess;
 }
 

@@ -1,4 +1,5 @@
 // RUN: prec-opt %s --convert-contractions-to-runtime=gpu --canonicalize -split-input-file | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --convert-contractions-to-runtime --canonicalize -split-input-file | FileCheck %s --check-prefix=CPU
 
 // For GPU code only the contractions cuBLASLt computes under prec's contract
 // become calls: A and B of one type (f32, bf16, f16; others widened exactly
@@ -145,4 +146,36 @@ func.func @unfoldable_transpose(%a: memref<4x8xf32>, %w: memref<4x8xf32, strided
   linalg.matmul ins(%a, %wt : memref<4x8xf32>, memref<8x4xf32>) outs(%out : memref<4x4xf32>)
   memref.dealloc %wt : memref<8x4xf32>
   return %out : memref<4x4xf32>
+}
+
+// -----
+
+// What a program allows below the contract goes on the call, from the
+// contraction or the nearest op around it; the CPU's gemm computes the
+// contract regardless (which exceeds it), so its calls carry nothing.
+// CHECK-LABEL: func @reduced_precision
+// CHECK: call @precrtCompiledMatmul({{.*}}) {prec.reduced_precision = #prec.reduced_precision<tf32>}
+// CHECK: call @precrtCompiledMatmul({{.*}}) {prec.reduced_precision = #prec.reduced_precision<tf32, output_type_reduction>}
+// CHECK-LABEL: func @contract
+// CHECK: call @precrtCompiledMatmul(
+// CHECK-NOT: prec.reduced_precision
+// CHECK: return
+// CPU-LABEL: func @reduced_precision
+// CPU-NOT: call @precrtCompiledMatmul({{.*}}) {prec.reduced_precision
+// CPU: return
+module {
+  func.func @reduced_precision(%a: memref<4x2xf32>, %b: memref<2x8xf32>) -> (memref<4x8xf32>, memref<4x8xf32>)
+      attributes {prec.reduced_precision = #prec.reduced_precision<tf32>} {
+    %out = memref.alloc() : memref<4x8xf32>
+    linalg.matmul ins(%a, %b : memref<4x2xf32>, memref<2x8xf32>) outs(%out : memref<4x8xf32>)
+    %out2 = memref.alloc() : memref<4x8xf32>
+    linalg.matmul {prec.reduced_precision = #prec.reduced_precision<tf32, output_type_reduction>}
+      ins(%a, %b : memref<4x2xf32>, memref<2x8xf32>) outs(%out2 : memref<4x8xf32>)
+    return %out, %out2 : memref<4x8xf32>, memref<4x8xf32>
+  }
+  func.func @contract(%a: memref<4x2xf32>, %b: memref<2x8xf32>) -> memref<4x8xf32> {
+    %out = memref.alloc() : memref<4x8xf32>
+    linalg.matmul ins(%a, %b : memref<4x2xf32>, memref<2x8xf32>) outs(%out : memref<4x8xf32>)
+    return %out : memref<4x8xf32>
+  }
 }

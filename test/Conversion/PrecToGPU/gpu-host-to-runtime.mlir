@@ -402,9 +402,15 @@ func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64
 // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast %[[STREAM]]
 // CHECK:       %[[OUT:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<4x8xf32>
 // CHECK:       %[[OUTP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
-// CHECK:       %[[STATUS:.*]] = call @precrtCompiledGpuMatmul({{.*}}, %[[OUTP]], {{.*}}, %[[STREAM]]) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, !llvm.ptr) -> i32
+// The program allows nothing below the contract: reduced-precision bits 0.
+// CHECK:       %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK:       %[[STATUS:.*]] = call @precrtCompiledGpuMatmul({{.*}}, %[[OUTP]], {{.*}}, %[[NONE]], %[[STREAM]]) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, !llvm.ptr) -> i32
 // CHECK-NOT:   call @precrtCompiledMatmul(
 // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[OUT]]
+// CHECK:       %[[TF32:.*]] = arith.constant 1 : i32
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[TF32]], %[[STREAM]])
+// CHECK:       %[[BOTH:.*]] = arith.constant 3 : i32
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[BOTH]], %[[STREAM]])
 // CHECK:       return %[[STATUS]]
 func.func @gemm(%a: memref<4x2xf32>, %b: memref<2x8xf32>) -> i32 {
   %c1 = arith.constant 1 : i64
@@ -419,5 +425,62 @@ func.func @gemm(%a: memref<4x2xf32>, %b: memref<2x8xf32>) -> i32 {
   %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
   %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %bp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
   memref.dealloc %out : memref<4x8xf32>
+  // Calls convert-contractions-to-runtime marked with what the program allows.
+  %out2 = memref.alloc() : memref<4x8xf32>
+  %outp2 = memref.extract_aligned_pointer_as_index %out2 : memref<4x8xf32> -> index
+  %s1 = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %bp, %c0, %c8, %c1, %f32, %outp2, %c0, %c8, %c1) {prec.reduced_precision = #prec.reduced_precision<tf32>} : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  %s2 = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %bp, %c0, %c8, %c1, %f32, %outp2, %c0, %c8, %c1) {prec.reduced_precision = #prec.reduced_precision<tf32, output_type_reduction>} : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  memref.dealloc %out2 : memref<4x8xf32>
+  return %status : i32
+}
+
+// -----
+
+// A gemm operand in a constant global is read from a device copy, made on
+// the stream before the call and freed after it.
+memref.global "private" constant @weight : memref<2x8xf32> = dense<1.0>
+func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+
+// CHECK-LABEL: func.func @gemm_of_a_constant
+// CHECK:       %[[W:.*]] = memref.get_global @weight
+// CHECK:       %[[COPY:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<2x8xf32>
+// CHECK:       gpu.memcpy async [%{{.*}}] %[[COPY]], %[[W]]
+// CHECK:       %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[COPY]]
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[WP]], {{.*}})
+// CHECK-NEXT:  gpu.dealloc async [%{{.*}}] %[[COPY]]
+func.func @gemm_of_a_constant(%a: memref<4x2xf32>, %out: memref<4x8xf32>) -> i32 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %f32 = arith.constant 1 : i32
+  %w = memref.get_global @weight : memref<2x8xf32>
+  %ap = memref.extract_aligned_pointer_as_index %a : memref<4x2xf32> -> index
+  %wp = memref.extract_aligned_pointer_as_index %w : memref<2x8xf32> -> index
+  %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
+  %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  return %status : i32
+}
+
+// -----
+
+// A mutable global has no device copy a gemm could keep in step with it.
+memref.global "private" @state : memref<2x8xf32> = dense<1.0>
+func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+
+func.func @gemm_of_a_mutable_global(%a: memref<4x2xf32>, %out: memref<4x8xf32>) -> i32 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %f32 = arith.constant 1 : i32
+  %w = memref.get_global @state : memref<2x8xf32>
+  %ap = memref.extract_aligned_pointer_as_index %a : memref<4x2xf32> -> index
+  %wp = memref.extract_aligned_pointer_as_index %w : memref<2x8xf32> -> index
+  %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
+  // expected-error @+1 {{'func.call' op multiplies into or out of the global @state on the GPU, which works on device copies of globals and may only read constant ones}}
+  %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
   return %status : i32
 }

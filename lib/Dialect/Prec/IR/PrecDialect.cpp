@@ -30,6 +30,14 @@ void PrecDialect::initialize() {
 // Discardable attributes
 //===----------------------------------------------------------------------===//
 
+ReducedPrecision mlir::prec::getEffectiveReducedPrecision(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto reduced = op->getAttrOfType<ReducedPrecisionAttr>(
+            PrecDialect::kReducedPrecisionAttrName))
+      return reduced.getValue();
+  return ReducedPrecision::none;
+}
+
 LogicalResult PrecDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attribute) {
   if (attribute.getName() == kPolicyAttrName) {

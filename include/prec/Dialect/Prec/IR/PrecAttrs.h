@@ -25,6 +25,10 @@ bool isSupportedFloatType(Type type);
 /// f16, bf16, f8E4M3FN and f8E5M2.
 bool isWireFloatType(Type type);
 
+/// The `prec.reduced_precision` that holds for `op`: its own, else that of
+/// the nearest op around it that has one; none without.
+ReducedPrecision getEffectiveReducedPrecision(Operation *op);
+
 /// The list isWireFloatType accepts, for diagnostics.
 inline constexpr const char *kWireFloatTypes =
     "f64, f32, f16, bf16, f8E4M3FN or f8E5M2";
