@@ -8,6 +8,7 @@
 
 #include "prec/Gradients/GenerateBackward.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
+#include "prec/Dialect/Prec/Utils/ReducedPrecision.h"
 #include "prec/Gradients/Passes.h"
 #include "prec/Gradients/PrecGradients.h"
 
@@ -400,8 +401,13 @@ LogicalResult BackwardBuilder::propagate(OpBuilder &builder,
     Operation *last = block->empty() ? nullptr : &block->back();
     if (failed(rule.buildGradients(builder, resultGradients, operandGradients)))
       return failure();
-    labelGradientOps(op, last ? std::next(last->getIterator()) : block->begin(),
-                     block->end());
+    auto created = llvm::make_range(
+        last ? std::next(last->getIterator()) : block->begin(), block->end());
+    labelGradientOps(op, created.begin(), created.end());
+    // The gradient's contractions compute as the forward op may (the
+    // backward function has the forward function's permission).
+    pinReducedPrecision(created, getEffectiveReducedPrecision(op),
+                        getEffectiveReducedPrecision(forward));
     // Trailing operands nothing differentiates (a stochastic rounding seed)
     // get no gradient.
     while (operandGradients.size() < op->getNumOperands() &&

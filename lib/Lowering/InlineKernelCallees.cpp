@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "prec/Dialect/Prec/IR/PrecDialect.h"
+#include "prec/Dialect/Prec/Utils/ReducedPrecision.h"
 #include "prec/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -108,20 +108,16 @@ struct InlineKernelCalleesPass
     for (func::CallOp call : calls) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       // What the callee's contractions may compute below the contract goes
-      // with them to the caller: they, and the ops whose regions may hold
-      // some, take the callee's prec.reduced_precision (the same for the
-      // callee's other calls).
-      if (Attribute reduced =
-              callee->getAttr(PrecDialect::kReducedPrecisionAttrName))
-        for (Operation &op : callee.getBody().front().without_terminator()) {
-          auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-          bool mayContract =
-              linalgOp ? linalg::isaContractionOpInterface(linalgOp)
-                       : op.getNumRegions() > 0;
-          if (mayContract &&
-              !op.hasAttr(PrecDialect::kReducedPrecisionAttrName))
-            op.setAttr(PrecDialect::kReducedPrecisionAttrName, reduced);
-        }
+      // with them to the caller, neither more nor less: where the caller's
+      // prec.reduced_precision differs from what holds for one of them, it
+      // gets its own (the same for the callee's other calls).
+      ReducedPrecision atCall = getEffectiveReducedPrecision(call);
+      forEachContraction(callee.getBody().front(), [&](Operation *op) {
+        ReducedPrecision own = getEffectiveReducedPrecision(op);
+        if (own != atCall)
+          op->setAttr(PrecDialect::kReducedPrecisionAttrName,
+                      ReducedPrecisionAttr::get(op->getContext(), own));
+      });
       // Cloned, not moved: the callee may have other calls.
       if (failed(inlineCall(interface, config.getCloneCallback(),
                             cast<CallOpInterface>(call.getOperation()),

@@ -145,7 +145,7 @@ void runCase(const Case &c) {
                                     sa.batch, sa.row, sa.col, c.in, db,
                                     sb.batch, sb.row, sb.col, c.out, cView,
                                     sc.batch, sc.row, sc.col,
-                                    PRECRT_REDUCED_PRECISION_NONE, stream),
+                                    nullptr, nullptr, PRECRT_REDUCED_PRECISION_NONE, stream),
             PRECRT_SUCCESS)
       << precrtCompiledGetError();
   EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
@@ -225,7 +225,7 @@ TEST(CompiledGpuMatmul, HandleAndWorkspaceOncePerDevice) {
                         1, 2, 2, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
                         PRECRT_DTYPE_F32, buffer, 0, 2, 1, PRECRT_DTYPE_F32,
                         static_cast<char *>(buffer) + 0, 0, 2, 1,
-                        PRECRT_REDUCED_PRECISION_NONE, stream);
+                        nullptr, nullptr, PRECRT_REDUCED_PRECISION_NONE, stream);
                   };
                   EXPECT_EQ(gemm(), PRECRT_SUCCESS);
                   int handles = fakeHook("fakeCublasLtHandles");
@@ -251,7 +251,7 @@ TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
                                 1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 2, 1,
                                 PRECRT_DTYPE_BF16, buffer, 0, 2, 1,
                                 PRECRT_DTYPE_F32, buffer, 0, 2, 1,
-                                PRECRT_REDUCED_PRECISION_NONE, stream),
+                                nullptr, nullptr, PRECRT_REDUCED_PRECISION_NONE, stream),
                             PRECRT_ERROR_INVALID_ARGUMENT);
                   std::string error = precrtCompiledGetError();
                   EXPECT_NE(error.find("f32 x bf16 -> f32"), std::string::npos)
@@ -262,7 +262,7 @@ TEST(CompiledGpuMatmul, UnsupportedOperandsAreTheRanksError) {
                                 1, 2, 2, 2, PRECRT_DTYPE_F32, buffer, 0, 4, 2,
                                 PRECRT_DTYPE_F32, buffer, 0, 2, 1,
                                 PRECRT_DTYPE_F32, buffer, 0, 2, 1,
-                                PRECRT_REDUCED_PRECISION_NONE, stream),
+                                nullptr, nullptr, PRECRT_REDUCED_PRECISION_NONE, stream),
                             PRECRT_ERROR_INVALID_ARGUMENT);
                   error = precrtCompiledGetError();
                   EXPECT_NE(error.find("no contiguous rows or columns"),
@@ -301,7 +301,7 @@ double dotProduct(precrt_dtype_t dtype, const std::vector<float> &a,
   void *stream = precrtCompiledGpuStream();
   int32_t status = precrtCompiledGpuMatmul(
       1, 1, 1, k, dtype, da, k, k, 1, dtype, db, k, 1, 1, dtype, dc, 1, 1, 1,
-      reducedPrecision, stream);
+      nullptr, nullptr, reducedPrecision, stream);
   double result = std::nan("");
   if (status == PRECRT_SUCCESS && precrtGpuStreamSynchronize(stream) == 0) {
     result = readElement(dtype, toHost(dc, dtypeBytes(dtype)).data(), 0);
@@ -364,7 +364,8 @@ TEST(CompiledGpuMatmul, ReducedPrecisionOnlyWhereTheProgramAllowsIt) {
           void *buffer = toDevice(std::vector<uint8_t>(16));
           if (precrtCompiledGpuMatmul(1, 1, 1, 1, PRECRT_DTYPE_F32, buffer, 0,
                                       1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
-                                      PRECRT_DTYPE_F32, buffer, 0, 1, 1, 8,
+                                      PRECRT_DTYPE_F32, buffer, 0, 1, 1, nullptr,
+                                      nullptr, 8,
                                       precrtCompiledGpuStream()) !=
               PRECRT_ERROR_INVALID_ARGUMENT) {
             std::fprintf(stderr, "reduced-precision bit 8 was taken\n");
@@ -397,6 +398,159 @@ TEST(CompiledGpuMatmul, ReducedPrecisionOnlyWhereTheProgramAllowsIt) {
   });
 }
 
+/// A host fp8 matrix of `elements` random values within the format's range.
+HostMatrix randomFp8(precrt_dtype_t dtype, size_t elements,
+                     std::mt19937 &random) {
+  using namespace precrt::numerics;
+  const NarrowFormat &format =
+      dtype == PRECRT_DTYPE_F8E4M3FN ? kF8E4M3FN : kF8E5M2;
+  std::uniform_real_distribution<float> uniform(-24.0f, 24.0f);
+  HostMatrix matrix{dtype, std::vector<uint8_t>(elements), {}};
+  for (size_t i = 0; i < elements; ++i) {
+    matrix.bytes[i] = uint8_t(encodeNearestEven(uniform(random), format));
+    matrix.values.push_back(decode(matrix.bytes[i], format));
+  }
+  return matrix;
+}
+
+/// C (m x n, row-major) += aScale * bScale * A B for fp8 A (m x k,
+/// row-major) and B (k x n with a unit stride along k, as a weight [n, k]
+/// is stored), against float64: the fp8 products are exact in f32, their
+/// sum within (k + 1) u_f32 sum |a b| (doubled, as above), the scales'
+/// product and its multiplication add 2 u_f32 |scaled sum|, C's addition and
+/// the output's rounding u_out.
+void runFp8Case(precrt_dtype_t aType, precrt_dtype_t bType,
+                precrt_dtype_t out) {
+  SCOPED_TRACE(std::string(precrtDtypeName(aType)) + " x " +
+               precrtDtypeName(bType) + " -> " + precrtDtypeName(out));
+  const int64_t m = 5, n = 7, k = 48;
+  std::mt19937 random(11);
+  HostMatrix a = randomFp8(aType, m * k, random);
+  HostMatrix b = randomFp8(bType, k * n, random);
+  HostMatrix c = randomMatrix(out, m * n, random);
+  const float scales[2] = {0.375f, 3.0e-3f};
+  std::vector<uint8_t> scaleBytes(sizeof(scales));
+  std::memcpy(scaleBytes.data(), scales, sizeof(scales));
+  void *da = toDevice(a.bytes), *db = toDevice(b.bytes),
+       *dc = toDevice(c.bytes), *ds = toDevice(scaleBytes);
+  const float *aScale = static_cast<const float *>(ds);
+  void *stream = precrtCompiledGpuStream();
+  int gemmsBefore = fakeHook("fakeCublasLtGemms");
+  ASSERT_EQ(precrtCompiledGpuMatmul(1, m, n, k, aType, da, 0, k, 1, bType, db,
+                                    0, 1, k, out, dc, 0, n, 1, aScale,
+                                    aScale + 1, PRECRT_REDUCED_PRECISION_NONE,
+                                    stream),
+            PRECRT_SUCCESS)
+      << precrtCompiledGetError();
+  EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
+  ASSERT_EQ(precrtGpuStreamSynchronize(stream), PRECRT_SUCCESS);
+  std::vector<uint8_t> result = toHost(dc, c.bytes.size());
+  precrtGpuFree(da);
+  precrtGpuFree(db);
+  precrtGpuFree(ds);
+  double scale = double(scales[0]) * double(scales[1]);
+  double u = roundoff(PRECRT_DTYPE_F32);
+  double uOut = out == PRECRT_DTYPE_F32 ? u : roundoff(out);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        double term = a.values[i * k + p] * b.values[j * k + p];
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      double initial = c.values[i * n + j];
+      double exact = initial + scale * sum;
+      double scaledError =
+          scale * 2 * (k + 1) * u * magnitude + 2 * u * std::fabs(scale * sum);
+      double tolerance =
+          scaledError + uOut * (std::fabs(exact) + scaledError) +
+          u * (std::fabs(initial) + std::fabs(scale * sum));
+      double got = readElement(out, result.data(), i * n + j);
+      ASSERT_LE(std::fabs(got - exact), tolerance)
+          << "element [" << i << "][" << j << "]";
+    }
+}
+
+TEST(CompiledGpuMatmul, Fp8OperandsWithTheirScalesAgainstFloat64) {
+  onLocalRank([] {
+    runFp8Case(PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F32);
+    runFp8Case(PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F8E5M2, PRECRT_DTYPE_BF16);
+    runFp8Case(PRECRT_DTYPE_F8E5M2, PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F16);
+    EXPECT_EQ(precrtCompiledGetError(), nullptr);
+  });
+}
+
+/// An fp8 gemm of 2 x 2 x 16 on the rank's stream with B's strides `bRow`
+/// and `bCol` and the scales given (or not); the rank's error, "" if none.
+std::string fp8GemmError(int64_t bRow, int64_t bCol, bool withScales,
+                         precrt_dtype_t bType = PRECRT_DTYPE_F8E4M3FN) {
+  void *buffer = toDevice(std::vector<uint8_t>(256));
+  const float *scale = static_cast<const float *>(buffer);
+  int32_t status = precrtCompiledGpuMatmul(
+      1, 2, 2, 16, PRECRT_DTYPE_F8E4M3FN, static_cast<char *>(buffer) + 64, 0,
+      16, 1, bType, static_cast<char *>(buffer) + 128, 0, bRow, bCol,
+      PRECRT_DTYPE_F32, static_cast<char *>(buffer) + 192, 0, 2, 1,
+      withScales ? scale : nullptr, withScales ? scale : nullptr,
+      PRECRT_REDUCED_PRECISION_NONE, precrtCompiledGpuStream());
+  const char *error = precrtCompiledGetError();
+  std::string message =
+      status == PRECRT_SUCCESS ? "" : (error ? error : "(no message)");
+  precrtGpuStreamSynchronize(precrtCompiledGpuStream());
+  precrtGpuFree(buffer);
+  return message;
+}
+
+TEST(CompiledGpuMatmul, Fp8OperandsCuBlasLtCannotTakeAreRefused) {
+  // Each in its own process: a failure is the rank's first error, which
+  // every later call returns.
+  auto refused = [](std::function<std::string()> gemm, const char *expected,
+                    const char *capability = nullptr) {
+    expectInFreshProcess([=] {
+      if (capability)
+        setenv("FAKE_CUDA_COMPUTE_CAPABILITY", capability, 1);
+      std::pair<std::function<std::string()>, std::string> state{gemm, ""};
+      precrtLocalRun(
+          1,
+          [](precrt_comm_t, void *data) {
+            auto *state = static_cast<
+                std::pair<std::function<std::string()>, std::string> *>(data);
+            state->second = state->first();
+            return 0;
+          },
+          &state);
+      if (state.second.find(expected) != std::string::npos)
+        return true;
+      std::fprintf(stderr, "got: %s\n", state.second.c_str());
+      return false;
+    });
+  };
+  // B with a unit stride along n, not k.
+  refused([] { return fp8GemmError(2, 1, true); },
+          "need a unit stride along k, the layout of cuBLASLt's fp8 gemm");
+  refused([] { return fp8GemmError(1, 16, false); },
+          "GPU gemm of fp8 operands without A's scale");
+  refused([] { return fp8GemmError(1, 16, true, PRECRT_DTYPE_BF16); },
+          "cuBLASLt's fp8 gemm takes A and B fp8");
+  refused([] { return fp8GemmError(1, 16, true); },
+          "compute capability 8.0: cuBLASLt's fp8 gemm needs 8.9 or later",
+          "8.0");
+  // And what is right runs.
+  expectInFreshProcess([] {
+    std::string error = "unset";
+    precrtLocalRun(
+        1,
+        [](precrt_comm_t, void *data) {
+          *static_cast<std::string *>(data) = fp8GemmError(1, 16, true);
+          return 0;
+        },
+        &error);
+    if (!error.empty())
+      std::fprintf(stderr, "got: %s\n", error.c_str());
+    return error.empty();
+  });
+}
+
 TEST(CompiledGpuMatmul, MissingOrOldLibraryIsReported) {
   auto failure = [](const char *variable, const char *value,
                     const char *expected) {
@@ -411,7 +565,7 @@ TEST(CompiledGpuMatmul, MissingOrOldLibraryIsReported) {
             int32_t status = precrtCompiledGpuMatmul(
                 1, 1, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1, PRECRT_DTYPE_F32,
                 buffer, 0, 1, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
-                PRECRT_REDUCED_PRECISION_NONE, precrtCompiledGpuStream());
+                nullptr, nullptr, PRECRT_REDUCED_PRECISION_NONE, precrtCompiledGpuStream());
             const char *error = precrtCompiledGetError();
             result->second = status == PRECRT_ERROR_UNAVAILABLE && error &&
                              std::strstr(error, result->first);

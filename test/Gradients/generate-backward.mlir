@@ -184,6 +184,26 @@ func.func @reduced_precision(%g: tensor<16xf32>) -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
 
+// A contraction's own attribute holds for its gradient's contractions, in
+// either direction.
+// CHECK-LABEL: func.func @matmul_allows_none_backward(
+// CHECK-SAME:    prec.reduced_precision = #prec.reduced_precision<tf32>
+// CHECK-COUNT-2: linalg.matmul {prec.reduced_precision = #prec.reduced_precision<none>}
+// CHECK-LABEL: func.func @matmul_allows_tf32_backward(
+// CHECK-COUNT-2: linalg.matmul {prec.reduced_precision = #prec.reduced_precision<tf32>}
+func.func @matmul_allows_none(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {prec.differentiable, prec.reduced_precision = #prec.reduced_precision<tf32>} {
+  %p = linalg.matmul {prec.reduced_precision = #prec.reduced_precision<none>}
+         ins(%a, %b : tensor<4x2xf32>, tensor<2x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+func.func @matmul_allows_tf32(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {prec.differentiable} {
+  %p = linalg.matmul {prec.reduced_precision = #prec.reduced_precision<tf32>}
+         ins(%a, %b : tensor<4x2xf32>, tensor<2x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+
 // The transposed all_reduce divides by the same pre_divisor and post_divisor.
 // CHECK-LABEL: func.func @all_reduce_divisors_backward(
 // CHECK-SAME:    %[[DY:[^:]*]]: tensor<16xf32>)

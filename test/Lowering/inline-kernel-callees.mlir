@@ -168,3 +168,39 @@ func.func @allows_nothing(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) -> tensor<4x
   } -> tensor<4x4xf32>
   return %n : tensor<4x4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Nor do they take more than their own: a callee that allows nothing,
+// inlined into a caller that allows tf32, keeps its contractions at the
+// contract.
+// CHECK-LABEL: func.func @allows_tf32_caller
+// CHECK: linalg.matmul {prec.reduced_precision = #prec.reduced_precision<none>}
+func.func private @allows_none(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<4x2xf32>, tensor<2x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}
+
+func.func @allows_tf32_caller(%a: tensor<4x2xf32>, %b: tensor<2x4xf32>) -> tensor<4x4xf32>
+    attributes {prec.reduced_precision = #prec.reduced_precision<tf32>} {
+  %r = call @allows_none(%a, %b) : (tensor<4x2xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.negf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}

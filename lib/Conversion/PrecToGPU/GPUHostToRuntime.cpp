@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "prec/Conversion/ContractionsToRuntime/Gemm.h"
 #include "prec/Conversion/Passes.h"
 #include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecDialect.h"
@@ -75,7 +76,8 @@ bool isCollectiveCall(Operation *op) {
 
 bool isMatmulCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
-  return call && call.getCallee() == PRECRT_COMPILED_MATMUL_SYMBOL;
+  return call && (call.getCallee() == PRECRT_COMPILED_MATMUL_SYMBOL ||
+                  call.getCallee() == kScaledGemmSymbol);
 }
 
 /// A runtime call that does GPU work on device buffers, on the stream.
@@ -493,11 +495,16 @@ private:
   LogicalResult rewriteMatmul(func::CallOp call) {
     SmallVector<Value> deviceCopies;
     DenseMap<Value, Value> deviceCopyOf;
-    for (auto [index, operand] : llvm::enumerate(call.getOperands())) {
+    builder.setInsertionPoint(call);
+    for (OpOperand &operand : call->getOpOperands()) {
+      unsigned index = operand.getOperandNumber();
       // An address: the buffer's aligned pointer, plus its offset.
-      Value address = operand;
-      while (auto add = address.getDefiningOp<arith::AddIOp>())
+      SmallVector<arith::AddIOp> offsets;
+      Value address = operand.get();
+      while (auto add = address.getDefiningOp<arith::AddIOp>()) {
+        offsets.push_back(add);
         address = add.getLhs();
+      }
       auto pointer =
           address.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
       if (!pointer)
@@ -517,11 +524,19 @@ private:
                << getGlobal.getNameAttr()
                << " on the GPU, which works on device copies of globals "
                   "and may only read constant ones";
-      builder.setInsertionPoint(pointer);
-      pointer.getSourceMutable().assign(getDeviceCopy(
-          pointer.getSource(), root, deviceCopyOf, deviceCopies));
+      // This call's own address of the copy: the pointer and its offsets
+      // may be shared with other users, which keep reading the global.
+      IRMapping mapping;
+      mapping.map(pointer.getSource(),
+                  getDeviceCopy(pointer.getSource(), root, deviceCopyOf,
+                                deviceCopies));
+      Value copied = builder.clone(*pointer, mapping)->getResult(0);
+      for (arith::AddIOp add : llvm::reverse(offsets)) {
+        mapping.map(add.getLhs(), copied);
+        copied = builder.clone(*add, mapping)->getResult(0);
+      }
+      operand.set(copied);
     }
-    builder.setInsertionPoint(call);
     Operation *next = call->getNextNode();
     if (failed(rewriteMatmulOnStream(call)))
       return failure();
@@ -540,23 +555,27 @@ private:
             uint32_t(ReducedPrecision::output_type_reduction) ==
                 PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION,
         "#prec.reduced_precision and precrt_reduced_precision_t agree");
-    Value bits = arith::ConstantIntOp::create(
+    SmallVector<Value> extra;
+    // No scales (null addresses), except on the scaled fp8 form, which
+    // carries their addresses.
+    if (call.getCallee() != kScaledGemmSymbol)
+      extra.assign(
+          2, arith::ConstantIndexOp::create(builder, call.getLoc(), 0));
+    extra.push_back(arith::ConstantIntOp::create(
         builder, call.getLoc(), builder.getI32Type(),
-        reduced ? int64_t(reduced.getValue()) : 0);
-    return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL, bits);
+        reduced ? int64_t(reduced.getValue()) : 0));
+    return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL, extra);
   }
 
-  /// The runtime call `name` of `call`'s operands, then `extra` (unless
-  /// null), then the stream.
+  /// The runtime call `name` of `call`'s operands, then `extra`, then the
+  /// stream.
   LogicalResult rewriteOnStream(func::CallOp call, StringRef name,
-                                Value extra = Value()) {
+                                ValueRange extra = {}) {
     SmallVector<Value> operands(call.getOperands());
-    if (extra)
-      operands.push_back(extra);
+    llvm::append_range(operands, extra);
     operands.push_back(stream);
     SmallVector<Type> types(call.getOperandTypes());
-    if (extra)
-      types.push_back(extra.getType());
+    llvm::append_range(types, extra.getTypes());
     types.push_back(stream.getType());
     func::FuncOp onStream = getOrDeclare(
         module, name, builder.getFunctionType(types, call.getResultTypes()));

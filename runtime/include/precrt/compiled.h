@@ -404,9 +404,15 @@ typedef enum precrt_reduced_precision_t {
  * partial sum in f32 (CUBLAS_COMPUTE_32F, never TF32; split-K partial sums
  * in f32, never in a bf16 or f16 output), the initial value of C included,
  * and a bf16 or f16 C rounded once at the end, unless `reduced_precision`
- * (a set of precrt_reduced_precision_t bits) allows less. A and B are of one dtype
- * (f32, bf16 or f16), C is f32 or of theirs; each operand needs a unit
- * stride along its rows or its columns. cuBLASLt is loaded on the first call
+ * (a set of precrt_reduced_precision_t bits) allows less. A and B are of one
+ * dtype (f32, bf16 or f16) with `a_scale` and `b_scale` NULL, or both fp8
+ * (f8E4M3FN or f8E5M2, not both f8E5M2) with their dequantization scales:
+ * `a_scale` and `b_scale` point to one f32 each in device memory, and
+ * C += a_scale * b_scale * (A B), the products of the fp8 values exact in
+ * f32 (cuBLASLt's fp8 gemm, compute capability 8.9 or later; each of A and
+ * B with a unit stride along k, cuBLASLt's fp8 layout). C is f32 or of A's
+ * dtype (bf16 or f16 for fp8 inputs); each operand needs a unit stride
+ * along its rows or its columns. cuBLASLt is loaded on the first call
  * (PRECRT_CUBLASLT_LIBRARY, else libcublasLt.so.13, else libcublasLt.so.12)
  * and a handle and a 32 MiB workspace are created once per device. Returns
  * 0, or the failure (recorded as the rank's error): PRECRT_ERROR_UNAVAILABLE
@@ -418,7 +424,8 @@ PRECRT_EXPORT int32_t precrtCompiledGpuMatmul(
     int64_t a_col_stride, int32_t b_dtype, const void *b,
     int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
     int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
-    int64_t c_col_stride, int32_t reduced_precision, void *stream);
+    int64_t c_col_stride, const void *a_scale, const void *b_scale,
+    int32_t reduced_precision, void *stream);
 
 /* The message of the first failure of a compiled entry point on the calling
  * thread since the last clear, or NULL. */

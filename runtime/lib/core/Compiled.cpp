@@ -974,7 +974,8 @@ extern "C" int32_t precrtCompiledGpuMatmul(
     int64_t a_col_stride, int32_t b_dtype, const void *b,
     int64_t b_batch_stride, int64_t b_row_stride, int64_t b_col_stride,
     int32_t c_dtype, void *c, int64_t c_batch_stride, int64_t c_row_stride,
-    int64_t c_col_stride, int32_t reduced_precision, void *stream) {
+    int64_t c_col_stride, const void *a_scale, const void *b_scale,
+    int32_t reduced_precision, void *stream) {
   using precrt::kernels::MatrixOperand;
   if (firstError.status != PRECRT_SUCCESS)
     return firstError.status;
@@ -986,7 +987,7 @@ extern "C" int32_t precrtCompiledGpuMatmul(
                     b_row_stride, b_col_stride},
       MatrixOperand{static_cast<precrt_dtype_t>(c_dtype), c, c_batch_stride,
                     c_row_stride, c_col_stride},
-      reduced_precision, stream);
+      a_scale, b_scale, reduced_precision, stream);
   if (status != PRECRT_SUCCESS)
     recordFailure(PRECRT_COMPILED_GPU_MATMUL_SYMBOL, status,
                   precrtGetLastErrorMessage());

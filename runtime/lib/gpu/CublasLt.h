@@ -66,6 +66,8 @@ constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
 constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;
 constexpr int CUBLASLT_MATMUL_DESC_A_SCALE_POINTER = 17;
 constexpr int CUBLASLT_MATMUL_DESC_B_SCALE_POINTER = 18;
+// int8_t: 0 (the default) promotes fp8 partial sums to f32 periodically.
+constexpr int CUBLASLT_MATMUL_DESC_FAST_ACCUM = 25;
 
 // cublasLtMatrixLayoutAttribute_t.
 constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;          // int32_t

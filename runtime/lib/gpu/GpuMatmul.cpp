@@ -8,7 +8,9 @@
 // split-K partial sums too (the reduction schemes that sum in a bf16 or f16
 // output are excluded), and C is read and written once: D = 1 * A B + 1 * C
 // in f32, rounded to C's type at the end. A program's #prec.reduced_precision
-// relaxes the first two (TF32, partial sums in C's type), nothing else.
+// relaxes the first two (TF32, partial sums in C's type), nothing else. fp8
+// A and B go to cuBLASLt's fp8 gemm with their scales: the fp8 products are
+// exact in f32, and the scales multiply the sum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,9 +86,39 @@ int dataType(precrt_dtype_t dtype) {
     return CUDA_R_16BF;
   case PRECRT_DTYPE_F16:
     return CUDA_R_16F;
+  case PRECRT_DTYPE_F8E4M3FN:
+    return CUDA_R_8F_E4M3;
+  case PRECRT_DTYPE_F8E5M2:
+    return CUDA_R_8F_E5M2;
   default:
     return -1;
   }
+}
+
+bool isFp8(precrt_dtype_t dtype) {
+  return dtype == PRECRT_DTYPE_F8E4M3FN || dtype == PRECRT_DTYPE_F8E5M2;
+}
+
+/// cuBLASLt's fp8 gemms need compute capability 8.9 (Ada) or later.
+precrt_status_t checkFp8Device(ScopedContext &scope) {
+  const DriverApi &api = scope.api();
+  CUdevice device;
+  if (CUresult status = api.cuDeviceGet(&device, currentDevice()))
+    return driverFailure(api, status, "cuDeviceGet");
+  int major = 0, minor = 0;
+  if (CUresult status = api.cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
+    return driverFailure(api, status, "cuDeviceGetAttribute");
+  if (CUresult status = api.cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
+    return driverFailure(api, status, "cuDeviceGetAttribute");
+  if (major * 10 + minor >= 89)
+    return PRECRT_SUCCESS;
+  return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+              "GPU gemm of fp8 operands on a device of compute capability "
+              "%d.%d: cuBLASLt's fp8 gemm needs 8.9 or later (lower for an "
+              "older chip, and prec widens fp8 operands first)",
+              major, minor);
 }
 
 /// The largest power of two, at most 256, that divides `pointer`'s address:
@@ -176,8 +208,9 @@ const char *operandName(int index) {
 precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const kernels::MatrixOperand &a,
                           const kernels::MatrixOperand &b,
-                          const kernels::MatrixOperand &c,
-                          int32_t reducedPrecision, void *stream) {
+                          const kernels::MatrixOperand &c, const void *aScale,
+                          const void *bScale, int32_t reducedPrecision,
+                          void *stream) {
   constexpr int32_t kKnownReducedPrecision =
       PRECRT_REDUCED_PRECISION_TF32 |
       PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION;
@@ -190,14 +223,37 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "GPU gemm of negative size %lld x %lld x %lld x %lld",
                 (long long)batch, (long long)m, (long long)n, (long long)k);
-  if (dataType(a.dtype) < 0 || a.dtype != b.dtype ||
-      (c.dtype != PRECRT_DTYPE_F32 && c.dtype != a.dtype) ||
-      dataType(c.dtype) < 0)
-    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
-                "GPU gemm of dtypes %s x %s -> %s: cuBLASLt takes A and B "
-                "of one type (f32, bf16, f16) and C f32 or of their type",
-                precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
-                precrtDtypeName(c.dtype));
+  bool fp8 = isFp8(a.dtype) || isFp8(b.dtype);
+  if (fp8) {
+    if (!isFp8(a.dtype) || !isFp8(b.dtype) ||
+        (a.dtype == PRECRT_DTYPE_F8E5M2 && b.dtype == PRECRT_DTYPE_F8E5M2) ||
+        (c.dtype != PRECRT_DTYPE_F32 && c.dtype != PRECRT_DTYPE_BF16 &&
+         c.dtype != PRECRT_DTYPE_F16))
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm of dtypes %s x %s -> %s: cuBLASLt's fp8 gemm "
+                  "takes A and B fp8 (f8E4M3FN or f8E5M2, not both "
+                  "f8E5M2) and C f32, bf16 or f16",
+                  precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
+                  precrtDtypeName(c.dtype));
+    if (!aScale || !bScale)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm of fp8 operands without %s scale",
+                  !aScale ? "A's" : "B's");
+  } else {
+    if (dataType(a.dtype) < 0 || a.dtype != b.dtype ||
+        (c.dtype != PRECRT_DTYPE_F32 && c.dtype != a.dtype) ||
+        dataType(c.dtype) < 0)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm of dtypes %s x %s -> %s: cuBLASLt takes A and B "
+                  "of one type (f32, bf16, f16) and C f32 or of their type",
+                  precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
+                  precrtDtypeName(c.dtype));
+    if (aScale || bScale)
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm of %s operands with scales (only fp8 operands "
+                  "have them)",
+                  precrtDtypeName(a.dtype));
+  }
   if (!stream)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "a GPU gemm got no compute stream");
@@ -214,12 +270,14 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   Logical logicalC{c.dtype,       c.data,      m,          n,
                    c.batchStride, c.rowStride, c.colStride};
   Logical x = logicalA, y = logicalB, d = logicalC;
+  const void *xScale = aScale, *yScale = bScale;
   uint64_t dRows, dCols;
   int64_t ldd;
   if (!asColumnMajor(d, &dRows, &dCols, &ldd)) {
     x = logicalB.transposed();
     y = logicalA.transposed();
     d = logicalC.transposed();
+    std::swap(xScale, yScale);
     if (!asColumnMajor(d, &dRows, &dCols, &ldd))
       return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                   "GPU gemm: C (%lld x %lld, strides %lld, %lld) has no "
@@ -237,6 +295,22 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                   operandName(operands[i]->data == a.data ? 0 : 1),
                   (long long)operands[i]->rowStride,
                   (long long)operands[i]->colStride);
+  // cuBLASLt's fp8 kernels take op(X) = X^T and op(Y) = Y ("TN"): A and B
+  // each with a unit stride along k.
+  if (fp8 && (!asColumnMajor(x.transposed(), &described[0].rows,
+                             &described[0].cols, &described[0].ld) ||
+              !asColumnMajor(y, &described[1].rows, &described[1].cols,
+                             &described[1].ld)))
+    return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                "GPU gemm of fp8 operands: A (strides %lld, %lld) and B "
+                "(strides %lld, %lld) need a unit stride along k, the "
+                "layout of cuBLASLt's fp8 gemm",
+                (long long)a.rowStride, (long long)a.colStride,
+                (long long)b.rowStride, (long long)b.colStride);
+  if (fp8) {
+    described[0].op = CUBLAS_OP_T;
+    described[1].op = CUBLAS_OP_N;
+  }
 
   const CublasLtApi *api = cublaslt::library();
   if (!api)
@@ -244,6 +318,9 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   ScopedContext scope;
   if (precrt_status_t status = scope.enter())
     return status;
+  if (fp8)
+    if (precrt_status_t status = checkFp8Device(scope))
+      return status;
   DeviceGemm gemm;
   if (precrt_status_t status = deviceGemm(*api, scope, &gemm))
     return status;
@@ -272,6 +349,29 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                                            &described[i].op, sizeof(int32_t)),
                                        "cublasLtMatmulDescSetAttribute"))
       return status;
+  if (fp8) {
+    // The scales multiply the f32 sum of the fp8 products (D = alpha *
+    // scaleA * scaleB * A B + beta * C), which cuBLASLt promotes to f32
+    // periodically unless fast accumulation is on: it stays off.
+    int8_t fastAccumulation = 0;
+    struct {
+      int attribute;
+      const void *value;
+      size_t bytes;
+    } settings[] = {
+        {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &xScale, sizeof(xScale)},
+        {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &yScale, sizeof(yScale)},
+        {CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fastAccumulation,
+         sizeof(fastAccumulation)},
+    };
+    for (auto &setting : settings)
+      if (precrt_status_t status =
+              check(api->cublasLtMatmulDescSetAttribute(
+                        descriptors.matmul, setting.attribute, setting.value,
+                        setting.bytes),
+                    "cublasLtMatmulDescSetAttribute"))
+        return status;
+  }
 
   int32_t batchCount = int32_t(batch);
   if (batch > INT32_MAX)

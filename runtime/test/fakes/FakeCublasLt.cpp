@@ -9,7 +9,8 @@
 // - A, B, C, D and the workspace must lie inside live device allocations of
 //   the test driver, over the whole extent their layouts describe;
 // - the descriptors must agree: A and B of one type (f32, bf16, f16), C and D
-//   of one type (f32 or A's), op(A) rows x op(B) columns equal to D's,
+//   of one type (f32 or A's), or fp8 A and B (E4M3 or E5M2, not both E5M2)
+//   with C and D f32, bf16 or f16, op(A) rows x op(B) columns equal to D's,
 //   op(A) columns equal to op(B) rows, leading dimensions at least the rows,
 //   equal batch counts, C and D one layout;
 // - the compute type must be CUBLAS_COMPUTE_32F and the scale type
@@ -22,6 +23,11 @@
 //   inputs rounds each input to TF32 (10 explicit mantissa bits, to nearest
 //   even), and an algorithm that may sum in a bf16 or f16 D splits k in two
 //   halves, each summed in f32 and rounded to D's type, then added in it;
+// - an fp8 gemm needs what cuBLASLt's does: A transposed and B not ("TN"),
+//   leading dimensions of A and B that are multiples of 16, a device of
+//   compute capability 8.9 or later (FAKE_CUDA_COMPUTE_CAPABILITY, default
+//   9.0, as the test driver reads it) and both scale pointers in device
+//   memory; scale pointers with other types are refused;
 // - every operand must be aligned as the heuristic was told
 //   (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES, 256 unless set), since the
 //   algorithm it picks may rely on it.
@@ -29,7 +35,9 @@
 // The product runs in stream order (fakeCudaEnqueue), in f32: with
 // alpha = 1 (prec's calls), each element of D is beta * C plus the products
 // in order of k, the loop kernels' order; otherwise alpha * sum + beta * C.
-// D is rounded once to its type.
+// An fp8 gemm sums the products of the fp8 values (exact in f32) in order
+// of k and gives (scaleA * scaleB) * sum + beta * C. D is rounded once to
+// its type.
 //
 // Environment: FAKE_CUBLASLT_VERSION (default 130100, i.e. 13.1.0) is what
 // cublasLtGetVersion reports; FAKE_CUBLASLT_LOG=1 prints one line per gemm
@@ -63,7 +71,7 @@ constexpr cublasStatus_t kInvalidValue = 7;
 constexpr cublasStatus_t kExecutionFailed = 13;
 constexpr cublasStatus_t kNotSupported = 15;
 
-constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
+constexpr int kR32F = 0, kR16F = 2, kR16BF = 14, kR8FE4M3 = 28, kR8FE5M2 = 29;
 constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr uint32_t kReduceInPlace = 1, kReduceOutputType = 4;
@@ -161,7 +169,11 @@ bool onDevice(const char *what, const void *pointer, size_t bytes) {
   return false;
 }
 
-size_t typeBytes(int type) { return type == kR32F ? 4 : 2; }
+bool isFp8(int type) { return type == kR8FE4M3 || type == kR8FE5M2; }
+
+size_t typeBytes(int type) {
+  return type == kR32F ? 4 : isFp8(type) ? 1 : 2;
+}
 
 const char *typeName(int type) {
   switch (type) {
@@ -171,6 +183,10 @@ const char *typeName(int type) {
     return "CUDA_R_16F";
   case kR16BF:
     return "CUDA_R_16BF";
+  case kR8FE4M3:
+    return "CUDA_R_8F_E4M3";
+  case kR8FE5M2:
+    return "CUDA_R_8F_E5M2";
   default:
     return "an unsupported type";
   }
@@ -184,6 +200,9 @@ float loadElement(const void *data, int type, int64_t index) {
     std::memcpy(&value, bytes + 4 * index, 4);
     return value;
   }
+  if (isFp8(type))
+    return float(decode(uint8_t(bytes[index]),
+                        type == kR8FE4M3 ? kF8E4M3FN : kF8E5M2));
   uint16_t bits;
   std::memcpy(&bits, bytes + 2 * index, 2);
   return float(decode(bits, type == kR16F ? kF16 : kBF16));
@@ -235,17 +254,49 @@ cublasStatus_t checkProblem(const MatmulDesc &desc, const Layout &a,
                   typeName(desc.scaleType));
   for (const Layout *layout : {&a, &b, &c, &d})
     if (layout->type != kR32F && layout->type != kR16F &&
-        layout->type != kR16BF)
+        layout->type != kR16BF &&
+        !(isFp8(layout->type) && (layout == &a || layout == &b)))
       return refuse(kNotSupported,
                     "matrix type %d is not one the test "
                     "double computes",
                     layout->type);
-  if (a.type != b.type)
-    return refuse(kNotSupported, "A is %s and B %s", typeName(a.type),
-                  typeName(b.type));
-  if (c.type != d.type || (d.type != kR32F && d.type != a.type))
-    return refuse(kNotSupported, "A and B %s with C %s and D %s",
-                  typeName(a.type), typeName(c.type), typeName(d.type));
+  bool fp8 = isFp8(a.type) || isFp8(b.type);
+  if (fp8) {
+    if (!isFp8(a.type) || !isFp8(b.type) ||
+        (a.type == kR8FE5M2 && b.type == kR8FE5M2))
+      return refuse(kNotSupported, "fp8 gemm of A %s and B %s",
+                    typeName(a.type), typeName(b.type));
+    if (c.type != d.type)
+      return refuse(kNotSupported, "fp8 gemm with C %s and D %s",
+                    typeName(c.type), typeName(d.type));
+    if (desc.transa != kOpT || desc.transb != kOpN)
+      return refuse(kNotSupported,
+                    "fp8 gemm with TRANSA %d and TRANSB %d: cuBLASLt's fp8 "
+                    "kernels take A transposed and B not (TN)",
+                    desc.transa, desc.transb);
+    if (a.ld % 16 != 0 || b.ld % 16 != 0)
+      return refuse(kNotSupported,
+                    "fp8 gemm with leading dimensions %lld (A) and %lld "
+                    "(B): they must be multiples of 16",
+                    (long long)a.ld, (long long)b.ld);
+    if (!desc.aScale || !desc.bScale)
+      return refuse(kInvalidValue, "fp8 gemm without %s scale pointer",
+                    !desc.aScale ? "A's" : "B's");
+    const char *capability = std::getenv("FAKE_CUDA_COMPUTE_CAPABILITY");
+    double version = capability ? std::atof(capability) : 9.0;
+    if (version < 8.85)
+      return refuse(kNotSupported,
+                    "fp8 gemm on a device of compute capability %s (8.9 "
+                    "or later has fp8 tensor cores)",
+                    capability);
+  } else {
+    if (a.type != b.type)
+      return refuse(kNotSupported, "A is %s and B %s", typeName(a.type),
+                    typeName(b.type));
+    if (c.type != d.type || (d.type != kR32F && d.type != a.type))
+      return refuse(kNotSupported, "A and B %s with C %s and D %s",
+                    typeName(a.type), typeName(c.type), typeName(d.type));
+  }
   const char *names[] = {"A", "B", "C", "D"};
   const Layout *layouts[] = {&a, &b, &c, &d};
   for (int i = 0; i < 4; ++i) {
@@ -282,7 +333,7 @@ cublasStatus_t checkProblem(const MatmulDesc &desc, const Layout &a,
     return refuse(kInvalidValue, "C is %llu x %llu and D %llu x %llu",
                   (unsigned long long)c.rows, (unsigned long long)c.cols,
                   (unsigned long long)d.rows, (unsigned long long)d.cols);
-  if (desc.aScale || desc.bScale)
+  if (!fp8 && (desc.aScale || desc.bScale))
     return refuse(kInvalidValue,
                   "A or B scale pointers with %s inputs (fp8 only)",
                   typeName(a.type));
@@ -344,6 +395,15 @@ void runGemm(void *data) {
     }
     return sum;
   };
+  // The scales as they are when the gemm runs, in stream order.
+  bool fp8 = isFp8(a.type);
+  float scale = 0.0f;
+  if (fp8) {
+    float aScale, bScale;
+    std::memcpy(&aScale, gemm->desc.aScale, 4);
+    std::memcpy(&bScale, gemm->desc.bScale, 4);
+    scale = aScale * bScale;
+  }
   std::vector<float> column(d.rows);
   for (int32_t batch = 0; batch < d.batchCount; ++batch) {
     int64_t aBase = batch * a.batchStride, bBase = batch * b.batchStride;
@@ -363,6 +423,12 @@ void runGemm(void *data) {
           float second = roundTo(d.type, products(0.0f, k / 2, k, aBase,
                                                   bBase, i, j));
           column[i] = first + second;
+          continue;
+        }
+        if (fp8) {
+          // scaleA * scaleB * (alpha * sum), then beta * C.
+          float sum = products(0.0f, 0, k, aBase, bBase, i, j);
+          column[i] = scale * (gemm->alpha * sum) + gemm->beta * initial;
           continue;
         }
         float sum = products(start, 0, k, aBase, bBase, i, j);
@@ -457,6 +523,17 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(MatmulDesc *desc, int attribute,
     return set(&desc->aScale);
   case 18:
     return set(&desc->bScale);
+  case 25: {
+    int8_t fastAccumulation = 0;
+    if (cublasStatus_t status = set(&fastAccumulation))
+      return status;
+    // prec's contract: fp8 partial sums promoted to f32 periodically.
+    if (fastAccumulation != 0)
+      return refuse(kInvalidValue, "CUBLASLT_MATMUL_DESC_FAST_ACCUM on: fp8 "
+                                   "partial sums would not be promoted to "
+                                   "f32");
+    return kSuccess;
+  }
   default:
     return refuse(kNotSupported,
                   "matmul attribute %d is not one the test double models",
@@ -616,6 +693,9 @@ cublasStatus_t cublasLtMatmul(Handle *handle, MatmulDesc *desc,
     if (!onDevice(names[i], pointers[i],
                   extent(*layouts[i]) * typeBytes(layouts[i]->type)))
       return kInvalidValue;
+  if (isFp8(a->type) && (!onDevice("A's scale", desc->aScale, 4) ||
+                         !onDevice("B's scale", desc->bScale, 4)))
+    return kInvalidValue;
   size_t needed = std::min<uint64_t>(uint64_t(1) << 20, workspaceBytes);
   if (workspaceBytes > 0 && !onDevice("workspace", workspace, needed))
     return kInvalidValue;

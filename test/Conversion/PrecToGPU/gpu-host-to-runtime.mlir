@@ -402,9 +402,11 @@ func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64
 // CHECK:       %[[TOKEN:.*]] = builtin.unrealized_conversion_cast %[[STREAM]]
 // CHECK:       %[[OUT:.*]], %{{.*}} = gpu.alloc async [%[[TOKEN]]] () : memref<4x8xf32>
 // CHECK:       %[[OUTP:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
-// The program allows nothing below the contract: reduced-precision bits 0.
+// No scales (null addresses), and the program allows nothing below the
+// contract: reduced-precision bits 0.
+// CHECK:       %[[NULL:.*]] = arith.constant 0 : index
 // CHECK:       %[[NONE:.*]] = arith.constant 0 : i32
-// CHECK:       %[[STATUS:.*]] = call @precrtCompiledGpuMatmul({{.*}}, %[[OUTP]], {{.*}}, %[[NONE]], %[[STREAM]]) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, !llvm.ptr) -> i32
+// CHECK:       %[[STATUS:.*]] = call @precrtCompiledGpuMatmul({{.*}}, %[[OUTP]], {{.*}}, %[[NULL]], %[[NULL]], %[[NONE]], %[[STREAM]]) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, index, index, i32, !llvm.ptr) -> i32
 // CHECK-NOT:   call @precrtCompiledMatmul(
 // CHECK:       gpu.dealloc async [%[[TOKEN]]] %[[OUT]]
 // CHECK:       %[[TF32:.*]] = arith.constant 1 : i32
@@ -461,6 +463,39 @@ func.func @gemm_of_a_constant(%a: memref<4x2xf32>, %out: memref<4x8xf32>) -> i32
   %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
   %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
   return %status : i32
+}
+
+// -----
+
+// Two gemms reading the same address of a constant: each reads a device
+// copy of its own, through an address of its own, freed after it.
+memref.global "private" constant @shared_weight : memref<2x8xf32> = dense<1.0>
+func.func private @precrtCompiledMatmul(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+
+// CHECK-LABEL: func.func @two_gemms_of_a_constant
+// CHECK:       %[[C1:.*]], %{{.*}} = gpu.alloc async
+// CHECK:       %[[P1:.*]] = memref.extract_aligned_pointer_as_index %[[C1]]
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[P1]], {{.*}})
+// CHECK-NEXT:  gpu.dealloc async [%{{.*}}] %[[C1]]
+// CHECK:       %[[C2:.*]], %{{.*}} = gpu.alloc async
+// CHECK:       %[[P2:.*]] = memref.extract_aligned_pointer_as_index %[[C2]]
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[P2]], {{.*}})
+// CHECK-NEXT:  gpu.dealloc async [%{{.*}}] %[[C2]]
+func.func @two_gemms_of_a_constant(%a: memref<4x2xf32>, %out: memref<4x8xf32>, %out2: memref<4x8xf32>) -> i32 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %f32 = arith.constant 1 : i32
+  %w = memref.get_global @shared_weight : memref<2x8xf32>
+  %ap = memref.extract_aligned_pointer_as_index %a : memref<4x2xf32> -> index
+  %wp = memref.extract_aligned_pointer_as_index %w : memref<2x8xf32> -> index
+  %outp = memref.extract_aligned_pointer_as_index %out : memref<4x8xf32> -> index
+  %outp2 = memref.extract_aligned_pointer_as_index %out2 : memref<4x8xf32> -> index
+  %s1 = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  %s2 = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp2, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
+  return %s2 : i32
 }
 
 // -----

@@ -1,5 +1,12 @@
 // RUN: prec-opt %s --split-input-file --prec-fully-shard="mesh=4 param-dtype=bf16 reduce-dtype=f32 lr=0.5" | FileCheck %s
 // RUN: prec-opt %s --split-input-file --prec-fully-shard="mesh=2x4 optimizer=adamw reshard-after-forward=false token-range=16" | FileCheck %s --check-prefix=HSDP
+// The sharded loss's contractions may compute as the loss's do, and so do
+// its backward's.
+// RUN: sed 's/-> tensor<f32> {$/-> tensor<f32> attributes {prec.reduced_precision = #prec.reduced_precision<tf32>} {/' %s \
+// RUN:   | prec-opt --split-input-file --prec-fully-shard="mesh=4" --prec-generate-backward \
+// RUN:   | FileCheck %s --check-prefix=REDUCED
+// REDUCED: func.func private @loss_sharded({{.*}} attributes {prec.differentiable, prec.reduced_precision = #prec.reduced_precision<tf32>}
+// REDUCED: func.func private @loss_sharded_backward({{.*}} attributes {prec.backward_of = @loss_sharded, prec.reduced_precision = #prec.reduced_precision<tf32>}
 
 // Ten rows on four ranks: blocks of three, the last two rows padding.
 // CHECK:       shard.grid @fsdp(shape = 4)

@@ -1816,6 +1816,15 @@ func.func @all_reduce_grad_inter_host_dtype_scaled(%x: tensor<16xf32>) -> tensor
 
 // -----
 
+shard.grid @hosts(shape = 2x4) {prec.inter_host_axes = array<i16: 0>}
+func.func @all_reduce_grad_inter_host_dtype_of_a_max(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected reduction <sum> or <avg> with grad_inter_host_dtype (only they have a gradient all_reduce), got <max>}}
+  %0 = prec.all_reduce %x on @hosts reduction = <max> grad_inter_host_dtype = bf16 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 func.func @reduced_precision_not_the_attribute() attributes {prec.reduced_precision = "tf32"} {
   // expected-error @-1 {{expected 'prec.reduced_precision' to be a #prec.reduced_precision, got "tf32"}}
   return

@@ -16,6 +16,13 @@
 
 namespace mlir::prec {
 
+/// The callee of what convert-contractions-to-runtime{gpu} makes of a
+/// contraction of scaled fp8 operands: precrtCompiledMatmul's nineteen
+/// arguments, then the addresses of A's and B's scales (one f32 each).
+/// prec-gpu-host-to-runtime makes it precrtCompiledGpuMatmul; nothing else
+/// runs it.
+inline constexpr llvm::StringLiteral kScaledGemmSymbol = "prec.scaled_gemm";
+
 /// The runtime's dtype of an element type the gemm takes, or -1: f32, bf16
 /// and f16 everywhere, fp8 as inputs only.
 int32_t gemmDtype(Type type, bool input);

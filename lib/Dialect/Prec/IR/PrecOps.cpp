@@ -1451,6 +1451,14 @@ LogicalResult AllReduceOp::verify() {
   if (failed(verifyCollectiveLocally(*this)) ||
       failed(verifyGradInterHostDtype(*this)))
     return failure();
+  // Only a linear reduction has a gradient all_reduce to cross hosts.
+  if ((getGradInterHostDtypeAttr() || getGradInterHostScalingAttr()) &&
+      getReduction() != ReductionKind::Sum &&
+      getReduction() != ReductionKind::Avg)
+    return emitOpError("expected reduction <sum> or <avg> with "
+                       "grad_inter_host_dtype (only they have a gradient "
+                       "all_reduce), got <")
+           << stringifyReductionKind(getReduction()) << ">";
   // The gradient all_reduce pads its slices to whole blocks, as this one
   // does (getTwoLevelAllReduceSlice).
   return verifyReductionScalingAndAlgorithm(*this);

@@ -462,6 +462,9 @@ func::FuncOp FullyShardPass::buildShardedLoss(func::FuncOp loss,
       b.getFunctionType(argTypes, loss.getResultTypes()));
   sharded.setPrivate();
   sharded->setAttr(PrecDialect::kDifferentiableAttrName, b.getUnitAttr());
+  // Its contractions are the loss's: they may compute as the loss's do.
+  if (Attribute reduced = loss->getAttr(PrecDialect::kReducedPrecisionAttrName))
+    sharded->setAttr(PrecDialect::kReducedPrecisionAttrName, reduced);
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
     if (DictionaryAttr attrs = loss.getArgAttrDict(i))
       sharded.setArgAttrs(i, attrs);
