@@ -89,6 +89,11 @@ void mlir::prec::populatePrecKernelsStage(
   // lookup per element, which the GPU's vectorized kernels do not take.
   if (onCPU)
     funcs.addPass(createPrecDequantizeByTable());
+  // A contraction of dequantized fp8 operands reads the fp8 data and the
+  // scales, which cuBLASLt's fp8 gemm multiplies by the sum of the exact
+  // fp8 products; the dequantizations it read are then dead.
+  if (!onCPU && options.fp8Gemm)
+    funcs.addPass(createPrecContractFp8WithScales());
   funcs.addPass(createConvertPrecToLinalg());
   funcs.addPass(createConvertElementwiseToLinalgPass());
   // linalg.softmax and other ops defined by their decomposition, now that
@@ -297,6 +302,16 @@ void mlir::prec::buildPrecLowerToCPUPipeline(
   buildPrecLowerToCPUPipeline(pm, getLoweringOptions(options));
 }
 
+/// Whether `chip` (`sm_89`, `sm_90a`, ...) has fp8 tensor cores: Ada
+/// (sm_89) and later.
+static bool hasFp8TensorCores(StringRef chip) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_"))
+    return false;
+  chip = chip.take_while(llvm::isDigit);
+  return !chip.getAsInteger(10, version) && version >= 89;
+}
+
 void mlir::prec::buildPrecToGPUKernelsPipeline(
     OpPassManager &pm, const PrecLowerToCUDAOptions &options) {
   PrecKernelsStageOptions kernels;
@@ -305,6 +320,8 @@ void mlir::prec::buildPrecToGPUKernelsPipeline(
   kernels.reportTraffic = options.reportTraffic;
   kernels.overlap = options.overlap;
   kernels.prefetch = options.prefetch;
+  kernels.fp8Gemm =
+      options.gemmContractions && hasFp8TensorCores(options.chip);
   populateToBuffers(pm, getCollectivesStage(options), kernels,
                     options.gemmContractions);
   // Contractions cuBLASLt computes under the contract to the runtime's GPU

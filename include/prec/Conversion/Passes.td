@@ -233,7 +233,15 @@ def ConvertContractionsToRuntime
     widened exactly into a buffer of the narrowest type that holds both
     (fp8 to bf16 or f16, bf16 with f16 to f32) by an elementwise kernel.
     The rest (f64, integers, an fp8 output, dynamic shapes to widen, views
-    without a unit stride) stays for the GPU's loop kernels. A call gets the
+    without a unit stride) stays for the GPU's loop kernels. What
+    `prec-contract-fp8-with-scales` makes of two scaled fp8 operands (fp8
+    inputs, rank-0 f32 scales read as scalars or inlined as constants, a
+    body `out + (ext(a) * s_a) * (ext(b) * s_b)`) becomes a call of
+    `prec.scaled_gemm` (precrtCompiledMatmul's arguments, then the scales'
+    addresses; a constant scale is put in a constant global) where both
+    inputs have a unit stride along k and static leading dimensions and
+    offsets that are multiples of 16 elements, as cuBLASLt's fp8 gemm needs;
+    `prec-gpu-host-to-runtime` makes it `precrtCompiledGpuMatmul`. A call gets the
     `prec.reduced_precision` that holds for its contraction (its own or the
     nearest around it), the arithmetic below the contract the program
     allows cuBLASLt; the CPU's calls get none, since its gemm computes the

@@ -69,6 +69,46 @@ def PrecBufferizeEntryBoundaries
   ];
 }
 
+def PrecContractFp8WithScales
+    : InterfacePass<"prec-contract-fp8-with-scales",
+                    "mlir::FunctionOpInterface"> {
+  let summary = "contract dequantized fp8 operands as fp8 data and scales";
+  let description = [{
+    A contraction the gemm computes (as `convert-contractions-to-runtime`
+    tells them), without a batch loop and with an f32 output, whose two
+    inputs are each the result of a `prec.dequantize` with a per-tensor f32
+    scale (`dynamic` or `delayed`), directly or through a 2-D
+    `linalg.transpose`, becomes a `linalg.generic` that reads the fp8
+    tensors and the two scales:
+
+    ```mlir
+    %a = prec.dequantize %qa scale %sa scaling = <dynamic>
+           : tensor<16x64xf8E4M3FN>, tensor<f32> -> tensor<16x64xbf16>
+    %b = prec.dequantize %qb scale %sb scaling = <dynamic>
+           : tensor<32x64xf8E4M3FN>, tensor<f32> -> tensor<32x64xbf16>
+    %bt = linalg.transpose ins(%b : tensor<32x64xbf16>) outs(...) permutation = [1, 0]
+    %c = linalg.matmul ins(%a, %bt : ...) outs(%init : tensor<16x32xf32>)
+    ```
+    becomes a `linalg.generic` of `%qa`, `%qb` (read as `[n, k]`), `%sa`
+    and `%sb` whose body is `out + (ext(qa) * sa) * (ext(qb) * sb)` in f32;
+    `convert-contractions-to-runtime{gpu}` hands it to cuBLASLt's fp8 gemm
+    with the scales (which computes `sa * sb` times the sum of the exact fp8
+    products), and anything else computes it as written. Either way each
+    dequantized element is kept in f32 rather than rounded to the
+    dequantization's type: more precise than the program, which the
+    contract allows.
+
+    Only what cuBLASLt's fp8 gemm takes is rewritten: both fp8 tensors 2-D
+    with k their innermost dimension, a multiple of 16 elements long, and
+    not both f8E5M2. The GPU pipeline runs it for chips with fp8 tensor
+    cores (sm_89 and later) when contractions go to cuBLASLt.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 def PrecFoldTransposes
     : InterfacePass<"prec-fold-transposes", "mlir::FunctionOpInterface"> {
   let summary = "read the sources of transposes in the gemms that read them";

@@ -80,6 +80,11 @@ struct PrecKernelsStageOptions {
   /// prec-schedule-transports' budget: all_gathers in flight ahead of the
   /// one in use.
   int64_t prefetch = 1;
+  /// GPU: contractions of per-tensor dequantized fp8 operands read the fp8
+  /// data and the scales (prec-contract-fp8-with-scales), for cuBLASLt's
+  /// fp8 gemm; set for chips with fp8 tensor cores when contractions go to
+  /// cuBLASLt.
+  bool fp8Gemm = false;
 };
 
 /// Stage 3, kernels and transports on tensors: collectives decomposed into

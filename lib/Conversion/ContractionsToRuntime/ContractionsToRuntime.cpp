@@ -149,6 +149,147 @@ FailureOr<GemmLoops> matchGemm(linalg::LinalgOp op) {
   return loops;
 }
 
+/// Where a scale of the scaled fp8 form comes from: a rank-0 f32 input of
+/// the contraction, or an f32 constant (the canonicalizer inlines a constant
+/// scalar input into the body).
+struct ScaleSource {
+  OpOperand *buffer = nullptr;
+  FloatAttr constant;
+};
+
+struct ScaledFp8Gemm {
+  GemmLoops loops;
+  ScaleSource scales[2];
+};
+
+/// The source of `value` as a scale in the body of `op`, if it is one.
+std::optional<ScaleSource> getScaleSource(linalg::LinalgOp op, Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (argument.getOwner() != &op->getRegion(0).front() ||
+        argument.getArgNumber() < 2 ||
+        argument.getArgNumber() >= op.getNumDpsInputs())
+      return std::nullopt;
+    return ScaleSource{op.getDpsInputOperand(argument.getArgNumber()), {}};
+  }
+  FloatAttr constant;
+  if (matchPattern(value, m_Constant(&constant)) &&
+      constant.getType().isF32())
+    return ScaleSource{nullptr, constant};
+  return std::nullopt;
+}
+
+/// `ext(arg data) * scale` (in either order): the scale's source.
+std::optional<ScaleSource> getScaledInput(linalg::LinalgOp op, Value value,
+                                          unsigned data) {
+  auto mul = value.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto extension = x.getDefiningOp<arith::ExtFOp>();
+    if (extension && extension.getIn() == body.getArgument(data))
+      return getScaleSource(op, y);
+  }
+  return std::nullopt;
+}
+
+/// What prec-contract-fp8-with-scales makes, on buffers: fp8 inputs A and
+/// B, then rank-0 f32 inputs read as scalars, an f32 output, a body
+/// `out + (ext(a) * s_a) * (ext(b) * s_b)` (operands in any order; a scale
+/// is a scalar input or an f32 constant), one m, n and k loop and no batch.
+/// The GPU gemm takes it as cuBLASLt's fp8 gemm with the two scales.
+FailureOr<ScaledFp8Gemm> matchScaledFp8Gemm(linalg::LinalgOp op) {
+  unsigned inputs = op.getNumDpsInputs();
+  if (!op.hasPureBufferSemantics() || inputs < 2 || inputs > 4 ||
+      op.getNumDpsInits() != 1 || op->getNumRegions() != 1 ||
+      op.getNumLoops() != 3 || op.getNumReductionLoops() != 1)
+    return failure();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.isStrided())
+      return failure();
+  }
+  auto isFp8 = [](Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+  };
+  if (!isFp8(op.getDpsInputOperand(0)->get().getType()) ||
+      !isFp8(op.getDpsInputOperand(1)->get().getType()) ||
+      !getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32())
+    return failure();
+  for (unsigned i = 2; i < inputs; ++i) {
+    OpOperand *scale = op.getDpsInputOperand(i);
+    auto type = cast<MemRefType>(scale->get().getType());
+    if (type.getRank() != 0 || !type.getElementType().isF32() ||
+        op.getMatchingIndexingMap(scale).getNumResults() != 0)
+      return failure();
+  }
+  Block &body = op->getRegion(0).front();
+  Value out = body.getArgument(inputs);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || (add.getLhs() != out && add.getRhs() != out))
+    return failure();
+  auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs())
+                 .getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return failure();
+  // The two extensions, three products, the sum and the yield; constants
+  // aside.
+  if (llvm::count_if(body, [](Operation &nested) {
+        return !isa<arith::ConstantOp>(nested);
+      }) != 7)
+    return failure();
+  ScaledFp8Gemm gemm;
+  bool matched = false;
+  for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<ScaleSource> a = getScaledInput(op, x, 0);
+    std::optional<ScaleSource> b = getScaledInput(op, y, 1);
+    if (a && b) {
+      gemm.scales[0] = *a;
+      gemm.scales[1] = *b;
+      matched = true;
+      break;
+    }
+  }
+  if (!matched)
+    return failure();
+  // Loops: k the reduction, m indexes A and C, n indexes B and C.
+  AffineMap maps[3] = {
+      op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+      op.getMatchingIndexingMap(op.getDpsInputOperand(1)),
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0))};
+  for (AffineMap map : maps)
+    if (map.getNumResults() != 2 ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned loop = 0; loop < 3; ++loop) {
+    bool inA = maps[0].isFunctionOfDim(loop),
+         inB = maps[1].isFunctionOfDim(loop),
+         inC = maps[2].isFunctionOfDim(loop);
+    if (iterators[loop] == utils::IteratorType::reduction && inA && inB &&
+        !inC)
+      gemm.loops.k = loop;
+    else if (inA && inC && !inB)
+      gemm.loops.m = loop;
+    else if (inB && inC && !inA)
+      gemm.loops.n = loop;
+    else
+      return failure();
+  }
+  // The gemm writes C while it reads A and B: they must not overlap.
+  Value outBuffer = rootBuffer(op.getDpsInitOperand(0)->get());
+  for (unsigned i = 0; i < 2; ++i) {
+    Value in = rootBuffer(op.getDpsInputOperand(i)->get());
+    if (in == outBuffer ||
+        (!isFreshAllocation(in) && !isFreshAllocation(outBuffer)))
+      return failure();
+  }
+  return gemm;
+}
+
 /// Whether `op` may write or free memory that `root` may reach.
 bool mayClobber(Operation *op, Value root) {
   if (isMemoryEffectFree(op))
@@ -263,19 +404,41 @@ OperandBuffer foldTranspose(linalg::LinalgOp op, unsigned index,
           std::move(deferredFrees)};
 }
 
-func::FuncOp getOrCreateMatmulDecl(ModuleOp module) {
-  if (auto existing =
-          module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_MATMUL_SYMBOL))
-    return existing;
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+/// precrtCompiledMatmul's arguments: batch, m, n, k, then per operand its
+/// dtype, address and batch, row and column strides.
+SmallVector<Type> getMatmulArgumentTypes(Builder &builder) {
   Type i32 = builder.getI32Type(), i64 = builder.getI64Type(),
        index = builder.getIndexType();
   SmallVector<Type> arguments = {i64, i64, i64, i64};
   for (int operand = 0; operand < 3; ++operand)
     arguments.append({i32, index, i64, i64, i64});
-  auto decl = func::FuncOp::create(builder, module.getLoc(),
-                                   PRECRT_COMPILED_MATMUL_SYMBOL,
-                                   builder.getFunctionType(arguments, {i32}));
+  return arguments;
+}
+
+func::FuncOp getOrCreateMatmulDecl(ModuleOp module) {
+  if (auto existing =
+          module.lookupSymbol<func::FuncOp>(PRECRT_COMPILED_MATMUL_SYMBOL))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  auto decl = func::FuncOp::create(
+      builder, module.getLoc(), PRECRT_COMPILED_MATMUL_SYMBOL,
+      builder.getFunctionType(getMatmulArgumentTypes(builder),
+                              {builder.getI32Type()}));
+  decl.setPrivate();
+  return decl;
+}
+
+/// The callee of the scaled fp8 form (precrtCompiledMatmul's arguments,
+/// then the addresses of the two scales), for prec-gpu-host-to-runtime.
+func::FuncOp getOrCreateScaledGemmDecl(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kScaledGemmSymbol))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  SmallVector<Type> arguments = getMatmulArgumentTypes(builder);
+  arguments.append({builder.getIndexType(), builder.getIndexType()});
+  auto decl = func::FuncOp::create(
+      builder, module.getLoc(), kScaledGemmSymbol,
+      builder.getFunctionType(arguments, {builder.getI32Type()}));
   decl.setPrivate();
   return decl;
 }
@@ -295,7 +458,10 @@ bool hasUnitStrideAlong(linalg::LinalgOp op, unsigned index,
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
-  AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(index));
+  // A, B, or C (the output, after every input).
+  OpOperand &operand = index < 2 ? *op.getDpsInputOperand(index)
+                                 : *op.getDpsInitOperand(0);
+  AffineMap map = op.getMatchingIndexingMap(&operand);
   for (auto [position, result] : llvm::enumerate(map.getResults())) {
     if (cast<AffineDimExpr>(result).getPosition() != loop)
       continue;
@@ -313,6 +479,25 @@ bool cublasLtTakesOperand(linalg::LinalgOp op, const GemmLoops &loops,
   auto [rows, cols] = matrixLoops(loops)[index];
   return hasUnitStrideAlong(op, index, buffer, *rows) ||
          hasUnitStrideAlong(op, index, buffer, *cols);
+}
+
+/// Whether cuBLASLt's fp8 gemm takes input `index` from `buffer`: a unit
+/// stride along k, and a static leading dimension (the other stride) and
+/// offset that are multiples of 16 elements (16 bytes of fp8), as its
+/// kernels need.
+bool hasFp8GemmLayout(linalg::LinalgOp op, const GemmLoops &loops,
+                      unsigned index, const OperandBuffer &buffer) {
+  if (!hasUnitStrideAlong(op, index, buffer, loops.k))
+    return false;
+  auto type = cast<MemRefType>(buffer.buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % 16 != 0)
+    return false;
+  return llvm::all_of(strides, [](int64_t stride) {
+    return !ShapedType::isDynamic(stride) && (stride == 1 || stride % 16 == 0);
+  });
 }
 
 /// The input type cuBLASLt computes `op` in, or null: A and B of one type
@@ -343,22 +528,35 @@ Type cublasLtInputType(linalg::LinalgOp op) {
   return c.isF32() || c == input ? input : Type();
 }
 
-/// Replaces the contraction `op` by a call of precrtCompiledMatmul; for GPU
-/// code only where cuBLASLt takes it (false, and nothing changed, where it
-/// does not).
+/// Operand `index` of `op` as it is.
+OperandBuffer wholeOperand(linalg::LinalgOp op, unsigned index) {
+  Value value = op->getOperand(index);
+  return {value, llvm::to_vector(llvm::seq<int64_t>(
+                     0, cast<MemRefType>(value.getType()).getRank()))};
+}
+
+/// Replaces the contraction `op` by a call of precrtCompiledMatmul (or, for
+/// the `scaled` fp8 form, of the scaled gemm); for GPU code only where
+/// cuBLASLt takes it (false, and nothing changed, where it does not).
 bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
-                 bool gpu) {
+                 bool gpu, const ScaleSource *scales = nullptr) {
+  bool scaled = scales != nullptr;
   // What folding each input's transpose would erase.
   SmallVector<Operation *> folded[2];
-  OperandBuffer buffers[3] = {foldTranspose(op, 0, folded[0]),
-                              foldTranspose(op, 1, folded[1]),
-                              {op.getDpsInitOperand(0)->get(), {}}};
-  buffers[2].bufferDim = llvm::to_vector(llvm::seq<int64_t>(
-      0, cast<MemRefType>(buffers[2].buffer.getType()).getRank()));
+  unsigned outIndex = op.getDpsInitOperand(0)->getOperandNumber();
+  OperandBuffer buffers[3] = {
+      scaled ? wholeOperand(op, 0) : foldTranspose(op, 0, folded[0]),
+      scaled ? wholeOperand(op, 1) : foldTranspose(op, 1, folded[1]),
+      wholeOperand(op, outIndex)};
   // Inputs cuBLASLt reads widened first, into buffers of its type.
   Type widenedType;
   bool widen[2] = {false, false};
-  if (gpu) {
+  if (scaled) {
+    if (!cublasLtTakesOperand(op, loops, 2, buffers[2]) ||
+        !hasFp8GemmLayout(op, loops, 0, buffers[0]) ||
+        !hasFp8GemmLayout(op, loops, 1, buffers[1]))
+      return false;
+  } else if (gpu) {
     widenedType = cublasLtInputType(op);
     if (!widenedType || !cublasLtTakesOperand(op, loops, 2, buffers[2]))
       return false;
@@ -498,6 +696,60 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
   arguments[1] = loopSizes[loops.m];
   arguments[2] = loopSizes[loops.n];
   arguments[3] = loopSizes[loops.k];
+  // The scales' addresses: one f32 each; a constant is put in a constant
+  // global, which prec-gpu-host-to-runtime copies to the device.
+  for (unsigned i = 0; scaled && i < 2; ++i) {
+    Value buffer;
+    if (scales[i].buffer) {
+      buffer = scales[i].buffer->get();
+    } else {
+      auto module = op->getParentOfType<ModuleOp>();
+      auto type = MemRefType::get({}, builder.getF32Type());
+      std::string name;
+      for (unsigned n = 0;; ++n) {
+        name = "__prec_gemm_scale_" + std::to_string(n);
+        auto existing = module.lookupSymbol<memref::GlobalOp>(name);
+        if (!existing)
+          break;
+        if (existing.getType() == type && existing.getConstant() &&
+            existing.getInitialValueAttr() ==
+                DenseElementsAttr::get(
+                    RankedTensorType::get({}, builder.getF32Type()),
+                    ArrayRef<Attribute>{scales[i].constant}))
+          break;
+      }
+      if (!module.lookupSymbol(name)) {
+        OpBuilder global = OpBuilder::atBlockBegin(module.getBody());
+        memref::GlobalOp::create(
+            global, loc, name, global.getStringAttr("private"), type,
+            DenseElementsAttr::get(
+                RankedTensorType::get({}, builder.getF32Type()),
+                ArrayRef<Attribute>{scales[i].constant}),
+            /*constant=*/true, /*alignment=*/nullptr);
+      }
+      buffer = memref::GetGlobalOp::create(builder, loc, type, name);
+    }
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset = ShapedType::kDynamic;
+    (void)type.getStridesAndOffset(strides, offset);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+    Value four = constant(builder.getIndexType(), 4);
+    if (ShapedType::isDynamic(offset))
+      address = arith::AddIOp::create(
+          builder, loc, address,
+          arith::MulIOp::create(
+              builder, loc,
+              memref::ExtractStridedMetadataOp::create(builder, loc, buffer)
+                  .getOffset(),
+              four));
+    else if (offset != 0)
+      address = arith::AddIOp::create(
+          builder, loc, address,
+          constant(builder.getIndexType(), offset * 4));
+    arguments.push_back(address);
+  }
   auto call = func::CallOp::create(builder, loc, decl, arguments);
   // The GPU gemm takes what the program allows below the contract
   // (prec-gpu-host-to-runtime passes it); the CPU's computes the contract
@@ -526,6 +778,7 @@ struct ConvertContractionsToRuntimePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, GemmLoops>> gemms;
+    SmallVector<std::pair<linalg::LinalgOp, ScaledFp8Gemm>> scaledGemms;
     module.walk([&](linalg::LinalgOp op) {
       // Host code only: kernels already mapped to a GPU stay there.
       for (Operation *parent = op->getParentOp(); parent;
@@ -535,7 +788,20 @@ struct ConvertContractionsToRuntimePass
           return;
       if (FailureOr<GemmLoops> loops = matchGemm(op); succeeded(loops))
         gemms.emplace_back(op, *loops);
+      // fp8 operands with their scales: cuBLASLt's fp8 gemm.
+      else if (FailureOr<ScaledFp8Gemm> scaled = matchScaledFp8Gemm(op);
+               gpu && succeeded(scaled))
+        scaledGemms.emplace_back(op, *scaled);
     });
+    if (!scaledGemms.empty()) {
+      func::FuncOp scaledDecl = getOrCreateScaledGemmDecl(module);
+      bool rewritten = false;
+      for (auto &[op, scaled] : scaledGemms)
+        rewritten |=
+            rewriteGemm(op, scaled.loops, scaledDecl, gpu, scaled.scales);
+      if (!rewritten && scaledDecl.symbolKnownUseEmpty(module))
+        scaledDecl.erase();
+    }
     if (gemms.empty())
       return;
     bool declared = static_cast<bool>(

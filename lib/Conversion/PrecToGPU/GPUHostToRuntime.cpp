@@ -614,6 +614,12 @@ struct PrecGPUHostToRuntimePass
       if (!function.isExternal() &&
           failed(HostRewriter(module, function).run()))
         return signalPassFailure();
+    // The scaled gemm's callee is no runtime function: every call of it is
+    // precrtCompiledGpuMatmul now.
+    if (auto scaled = module.lookupSymbol<func::FuncOp>(kScaledGemmSymbol);
+        scaled && scaled.isExternal() &&
+        SymbolTable::symbolKnownUseEmpty(scaled, module))
+      scaled.erase();
   }
 };
 

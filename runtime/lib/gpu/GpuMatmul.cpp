@@ -116,9 +116,10 @@ precrt_status_t checkFp8Device(ScopedContext &scope) {
     return PRECRT_SUCCESS;
   return fail(PRECRT_ERROR_INVALID_ARGUMENT,
               "GPU gemm of fp8 operands on a device of compute capability "
-              "%d.%d: cuBLASLt's fp8 gemm needs 8.9 or later (lower for an "
-              "older chip, and prec widens fp8 operands first)",
-              major, minor);
+              "%d.%d: cuBLASLt's fp8 gemm needs 8.9 or later (lowered for "
+              "the device's chip, prec-lower-to-cuda{chip=sm_%d%d}, fp8 "
+              "operands are widened first)",
+              major, minor, major, minor);
 }
 
 /// The largest power of two, at most 256, that divides `pointer`'s address:

@@ -179,3 +179,73 @@ module {
     return %out : memref<4x8xf32>
   }
 }
+
+// -----
+
+// fp8 operands with their scales (prec-contract-fp8-with-scales' form) go
+// to cuBLASLt's fp8 gemm: the scaled gemm's call, precrtCompiledMatmul's
+// arguments (A f8E4M3FN = 4, B f8E5M2 = 5, read as [n, k]) and then the
+// scales' addresses; a constant scale (which the canonicalizer inlines into
+// the body) is put in a constant global. On the CPU it stays as it is.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#s = affine_map<(d0, d1, d2) -> ()>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: memref.global "private" constant @__prec_gemm_scale_0 : memref<f32> = dense<2.500000e-01>
+// CHECK-DAG: func.func private @prec.scaled_gemm(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, index, index) -> i32
+// CHECK-LABEL: func @scaled_fp8
+// CHECK-SAME: (%[[QA:.*]]: memref<8x32xf8E4M3FN>, %[[QB:.*]]: memref<16x32xf8E5M2>, %[[SA:.*]]: memref<f32>)
+// CHECK: %[[QAP:.*]] = memref.extract_aligned_pointer_as_index %[[QA]]
+// CHECK: %[[QBP:.*]] = memref.extract_aligned_pointer_as_index %[[QB]]
+// CHECK: %[[SAP:.*]] = memref.extract_aligned_pointer_as_index %[[SA]]
+// CHECK: %[[G:.*]] = memref.get_global @__prec_gemm_scale_0 : memref<f32>
+// CHECK: %[[SBP:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
+// CHECK: call @prec.scaled_gemm(%c1_i64, %c8_i64, %c16_i64, %c32_i64, %c4_i32, %[[QAP]], %c0_i64, %c32_i64, %c1_i64, %c5_i32, %[[QBP]], %c0_i64, %c1_i64, %c32_i64, %c1_i32, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %[[SAP]], %[[SBP]])
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CPU-LABEL: func @scaled_fp8
+// CPU: linalg.generic
+// CPU-NOT: call
+func.func @scaled_fp8(%qa: memref<8x32xf8E4M3FN>, %qb: memref<16x32xf8E5M2>, %sa: memref<f32>) -> memref<8x16xf32> {
+  %sb = arith.constant 0.25 : f32
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #s, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qa, %qb, %sa : memref<8x32xf8E4M3FN>, memref<16x32xf8E5M2>, memref<f32>) outs(%out : memref<8x16xf32>) {
+  ^bb0(%x: f8E4M3FN, %y: f8E5M2, %xs: f32, %acc: f32):
+    %xe = arith.extf %x : f8E4M3FN to f32
+    %xv = arith.mulf %xs, %xe : f32
+    %ye = arith.extf %y : f8E5M2 to f32
+    %yv = arith.mulf %ye, %sb : f32
+    %p = arith.mulf %yv, %xv : f32
+    %sum = arith.addf %p, %acc : f32
+    linalg.yield %sum : f32
+  }
+  return %out : memref<8x16xf32>
+}
+
+// -----
+
+// B with a unit stride along n (not k): cuBLASLt's fp8 gemm does not take
+// it, and the contraction stays for the loop kernels.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#s = affine_map<(d0, d1, d2) -> ()>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @scaled_fp8_layout
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @scaled_fp8_layout(%qa: memref<8x32xf8E4M3FN>, %qb: memref<32x16xf8E4M3FN>, %sa: memref<f32>, %sb: memref<f32>) -> memref<8x16xf32> {
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #s, #s, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qa, %qb, %sa, %sb : memref<8x32xf8E4M3FN>, memref<32x16xf8E4M3FN>, memref<f32>, memref<f32>) outs(%out : memref<8x16xf32>) {
+  ^bb0(%x: f8E4M3FN, %y: f8E4M3FN, %xs: f32, %ys: f32, %acc: f32):
+    %xe = arith.extf %x : f8E4M3FN to f32
+    %xv = arith.mulf %xe, %xs : f32
+    %ye = arith.extf %y : f8E4M3FN to f32
+    %yv = arith.mulf %ye, %ys : f32
+    %p = arith.mulf %xv, %yv : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  }
+  return %out : memref<8x16xf32>
+}

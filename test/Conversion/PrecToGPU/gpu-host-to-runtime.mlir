@@ -519,3 +519,38 @@ func.func @gemm_of_a_mutable_global(%a: memref<4x2xf32>, %out: memref<4x8xf32>) 
   %status = call @precrtCompiledMatmul(%c1, %c4, %c8, %c2, %f32, %ap, %c0, %c2, %c1, %f32, %wp, %c0, %c8, %c1, %f32, %outp, %c0, %c8, %c1) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64) -> i32
   return %status : i32
 }
+
+// -----
+
+// The scaled fp8 gemm runs as precrtCompiledGpuMatmul with its scales'
+// addresses (a constant's from a device copy); its callee, no runtime
+// function, goes.
+memref.global "private" constant @scale : memref<f32> = dense<2.5e-1>
+func.func private @prec.scaled_gemm(i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, index, index) -> i32
+
+// CHECK-NOT:   @prec.scaled_gemm
+// CHECK-LABEL: func.func @scaled_gemm
+// CHECK-SAME:  (%[[A:.*]]: memref<8x32xf8E4M3FN>, %[[B:.*]]: memref<16x32xf8E4M3FN>, %[[SA:.*]]: memref<f32>, %[[OUT:.*]]: memref<8x16xf32>)
+// CHECK:       %[[SAP:.*]] = memref.extract_aligned_pointer_as_index %[[SA]]
+// CHECK:       %[[COPY:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<f32>
+// CHECK:       %[[SBP:.*]] = memref.extract_aligned_pointer_as_index %[[COPY]]
+// CHECK:       %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK:       call @precrtCompiledGpuMatmul({{.*}}, %[[SAP]], %[[SBP]], %[[NONE]], %{{.*}}) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, index, index, i32, !llvm.ptr) -> i32
+// CHECK-NOT:   @prec.scaled_gemm
+func.func @scaled_gemm(%a: memref<8x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %sa: memref<f32>, %out: memref<8x16xf32>) -> i32 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %c8 = arith.constant 8 : i64
+  %c16 = arith.constant 16 : i64
+  %c32 = arith.constant 32 : i64
+  %f8 = arith.constant 4 : i32
+  %f32 = arith.constant 1 : i32
+  %ap = memref.extract_aligned_pointer_as_index %a : memref<8x32xf8E4M3FN> -> index
+  %bp = memref.extract_aligned_pointer_as_index %b : memref<16x32xf8E4M3FN> -> index
+  %outp = memref.extract_aligned_pointer_as_index %out : memref<8x16xf32> -> index
+  %sap = memref.extract_aligned_pointer_as_index %sa : memref<f32> -> index
+  %g = memref.get_global @scale : memref<f32>
+  %sbp = memref.extract_aligned_pointer_as_index %g : memref<f32> -> index
+  %status = call @prec.scaled_gemm(%c1, %c8, %c16, %c32, %f8, %ap, %c0, %c32, %c1, %f8, %bp, %c0, %c1, %c32, %f32, %outp, %c0, %c16, %c1, %sap, %sbp) : (i64, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, i32, index, i64, i64, i64, index, index) -> i32
+  return %status : i32
+}
