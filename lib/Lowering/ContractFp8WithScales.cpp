@@ -53,6 +53,12 @@ std::optional<ScaledOperand> getScaledOperand(linalg::LinalgOp op,
     return std::nullopt;
   auto dataType = dequantize.getInput().getType();
   auto scaleType = cast<RankedTensorType>(dequantize.getScale().getType());
+  // Only a result with f32's exponent range (f32, bf16): there the product
+  // kept in f32 is the program's value or a closer one, where an f16 result
+  // would overflow to infinity.
+  Type resultType = dequantize.getType().getElementType();
+  if (!resultType.isF32() && !resultType.isBF16())
+    return std::nullopt;
   if (!isa<Float8E4M3FNType, Float8E5M2Type>(dataType.getElementType()) ||
       !dataType.hasStaticShape() || scaleType.getRank() != 0 ||
       !scaleType.getElementType().isF32() ||
@@ -84,8 +90,14 @@ LogicalResult contractWithScales(linalg::LinalgOp op) {
       getScaledOperand(op, *op.getDpsInputOperand(0));
   std::optional<ScaledOperand> b =
       getScaledOperand(op, *op.getDpsInputOperand(1));
+  // n a multiple of 16 too: the leading dimension of cuBLASLt's fp8 D.
+  auto outType = cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (!a || !b || !isFp8GemmLayout(*a, loops->k) ||
-      !isFp8GemmLayout(*b, loops->k))
+      !isFp8GemmLayout(*b, loops->k) || !outType.hasStaticShape() ||
+      outType.getRank() != 2 ||
+      outMap.getResult(1) != getAffineDimExpr(loops->n, op->getContext()) ||
+      outType.getDimSize(1) % 16 != 0)
     return failure();
   Type aType = getElementTypeOrSelf(a->data.getType());
   Type bType = getElementTypeOrSelf(b->data.getType());

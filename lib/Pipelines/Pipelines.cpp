@@ -330,6 +330,7 @@ void mlir::prec::buildPrecToGPUKernelsPipeline(
   if (options.gemmContractions) {
     ConvertContractionsToRuntimeOptions gemms;
     gemms.gpu = true;
+    gemms.fp8Gemm = hasFp8TensorCores(options.chip);
     pm.addPass(createConvertContractionsToRuntime(gemms));
   }
 

@@ -64,3 +64,27 @@ func.func @not_taken(%qa: tensor<8x32xf8E4M3FN>, %qk: tensor<32x16xf8E4M3FN>, %q
   %r5 = linalg.matmul ins(%a, %x : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r0, %r1, %r2, %r3, %r4, %r5 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xbf16>, tensor<8x16xf32>
 }
+
+// -----
+
+// Nor an n that is no multiple of 16 (D's leading dimension), nor an f16
+// dequantization, whose rounding overflows to infinity where f32 does not:
+// the program's infinities are its values.
+// CHECK-LABEL: func.func @not_taken_either
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-NOT: linalg.generic
+func.func @not_taken_either(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<17x32xf8E4M3FN>, %qc: tensor<16x32xf8E5M2>,
+                            %s: tensor<f32>, %init17: tensor<8x17xf32>, %init: tensor<8x16xf32>)
+    -> (tensor<8x17xf32>, tensor<8x16xf32>) {
+  %a = prec.dequantize %qa scale %s scaling = <dynamic> : tensor<8x32xf8E4M3FN>, tensor<f32> -> tensor<8x32xbf16>
+  %b = prec.dequantize %qb scale %s scaling = <dynamic> : tensor<17x32xf8E4M3FN>, tensor<f32> -> tensor<17x32xbf16>
+  %e = tensor.empty() : tensor<32x17xbf16>
+  %bt = linalg.transpose ins(%b : tensor<17x32xbf16>) outs(%e : tensor<32x17xbf16>) permutation = [1, 0]
+  %r0 = linalg.matmul ins(%a, %bt : tensor<8x32xbf16>, tensor<32x17xbf16>) outs(%init17 : tensor<8x17xf32>) -> tensor<8x17xf32>
+  %a16 = prec.dequantize %qa scale %s scaling = <dynamic> : tensor<8x32xf8E4M3FN>, tensor<f32> -> tensor<8x32xf16>
+  %c16 = prec.dequantize %qc scale %s scaling = <dynamic> : tensor<16x32xf8E5M2>, tensor<f32> -> tensor<16x32xf16>
+  %e16 = tensor.empty() : tensor<32x16xf16>
+  %ct = linalg.transpose ins(%c16 : tensor<16x32xf16>) outs(%e16 : tensor<32x16xf16>) permutation = [1, 0]
+  %r1 = linalg.matmul ins(%a16, %ct : tensor<8x32xf16>, tensor<32x16xf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r0, %r1 : tensor<8x17xf32>, tensor<8x16xf32>
+}

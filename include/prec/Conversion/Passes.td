@@ -236,11 +236,14 @@ def ConvertContractionsToRuntime
     without a unit stride) stays for the GPU's loop kernels. What
     `prec-contract-fp8-with-scales` makes of two scaled fp8 operands (fp8
     inputs, rank-0 f32 scales read as scalars or inlined as constants, a
-    body `out + (ext(a) * s_a) * (ext(b) * s_b)`) becomes a call of
+    body `out + (ext(a) * s_a) * (ext(b) * s_b)`, a scale of 1 folded
+    away), with `fp8-gemm` (the pipeline sets it for chips with fp8 tensor
+    cores) and not both f8E5M2, becomes a call of
     `prec.scaled_gemm` (precrtCompiledMatmul's arguments, then the scales'
     addresses; a constant scale is put in a constant global) where both
-    inputs have a unit stride along k and static leading dimensions and
-    offsets that are multiples of 16 elements, as cuBLASLt's fp8 gemm needs;
+    inputs have a unit stride along k, C along n, and static leading
+    dimensions and offsets that are multiples of 16 elements, as cuBLASLt's
+    fp8 gemm needs;
     `prec-gpu-host-to-runtime` makes it `precrtCompiledGpuMatmul`. A call gets the
     `prec.reduced_precision` that holds for its contraction (its own or the
     nearest around it), the arithmetic below the contract the program
@@ -250,6 +253,9 @@ def ConvertContractionsToRuntime
   let options = [
     Option<"gpu", "gpu", "bool", /*default=*/"false",
            "only the contractions cuBLASLt computes, for GPU code">,
+    Option<"fp8Gemm", "fp8-gemm", "bool", /*default=*/"false",
+           "with gpu: scaled fp8 contractions to cuBLASLt's fp8 gemm (chips "
+           "with fp8 tensor cores)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

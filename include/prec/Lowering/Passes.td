@@ -76,9 +76,9 @@ def PrecContractFp8WithScales
   let description = [{
     A contraction the gemm computes (as `convert-contractions-to-runtime`
     tells them), without a batch loop and with an f32 output, whose two
-    inputs are each the result of a `prec.dequantize` with a per-tensor f32
-    scale (`dynamic` or `delayed`), directly or through a 2-D
-    `linalg.transpose`, becomes a `linalg.generic` that reads the fp8
+    inputs are each the result of a `prec.dequantize` into f32 or bf16 with
+    a per-tensor f32 scale (`dynamic` or `delayed`), directly or through a
+    2-D `linalg.transpose`, becomes a `linalg.generic` that reads the fp8
     tensors and the two scales:
 
     ```mlir
@@ -99,8 +99,13 @@ def PrecContractFp8WithScales
     contract allows.
 
     Only what cuBLASLt's fp8 gemm takes is rewritten: both fp8 tensors 2-D
-    with k their innermost dimension, a multiple of 16 elements long, and
-    not both f8E5M2. The GPU pipeline runs it for chips with fp8 tensor
+    with k their innermost dimension, a multiple of 16 elements long, a
+    row-major output whose n is a multiple of 16, and not both f8E5M2. An
+    f16 dequantization is left alone: its rounding overflows where f32 does
+    not, and the program's infinities are its values. cuBLASLt multiplies
+    the sum by `sa * sb`, which differs from the program's terms only where
+    that product leaves f32's range while the terms do not (terms within a
+    factor 2^18, the largest product of two fp8 values, of f32's limits). The GPU pipeline runs it for chips with fp8 tensor
     cores (sm_89 and later) when contractions go to cuBLASLt.
   }];
   let dependentDialects = [

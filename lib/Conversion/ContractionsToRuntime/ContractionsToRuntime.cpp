@@ -178,13 +178,19 @@ std::optional<ScaleSource> getScaleSource(linalg::LinalgOp op, Value value) {
   return std::nullopt;
 }
 
-/// `ext(arg data) * scale` (in either order): the scale's source.
+/// `ext(arg data) * scale` (in either order): the scale's source; a scale
+/// of 1, which the canonicalizer folds away, for `ext(arg data)` alone.
 std::optional<ScaleSource> getScaledInput(linalg::LinalgOp op, Value value,
                                           unsigned data) {
+  Block &body = op->getRegion(0).front();
+  if (auto extension = value.getDefiningOp<arith::ExtFOp>()) {
+    if (extension.getIn() != body.getArgument(data))
+      return std::nullopt;
+    return ScaleSource{nullptr, FloatAttr::get(Float32Type::get(op->getContext()), 1.0)};
+  }
   auto mul = value.getDefiningOp<arith::MulFOp>();
   if (!mul)
     return std::nullopt;
-  Block &body = op->getRegion(0).front();
   for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
                       std::pair(mul.getRhs(), mul.getLhs())}) {
     auto extension = x.getDefiningOp<arith::ExtFOp>();
@@ -213,8 +219,10 @@ FailureOr<ScaledFp8Gemm> matchScaledFp8Gemm(linalg::LinalgOp op) {
   auto isFp8 = [](Type type) {
     return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
   };
-  if (!isFp8(op.getDpsInputOperand(0)->get().getType()) ||
-      !isFp8(op.getDpsInputOperand(1)->get().getType()) ||
+  Type aType = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  Type bType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  if (!isFp8(aType) || !isFp8(bType) ||
+      (isa<Float8E5M2Type>(aType) && isa<Float8E5M2Type>(bType)) ||
       !getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32())
     return failure();
   for (unsigned i = 2; i < inputs; ++i) {
@@ -234,12 +242,6 @@ FailureOr<ScaledFp8Gemm> matchScaledFp8Gemm(linalg::LinalgOp op) {
                  .getDefiningOp<arith::MulFOp>();
   if (!mul)
     return failure();
-  // The two extensions, three products, the sum and the yield; constants
-  // aside.
-  if (llvm::count_if(body, [](Operation &nested) {
-        return !isa<arith::ConstantOp>(nested);
-      }) != 7)
-    return failure();
   ScaledFp8Gemm gemm;
   bool matched = false;
   for (auto [x, y] : {std::pair(mul.getLhs(), mul.getRhs()),
@@ -253,7 +255,15 @@ FailureOr<ScaledFp8Gemm> matchScaledFp8Gemm(linalg::LinalgOp op) {
       break;
     }
   }
-  if (!matched)
+  // Nothing else: the two extensions, a product for each scale that is not
+  // 1, the product, the sum and the yield; constants aside.
+  unsigned scaleProducts = llvm::count_if(mul->getOperands(), [](Value side) {
+    return side.getDefiningOp<arith::MulFOp>() != nullptr;
+  });
+  if (!matched ||
+      llvm::count_if(body, [](Operation &nested) {
+        return !isa<arith::ConstantOp>(nested);
+      }) != 5 + scaleProducts)
     return failure();
   // Loops: k the reduction, m indexes A and C, n indexes B and C.
   AffineMap maps[3] = {
@@ -552,7 +562,18 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
   Type widenedType;
   bool widen[2] = {false, false};
   if (scaled) {
-    if (!cublasLtTakesOperand(op, loops, 2, buffers[2]) ||
+    // C with its rows contiguous and a leading dimension of 16 elements'
+    // multiples, as cuBLASLt's fp8 D needs.
+    auto outType = cast<MemRefType>(buffers[2].buffer.getType());
+    SmallVector<int64_t> outStrides;
+    int64_t outOffset;
+    if (!hasUnitStrideAlong(op, 2, buffers[2], loops.n) ||
+        failed(outType.getStridesAndOffset(outStrides, outOffset)) ||
+        llvm::any_of(outStrides,
+                      [](int64_t stride) {
+                        return ShapedType::isDynamic(stride) ||
+                               (stride != 1 && stride % 16 != 0);
+                      }) ||
         !hasFp8GemmLayout(op, loops, 0, buffers[0]) ||
         !hasFp8GemmLayout(op, loops, 1, buffers[1]))
       return false;
@@ -705,27 +726,27 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
     } else {
       auto module = op->getParentOfType<ModuleOp>();
       auto type = MemRefType::get({}, builder.getF32Type());
+      // A constant global of the value: one made before, or a new one
+      // under a name no symbol has.
+      auto value = DenseElementsAttr::get(
+          RankedTensorType::get({}, builder.getF32Type()),
+          ArrayRef<Attribute>{scales[i].constant});
       std::string name;
       for (unsigned n = 0;; ++n) {
         name = "__prec_gemm_scale_" + std::to_string(n);
-        auto existing = module.lookupSymbol<memref::GlobalOp>(name);
+        Operation *existing = module.lookupSymbol(name);
         if (!existing)
           break;
-        if (existing.getType() == type && existing.getConstant() &&
-            existing.getInitialValueAttr() ==
-                DenseElementsAttr::get(
-                    RankedTensorType::get({}, builder.getF32Type()),
-                    ArrayRef<Attribute>{scales[i].constant}))
+        auto global = dyn_cast<memref::GlobalOp>(existing);
+        if (global && global.getType() == type && global.getConstant() &&
+            global.getInitialValueAttr() == value)
           break;
       }
       if (!module.lookupSymbol(name)) {
         OpBuilder global = OpBuilder::atBlockBegin(module.getBody());
-        memref::GlobalOp::create(
-            global, loc, name, global.getStringAttr("private"), type,
-            DenseElementsAttr::get(
-                RankedTensorType::get({}, builder.getF32Type()),
-                ArrayRef<Attribute>{scales[i].constant}),
-            /*constant=*/true, /*alignment=*/nullptr);
+        memref::GlobalOp::create(global, loc, name,
+                                 global.getStringAttr("private"), type, value,
+                                 /*constant=*/true, /*alignment=*/nullptr);
       }
       buffer = memref::GetGlobalOp::create(builder, loc, type, name);
     }
@@ -790,7 +811,7 @@ struct ConvertContractionsToRuntimePass
         gemms.emplace_back(op, *loops);
       // fp8 operands with their scales: cuBLASLt's fp8 gemm.
       else if (FailureOr<ScaledFp8Gemm> scaled = matchScaledFp8Gemm(op);
-               gpu && succeeded(scaled))
+               gpu && fp8Gemm && succeeded(scaled))
         scaledGemms.emplace_back(op, *scaled);
     });
     if (!scaledGemms.empty()) {

@@ -1,4 +1,7 @@
-// RUN: prec-opt %s --convert-contractions-to-runtime=gpu --canonicalize -split-input-file | FileCheck %s --enable-var-scope
+// RUN: prec-opt %s --convert-contractions-to-runtime="gpu fp8-gemm" --canonicalize -split-input-file | FileCheck %s --enable-var-scope
+// Without fp8-gemm (a chip without fp8 tensor cores) scaled fp8
+// contractions stay.
+// RUN: prec-opt %s --convert-contractions-to-runtime=gpu --canonicalize -split-input-file | FileCheck %s --check-prefix=NOFP8
 // RUN: prec-opt %s --convert-contractions-to-runtime --canonicalize -split-input-file | FileCheck %s --check-prefix=CPU
 
 // For GPU code only the contractions cuBLASLt computes under prec's contract
@@ -206,6 +209,9 @@ module {
 // CPU-LABEL: func @scaled_fp8
 // CPU: linalg.generic
 // CPU-NOT: call
+// NOFP8-LABEL: func @scaled_fp8
+// NOFP8-NOT: call
+// NOFP8: linalg.generic
 func.func @scaled_fp8(%qa: memref<8x32xf8E4M3FN>, %qb: memref<16x32xf8E5M2>, %sa: memref<f32>) -> memref<8x16xf32> {
   %sb = arith.constant 0.25 : f32
   %out = memref.alloc() : memref<8x16xf32>
@@ -248,4 +254,63 @@ func.func @scaled_fp8_layout(%qa: memref<8x32xf8E4M3FN>, %qb: memref<32x16xf8E4M
     linalg.yield %sum : f32
   }
   return %out : memref<8x16xf32>
+}
+
+// -----
+
+// A scale of 1 folded away is a scale of 1; a symbol that happens to have
+// the constant's name is left alone.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: memref.global "private" constant @__prec_gemm_scale_1 : memref<f32> = dense<1.000000e+00>
+// CHECK-DAG: memref.global "private" constant @__prec_gemm_scale_2 : memref<f32> = dense<5.000000e-01>
+// CHECK-LABEL: func @scale_of_one
+// CPU-LABEL: func @scale_of_one
+// CHECK: %[[ONE:.*]] = memref.get_global @__prec_gemm_scale_1
+// CHECK: %[[HALF:.*]] = memref.get_global @__prec_gemm_scale_2
+// CHECK: call @prec.scaled_gemm(
+// CHECK-NOT: linalg.generic
+func.func private @__prec_gemm_scale_0()
+func.func @scale_of_one(%qa: memref<16x32xf8E4M3FN>, %qb: memref<16x32xf8E4M3FN>) -> memref<16x16xf32> {
+  %half = arith.constant 0.5 : f32
+  %out = memref.alloc() : memref<16x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qa, %qb : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f8E4M3FN, %y: f8E4M3FN, %acc: f32):
+    %xe = arith.extf %x : f8E4M3FN to f32
+    %ye = arith.extf %y : f8E4M3FN to f32
+    %yv = arith.mulf %ye, %half : f32
+    %p = arith.mulf %xe, %yv : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  }
+  return %out : memref<16x16xf32>
+}
+
+// -----
+
+// cuBLASLt has no fp8 gemm of two f8E5M2 operands: it stays.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @two_e5m2
+// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK-NOT: call
+// CHECK: return
+func.func @two_e5m2(%qa: memref<16x32xf8E5M2>, %qb: memref<16x32xf8E5M2>) -> memref<16x16xf32> {
+  %half = arith.constant 0.5 : f32
+  %out = memref.alloc() : memref<16x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qa, %qb : memref<16x32xf8E5M2>, memref<16x32xf8E5M2>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f8E5M2, %y: f8E5M2, %acc: f32):
+    %xe = arith.extf %x : f8E5M2 to f32
+    %ye = arith.extf %y : f8E5M2 to f32
+    %yv = arith.mulf %ye, %half : f32
+    %p = arith.mulf %xe, %yv : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  }
+  return %out : memref<16x16xf32>
 }
