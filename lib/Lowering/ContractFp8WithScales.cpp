@@ -3,13 +3,16 @@
 // A contraction of two per-tensor dequantized fp8 tensors multiplies
 // `q_a * s_a` by `q_b * s_b`: the same as `s_a * s_b` times the products of
 // the fp8 values, which a GPU's fp8 tensor cores compute from the fp8 data
-// and the two scales (cuBLASLt's A and B scale pointers). The contraction is
+// and the two scales (cuBLASLt's A and B scale pointers). Their partial sums
+// keep fewer bits than f32 between cuBLASLt's promotions, so a program asks
+// for them (#prec.reduced_precision<fp8_accumulation>). The contraction is
 // rewritten to read the fp8 tensors and the scales itself, so that the
 // dequantized tensors are never made for it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "prec/Conversion/ContractionsToRuntime/Gemm.h"
+#include "prec/Dialect/Prec/IR/PrecAttrs.h"
 #include "prec/Dialect/Prec/IR/PrecOps.h"
 #include "prec/Lowering/Passes.h"
 
@@ -81,6 +84,11 @@ bool isFp8GemmLayout(const ScaledOperand &operand, unsigned k) {
 /// fp8 data and the scales: `out + (ext(q_a) * s_a) * (ext(q_b) * s_b)`
 /// in f32, or failure when cuBLASLt's fp8 gemm would not take it.
 LogicalResult contractWithScales(linalg::LinalgOp op) {
+  // fp8 tensor cores keep fewer bits than f32 in their partial sums: only
+  // where the program allows it.
+  if (!bitEnumContainsAll(getEffectiveReducedPrecision(op),
+                          ReducedPrecision::fp8_accumulation))
+    return failure();
   FailureOr<GemmLoops> loops = inferGemmLoops(op);
   if (failed(loops) || loops->batch ||
       !getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32() ||

@@ -438,7 +438,8 @@ void runFp8Case(precrt_dtype_t aType, precrt_dtype_t bType,
   int gemmsBefore = fakeHook("fakeCublasLtGemms");
   ASSERT_EQ(precrtCompiledGpuMatmul(1, m, n, k, aType, da, 0, k, 1, bType, db,
                                     0, 1, k, out, dc, 0, n, 1, aScale,
-                                    aScale + 1, PRECRT_REDUCED_PRECISION_NONE,
+                                    aScale + 1,
+                                    PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION,
                                     stream),
             PRECRT_SUCCESS)
       << precrtCompiledGetError();
@@ -484,7 +485,9 @@ TEST(CompiledGpuMatmul, Fp8OperandsWithTheirScalesAgainstFloat64) {
 /// An fp8 gemm of 2 x 2 x 16 on the rank's stream with B's strides `bRow`
 /// and `bCol` and the scales given (or not); the rank's error, "" if none.
 std::string fp8GemmError(int64_t bRow, int64_t bCol, bool withScales,
-                         precrt_dtype_t bType = PRECRT_DTYPE_F8E4M3FN) {
+                         precrt_dtype_t bType = PRECRT_DTYPE_F8E4M3FN,
+                         int32_t reducedPrecision =
+                             PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION) {
   void *buffer = toDevice(std::vector<uint8_t>(256));
   const float *scale = static_cast<const float *>(buffer);
   int32_t status = precrtCompiledGpuMatmul(
@@ -492,7 +495,7 @@ std::string fp8GemmError(int64_t bRow, int64_t bCol, bool withScales,
       16, 1, bType, static_cast<char *>(buffer) + 128, 0, bRow, bCol,
       PRECRT_DTYPE_F32, static_cast<char *>(buffer) + 192, 0, 2, 1,
       withScales ? scale : nullptr, withScales ? scale : nullptr,
-      PRECRT_REDUCED_PRECISION_NONE, precrtCompiledGpuStream());
+      reducedPrecision, precrtCompiledGpuStream());
   const char *error = precrtCompiledGetError();
   std::string message =
       status == PRECRT_SUCCESS ? "" : (error ? error : "(no message)");
@@ -532,6 +535,12 @@ TEST(CompiledGpuMatmul, Fp8OperandsCuBlasLtCannotTakeAreRefused) {
           "GPU gemm of fp8 operands without A's scale");
   refused([] { return fp8GemmError(1, 16, true, PRECRT_DTYPE_BF16); },
           "cuBLASLt's fp8 gemm takes A and B fp8");
+  refused(
+      [] {
+        return fp8GemmError(1, 16, true, PRECRT_DTYPE_F8E4M3FN,
+                            PRECRT_REDUCED_PRECISION_NONE);
+      },
+      "GPU gemm of fp8 operands without the program's permission");
   refused([] { return fp8GemmError(1, 16, true); },
           "compute capability 8.0: cuBLASLt's fp8 gemm needs 8.9 or later",
           "8.0");

@@ -1,8 +1,9 @@
 // RUN: prec-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(prec-contract-fp8-with-scales))' | FileCheck %s
 
 // Both inputs dequantized with a per-tensor scale, B through a transpose
-// of a [n, k] weight: the contraction reads the fp8 tensors (B as [n, k])
-// and the scales.
+// of a [n, k] weight, and the program allows fp8 tensor cores' accumulation
+// (here on the contraction): the contraction reads the fp8 tensors (B as
+// [n, k]) and the scales.
 // CHECK-DAG: #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[$B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[$S:.*]] = affine_map<(d0, d1, d2) -> ()>
@@ -11,7 +12,7 @@
 // CHECK-SAME: (%[[QA:.*]]: tensor<8x32xf8E4M3FN>, %[[QB:.*]]: tensor<16x32xf8E5M2>, %[[SA:.*]]: tensor<f32>, %[[SB:.*]]: tensor<f32>
 // CHECK:      linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$S]], #[[$S]], #[[$C]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME:   ins(%[[QA]], %[[QB]], %[[SA]], %[[SB]] : tensor<8x32xf8E4M3FN>, tensor<16x32xf8E5M2>, tensor<f32>, tensor<f32>)
-// CHECK-SAME:   attrs = {prec.reduced_precision = #prec.reduced_precision<none>}
+// CHECK-SAME:   attrs = {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>}
 // CHECK:      ^bb0(%[[X:.*]]: f8E4M3FN, %[[Y:.*]]: f8E5M2, %[[XS:.*]]: f32, %[[YS:.*]]: f32, %[[OUT:.*]]: f32):
 // CHECK:        %[[XE:.*]] = arith.extf %[[X]] : f8E4M3FN to f32
 // CHECK:        %[[XV:.*]] = arith.mulf %[[XE]], %[[XS]] : f32
@@ -27,8 +28,26 @@ func.func @linear(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<16x32xf8E5M2>, %sa: te
   %b = prec.dequantize %qb scale %sb scaling = <delayed, history = 4> : tensor<16x32xf8E5M2>, tensor<f32> -> tensor<16x32xbf16>
   %e = tensor.empty() : tensor<32x16xbf16>
   %bt = linalg.transpose ins(%b : tensor<16x32xbf16>) outs(%e : tensor<32x16xbf16>) permutation = [1, 0]
-  %c = linalg.matmul {prec.reduced_precision = #prec.reduced_precision<none>}
+  %c = linalg.matmul {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>}
          ins(%a, %bt : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
+
+// -----
+
+// Without the program's permission the contract holds: f32 accumulation,
+// which cuBLASLt's bf16 gemm of the dequantized operands keeps.
+// CHECK-LABEL: func.func @not_allowed
+// CHECK: linalg.matmul
+// CHECK-NOT: linalg.generic
+func.func @not_allowed(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<16x32xf8E4M3FN>, %sa: tensor<f32>, %sb: tensor<f32>,
+                       %init: tensor<8x16xf32>) -> tensor<8x16xf32>
+    attributes {prec.reduced_precision = #prec.reduced_precision<tf32>} {
+  %a = prec.dequantize %qa scale %sa scaling = <dynamic> : tensor<8x32xf8E4M3FN>, tensor<f32> -> tensor<8x32xbf16>
+  %b = prec.dequantize %qb scale %sb scaling = <dynamic> : tensor<16x32xf8E4M3FN>, tensor<f32> -> tensor<16x32xbf16>
+  %e = tensor.empty() : tensor<32x16xbf16>
+  %bt = linalg.transpose ins(%b : tensor<16x32xbf16>) outs(%e : tensor<32x16xbf16>) permutation = [1, 0]
+  %c = linalg.matmul ins(%a, %bt : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %c : tensor<8x16xf32>
 }
 
@@ -40,6 +59,7 @@ func.func @linear(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<16x32xf8E5M2>, %sa: te
 // CHECK-LABEL: func.func @not_taken
 // CHECK-COUNT-6: linalg.matmul
 // CHECK-NOT: linalg.generic
+module attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
 func.func @not_taken(%qa: tensor<8x32xf8E4M3FN>, %qk: tensor<32x16xf8E4M3FN>, %q24: tensor<8x24xf8E4M3FN>,
                      %q24b: tensor<24x16xf8E4M3FN>, %e5: tensor<8x32xf8E5M2>, %e5b: tensor<16x32xf8E5M2>,
                      %qb: tensor<16x32xf8E4M3FN>, %s: tensor<f32>, %blocks: tensor<8x1xf8E8M0FNU>,
@@ -64,6 +84,7 @@ func.func @not_taken(%qa: tensor<8x32xf8E4M3FN>, %qk: tensor<32x16xf8E4M3FN>, %q
   %r5 = linalg.matmul ins(%a, %x : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r0, %r1, %r2, %r3, %r4, %r5 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xbf16>, tensor<8x16xf32>
 }
+}
 
 // -----
 
@@ -73,6 +94,7 @@ func.func @not_taken(%qa: tensor<8x32xf8E4M3FN>, %qk: tensor<32x16xf8E4M3FN>, %q
 // CHECK-LABEL: func.func @not_taken_either
 // CHECK-COUNT-2: linalg.matmul
 // CHECK-NOT: linalg.generic
+module attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
 func.func @not_taken_either(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<17x32xf8E4M3FN>, %qc: tensor<16x32xf8E5M2>,
                             %s: tensor<f32>, %init17: tensor<8x17xf32>, %init: tensor<8x16xf32>)
     -> (tensor<8x17xf32>, tensor<8x16xf32>) {
@@ -87,4 +109,5 @@ func.func @not_taken_either(%qa: tensor<8x32xf8E4M3FN>, %qb: tensor<17x32xf8E4M3
   %ct = linalg.transpose ins(%c16 : tensor<16x32xf16>) outs(%e16 : tensor<32x16xf16>) permutation = [1, 0]
   %r1 = linalg.matmul ins(%a16, %ct : tensor<8x32xf16>, tensor<32x16xf16>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r0, %r1 : tensor<8x17xf32>, tensor<8x16xf32>
+}
 }

@@ -811,7 +811,9 @@ struct ConvertContractionsToRuntimePass
         gemms.emplace_back(op, *loops);
       // fp8 operands with their scales: cuBLASLt's fp8 gemm.
       else if (FailureOr<ScaledFp8Gemm> scaled = matchScaledFp8Gemm(op);
-               gpu && fp8Gemm && succeeded(scaled))
+               gpu && fp8Gemm && succeeded(scaled) &&
+               bitEnumContainsAll(getEffectiveReducedPrecision(op),
+                                  ReducedPrecision::fp8_accumulation))
         scaledGemms.emplace_back(op, *scaled);
     });
     if (!scaledGemms.empty()) {

@@ -553,7 +553,9 @@ private:
     static_assert(
         uint32_t(ReducedPrecision::tf32) == PRECRT_REDUCED_PRECISION_TF32 &&
             uint32_t(ReducedPrecision::output_type_reduction) ==
-                PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION,
+                PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION &&
+            uint32_t(ReducedPrecision::fp8_accumulation) ==
+                PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION,
         "#prec.reduced_precision and precrt_reduced_precision_t agree");
     SmallVector<Value> extra;
     // No scales (null addresses), except on the scaled fp8 form, which

@@ -397,6 +397,9 @@ typedef enum precrt_reduced_precision_t {
   PRECRT_REDUCED_PRECISION_TF32 = 1,
   /* Split-K partial sums of a bf16 or f16 C summed in C's type. */
   PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION = 2,
+  /* fp8 A and B on fp8 tensor cores, whose partial sums keep fewer bits
+   * than f32 until cuBLASLt promotes them. */
+  PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION = 4,
 } precrt_reduced_precision_t;
 
 /* precrtCompiledMatmul on device buffers, enqueued on `stream` (the compute
@@ -410,7 +413,8 @@ typedef enum precrt_reduced_precision_t {
  * `a_scale` and `b_scale` point to one f32 each in device memory, and
  * C += a_scale * b_scale * (A B), the products of the fp8 values exact in
  * f32 (cuBLASLt's fp8 gemm, compute capability 8.9 or later; each of A and
- * B with a unit stride along k, cuBLASLt's fp8 layout). C is f32 or of A's
+ * B with a unit stride along k, cuBLASLt's fp8 layout), only with
+ * PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION. C is f32 or of A's
  * dtype (bf16 or f16 for fp8 inputs); each operand needs a unit stride
  * along its rows or its columns. cuBLASLt is loaded on the first call
  * (PRECRT_CUBLASLT_LIBRARY, else libcublasLt.so.13, else libcublasLt.so.12)

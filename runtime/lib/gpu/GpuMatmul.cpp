@@ -214,7 +214,8 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                           void *stream) {
   constexpr int32_t kKnownReducedPrecision =
       PRECRT_REDUCED_PRECISION_TF32 |
-      PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION;
+      PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION |
+      PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION;
   if (reducedPrecision & ~kKnownReducedPrecision)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                 "GPU gemm: reduced-precision bits 0x%x are not "
@@ -240,6 +241,11 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
       return fail(PRECRT_ERROR_INVALID_ARGUMENT,
                   "GPU gemm of fp8 operands without %s scale",
                   !aScale ? "A's" : "B's");
+    if (!(reducedPrecision & PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION))
+      return fail(PRECRT_ERROR_INVALID_ARGUMENT,
+                  "GPU gemm of fp8 operands without the program's "
+                  "permission: fp8 tensor cores keep fewer bits than f32 in "
+                  "partial sums (#prec.reduced_precision<fp8_accumulation>)");
   } else {
     if (dataType(a.dtype) < 0 || a.dtype != b.dtype ||
         (c.dtype != PRECRT_DTYPE_F32 && c.dtype != a.dtype) ||

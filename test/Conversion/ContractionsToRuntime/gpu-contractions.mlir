@@ -212,7 +212,7 @@ module {
 // NOFP8-LABEL: func @scaled_fp8
 // NOFP8-NOT: call
 // NOFP8: linalg.generic
-func.func @scaled_fp8(%qa: memref<8x32xf8E4M3FN>, %qb: memref<16x32xf8E5M2>, %sa: memref<f32>) -> memref<8x16xf32> {
+func.func @scaled_fp8(%qa: memref<8x32xf8E4M3FN>, %qb: memref<16x32xf8E5M2>, %sa: memref<f32>) -> memref<8x16xf32> attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
   %sb = arith.constant 0.25 : f32
   %out = memref.alloc() : memref<8x16xf32>
   linalg.generic {indexing_maps = [#a, #b, #s, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -240,7 +240,7 @@ func.func @scaled_fp8(%qa: memref<8x32xf8E4M3FN>, %qb: memref<16x32xf8E5M2>, %sa
 // CHECK-LABEL: func @scaled_fp8_layout
 // CHECK-NOT: call
 // CHECK: linalg.generic
-func.func @scaled_fp8_layout(%qa: memref<8x32xf8E4M3FN>, %qb: memref<32x16xf8E4M3FN>, %sa: memref<f32>, %sb: memref<f32>) -> memref<8x16xf32> {
+func.func @scaled_fp8_layout(%qa: memref<8x32xf8E4M3FN>, %qb: memref<32x16xf8E4M3FN>, %sa: memref<f32>, %sb: memref<f32>) -> memref<8x16xf32> attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
   %out = memref.alloc() : memref<8x16xf32>
   linalg.generic {indexing_maps = [#a, #b, #s, #s, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%qa, %qb, %sa, %sb : memref<8x32xf8E4M3FN>, memref<32x16xf8E4M3FN>, memref<f32>, memref<f32>) outs(%out : memref<8x16xf32>) {
@@ -272,7 +272,7 @@ func.func @scaled_fp8_layout(%qa: memref<8x32xf8E4M3FN>, %qb: memref<32x16xf8E4M
 // CHECK: call @prec.scaled_gemm(
 // CHECK-NOT: linalg.generic
 func.func private @__prec_gemm_scale_0()
-func.func @scale_of_one(%qa: memref<16x32xf8E4M3FN>, %qb: memref<16x32xf8E4M3FN>) -> memref<16x16xf32> {
+func.func @scale_of_one(%qa: memref<16x32xf8E4M3FN>, %qb: memref<16x32xf8E4M3FN>) -> memref<16x16xf32> attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
   %half = arith.constant 0.5 : f32
   %out = memref.alloc() : memref<16x16xf32>
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -299,7 +299,7 @@ func.func @scale_of_one(%qa: memref<16x32xf8E4M3FN>, %qb: memref<16x32xf8E4M3FN>
 // CHECK: linalg.generic
 // CHECK-NOT: call
 // CHECK: return
-func.func @two_e5m2(%qa: memref<16x32xf8E5M2>, %qb: memref<16x32xf8E5M2>) -> memref<16x16xf32> {
+func.func @two_e5m2(%qa: memref<16x32xf8E5M2>, %qb: memref<16x32xf8E5M2>) -> memref<16x16xf32> attributes {prec.reduced_precision = #prec.reduced_precision<fp8_accumulation>} {
   %half = arith.constant 0.5 : f32
   %out = memref.alloc() : memref<16x16xf32>
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -307,6 +307,34 @@ func.func @two_e5m2(%qa: memref<16x32xf8E5M2>, %qb: memref<16x32xf8E5M2>) -> mem
   ^bb0(%x: f8E5M2, %y: f8E5M2, %acc: f32):
     %xe = arith.extf %x : f8E5M2 to f32
     %ye = arith.extf %y : f8E5M2 to f32
+    %yv = arith.mulf %ye, %half : f32
+    %p = arith.mulf %xe, %yv : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  }
+  return %out : memref<16x16xf32>
+}
+
+// -----
+
+// Without the program's permission for fp8 tensor cores' accumulation the
+// scaled form stays (and computes in f32).
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @scaled_fp8_not_allowed
+// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK-NOT: call
+// CHECK: return
+func.func @scaled_fp8_not_allowed(%qa: memref<16x32xf8E4M3FN>, %qb: memref<16x32xf8E4M3FN>) -> memref<16x16xf32> {
+  %half = arith.constant 0.5 : f32
+  %out = memref.alloc() : memref<16x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qa, %qb : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f8E4M3FN, %y: f8E4M3FN, %acc: f32):
+    %xe = arith.extf %x : f8E4M3FN to f32
+    %ye = arith.extf %y : f8E4M3FN to f32
     %yv = arith.mulf %ye, %half : f32
     %p = arith.mulf %xe, %yv : f32
     %sum = arith.addf %acc, %p : f32

@@ -142,7 +142,11 @@ def Prec_ReducedPrecision : I32BitEnumAttr<"ReducedPrecision",
   I32BitEnumAttrCaseBit<"tf32", 0>,
   // Split-K partial sums of a bf16 or f16 output summed in that type:
   // PyTorch's allow_bf16_reduced_precision_reduction.
-  I32BitEnumAttrCaseBit<"output_type_reduction", 1>
+  I32BitEnumAttrCaseBit<"output_type_reduction", 1>,
+  // Scaled fp8 operands multiplied on fp8 tensor cores, whose partial sums
+  // keep fewer bits than f32 until cuBLASLt promotes them (torchao's
+  // Float8Linear, torch._scaled_mm).
+  I32BitEnumAttrCaseBit<"fp8_accumulation", 2>
 ]> {
   let separator = ", ";
   let genSpecializedAttr = 0;
