@@ -485,8 +485,6 @@ private:
     return success();
   }
 
-  /// The collective or gemm on device buffers as the runtime's entry point
-  /// `name`, which takes the same operands and the stream to order it on.
   /// precrtCompiledMatmul -> precrtCompiledGpuMatmul, with the bits of the
   /// reduced precision convert-contractions-to-runtime put on the call. An
   /// operand in a constant global (a weight the program holds as a
@@ -547,6 +545,8 @@ private:
     return success();
   }
 
+  /// The gemm call on the stream, with null scales unless it is the scaled
+  /// form, and the program's reduced-precision bits.
   LogicalResult rewriteMatmulOnStream(func::CallOp call) {
     auto reduced = call->getAttrOfType<ReducedPrecisionAttr>(
         PrecDialect::kReducedPrecisionAttrName);
@@ -569,8 +569,9 @@ private:
     return rewriteOnStream(call, PRECRT_COMPILED_GPU_MATMUL_SYMBOL, extra);
   }
 
-  /// The runtime call `name` of `call`'s operands, then `extra`, then the
-  /// stream.
+  /// The collective or gemm on device buffers as the runtime's entry point
+  /// `name`, which takes `call`'s operands, then `extra`, then the stream to
+  /// order it on.
   LogicalResult rewriteOnStream(func::CallOp call, StringRef name,
                                 ValueRange extra = {}) {
     SmallVector<Value> operands(call.getOperands());
