@@ -644,6 +644,25 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
     return result;
   };
   Value zero = constant(i64, 0);
+  // The address of a buffer's first element: its aligned pointer plus its
+  // offset in bytes, a constant where the type fixes the offset.
+  auto addressOf = [&](Value buffer, int64_t staticOffset,
+                       function_ref<Value()> dynamicOffset) -> Value {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+    int64_t elementBytes =
+        cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+    Type index = builder.getIndexType();
+    if (ShapedType::isDynamic(staticOffset))
+      return arith::AddIOp::create(
+          builder, loc, address,
+          arith::MulIOp::create(builder, loc, dynamicOffset(),
+                                constant(index, elementBytes)));
+    if (staticOffset != 0)
+      return arith::AddIOp::create(
+          builder, loc, address, constant(index, staticOffset * elementBytes));
+    return address;
+  };
 
   // Per operand: the address of its first element and its stride along each
   // loop (0 along a loop that does not index it). What the buffer's type
@@ -677,20 +696,8 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
                                           : constant(i64, value);
     };
 
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
-    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (ShapedType::isDynamic(staticOffset)) {
-      address = arith::AddIOp::create(
-          builder, loc, address,
-          arith::MulIOp::create(
-              builder, loc, getMetadata().getOffset(),
-              constant(builder.getIndexType(), elementBytes)));
-    } else if (staticOffset != 0) {
-      address = arith::AddIOp::create(
-          builder, loc, address,
-          constant(builder.getIndexType(), staticOffset * elementBytes));
-    }
+    Value address = addressOf(buffer, staticOffset,
+                              [&] { return getMetadata().getOffset(); });
 
     DenseMap<unsigned, Value> strides;
     AffineMap map = op.getMatchingIndexingMap(operands[i]);
@@ -750,26 +757,14 @@ bool rewriteGemm(linalg::LinalgOp op, const GemmLoops &loops, func::FuncOp decl,
       }
       buffer = memref::GetGlobalOp::create(builder, loc, type, name);
     }
-    auto type = cast<MemRefType>(buffer.getType());
     SmallVector<int64_t> strides;
     int64_t offset = ShapedType::kDynamic;
-    (void)type.getStridesAndOffset(strides, offset);
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
-    Value four = constant(builder.getIndexType(), 4);
-    if (ShapedType::isDynamic(offset))
-      address = arith::AddIOp::create(
-          builder, loc, address,
-          arith::MulIOp::create(
-              builder, loc,
-              memref::ExtractStridedMetadataOp::create(builder, loc, buffer)
-                  .getOffset(),
-              four));
-    else if (offset != 0)
-      address = arith::AddIOp::create(
-          builder, loc, address,
-          constant(builder.getIndexType(), offset * 4));
-    arguments.push_back(address);
+    (void)cast<MemRefType>(buffer.getType())
+        .getStridesAndOffset(strides, offset);
+    arguments.push_back(addressOf(buffer, offset, [&] {
+      return memref::ExtractStridedMetadataOp::create(builder, loc, buffer)
+          .getOffset();
+    }));
   }
   auto call = func::CallOp::create(builder, loc, decl, arguments);
   // The GPU gemm takes what the program allows below the contract
