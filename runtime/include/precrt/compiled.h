@@ -175,7 +175,11 @@ PRECRT_EXPORT int64_t precrtCompiledGridRank(int64_t grid_ranks);
  * bf16 or f16; every product and every partial
  * sum, the initial value of C included, is kept in f32; a bf16 or f16 C is
  * rounded once, to nearest even, at the end. Subnormal inputs and results
- * are kept (no flush to zero). Kernels: OpenBLAS's cblas_sgemm, loaded at
+ * are kept (no flush to zero). Kernels: for two bf16 operands precrt's own,
+ * which sums each element's products in one order on every host (pairs of k
+ * in order, the odd product first, as VDPBF16PS does; the CPU's fastest of
+ * AVX512_BF16, AVX-512, AVX2 or scalar code, or PRECRT_BF16_GEMM_KERNEL's
+ * choice); otherwise OpenBLAS's cblas_sgemm, loaded at
  * run time (PRECRT_BLAS_LIBRARY, default libopenblas.so.0; `none` selects the
  * builtin kernel) and run single-threaded on the calling thread, or a
  * builtin kernel with the same contract where OpenBLAS is absent.
@@ -191,8 +195,8 @@ PRECRT_EXPORT int32_t precrtCompiledMatmul(
 
 /* What precrtCompiledMatmul computes with: OpenBLAS's configuration
  * ("OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen ...") or
- * "builtin" (with the reason OpenBLAS is not used). Loads the library on
- * first use. */
+ * "builtin" (with the reason OpenBLAS is not used), then the bf16 kernel
+ * ("; bf16 x bf16: avx512bf16"). Loads the library on first use. */
 PRECRT_EXPORT const char *precrtCompiledMatmulKernel(void);
 
 /*===--- Where a step's time goes ----------------------------------------===*/

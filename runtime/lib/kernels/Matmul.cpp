@@ -8,15 +8,18 @@
 // OpenBLAS is opened at run time, as NCCL and the CUDA driver are: programs
 // compiled ahead of time link no BLAS and still run, with the builtin kernel,
 // where none is installed. Its sgemm keeps subnormals (it never sets the
-// flush-to-zero or denormals-are-zero modes); its bf16 gemm (sbgemm) is not
-// used, because on CPUs with AVX512_BF16 it computes with VDPBF16PS, which
-// flushes subnormal inputs and outputs to zero.
+// flush-to-zero or denormals-are-zero modes). A contraction of two bf16
+// operands runs precrt's own kernel instead (Bf16Gemm.h), whose sum has one
+// order on every host, as sgemm's cannot: OpenBLAS's bf16 gemm (sbgemm)
+// flushes subnormals on CPUs with AVX512_BF16 and sums in another order
+// elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/Matmul.h"
 
 #include "core/DynamicLibrary.h"
+#include "kernels/Bf16Gemm.h"
 #include "precrt/numerics.h"
 
 #include <algorithm>
@@ -270,9 +273,27 @@ struct Scratch {
 };
 thread_local Scratch scratch;
 
+/// `operand` (batch `index`) as the bf16 kernel reads it.
+Bf16Matrix bf16View(const MatrixOperand &operand, int64_t index) {
+  return {static_cast<const uint16_t *>(operand.data) +
+              index * operand.batchStride,
+          operand.rowStride, operand.colStride};
+}
+
 } // namespace
 
-const char *matmulKernelName() { return blas().name.c_str(); }
+const char *matmulKernelName() {
+  static const std::string name = [] {
+    Bf16GemmKernel kernel;
+    std::string message;
+    std::string bf16 =
+        selectedBf16GemmKernel(kernel, message) == PRECRT_SUCCESS
+            ? bf16GemmKernelName(kernel)
+            : message;
+    return blas().name + "; bf16 x bf16: " + bf16;
+  }();
+  return name.c_str();
+}
 
 precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                        const MatrixOperand &a, const MatrixOperand &b,
@@ -306,16 +327,25 @@ precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                   message);
   }
 
+  // Two bf16 operands: precrt's kernel, the same bits on every host.
+  bool bf16Operands =
+      a.dtype == PRECRT_DTYPE_BF16 && b.dtype == PRECRT_DTYPE_BF16;
+  Bf16GemmKernel bf16Kernel = Bf16GemmKernel::Scalar;
+  if (bf16Operands) {
+    precrt_status_t status = selectedBf16GemmKernel(bf16Kernel, message);
+    if (status != PRECRT_SUCCESS)
+      return status;
+  }
   const Blas &library = blas();
-  bool useBlas = library.sgemm && m <= INT_MAX && n <= INT_MAX &&
-                 k <= INT_MAX && m * n <= INT_MAX;
+  bool useBlas = !bf16Operands && library.sgemm && m <= INT_MAX &&
+                 n <= INT_MAX && k <= INT_MAX && m * n <= INT_MAX;
   size_t cBytes = elementBytes(c.dtype);
   for (int64_t index = 0; index < batch; ++index) {
     BlasMatrix aView, bView, cView;
-    // C in place when sgemm can write it (f32 with unit column stride),
-    // otherwise through an f32 copy rounded back once.
-    bool cInPlace =
-        useBlas && viewInPlace(c, index, m, n, cView) && !cView.transposed;
+    // C in place when the kernel can write it (f32 with unit column
+    // stride), otherwise through an f32 copy rounded back once.
+    bool cInPlace = (useBlas || bf16Operands) &&
+                    viewInPlace(c, index, m, n, cView) && !cView.transposed;
     float *cData;
     int64_t ldc;
     if (cInPlace) {
@@ -328,7 +358,10 @@ precrt_status_t matmul(int64_t batch, int64_t m, int64_t n, int64_t k,
     }
 
     if (k > 0) {
-      if (useBlas) {
+      if (bf16Operands) {
+        bf16Gemm(bf16Kernel, m, n, k, bf16View(a, index), bf16View(b, index),
+                 cData, ldc);
+      } else if (useBlas) {
         if (!viewInPlace(a, index, m, k, aView))
           aView = packForBlas(a, index, m, k, scratch.a);
         if (!viewInPlace(b, index, k, n, bView))

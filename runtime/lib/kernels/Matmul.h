@@ -1,7 +1,8 @@
 //===- Matmul.h - contractions of compiled code -----------------*- C++ -*-===//
 //
 // C[b] += A[b] x B[b] on strided buffers of f32, bf16 or f16, accumulated in
-// f32: OpenBLAS's sgemm when it loads, a builtin kernel otherwise.
+// f32: precrt's bf16 kernel for two bf16 operands (Bf16Gemm.h), otherwise
+// OpenBLAS's sgemm when it loads, a builtin kernel where it does not.
 //
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,19 @@
 // RUN: %python %S/Inputs/check_contractions.py check %t/in %t/blas
 // RUN: env PRECRT_BLAS_LIBRARY=none prec-run %s --output-dir %t/builtin --ranks 1 --print none $(cat %t/in/args)
 // RUN: %python %S/Inputs/check_contractions.py check %t/in %t/builtin
+// The bf16 x bf16 contractions (results 1, 4 and 7) sum in one order on
+// every CPU: the fastest kernel this one runs gives the bits of the order
+// written out (the scalar kernel), with and without OpenBLAS.
+// RUN: mkdir -p %t/scalar
+// RUN: env PRECRT_BF16_GEMM_KERNEL=scalar prec-run %s --output-dir %t/scalar --ranks 1 --print none $(cat %t/in/args)
+// RUN: cmp %t/blas/rank0_result1.bin %t/scalar/rank0_result1.bin
+// RUN: cmp %t/blas/rank0_result4.bin %t/scalar/rank0_result4.bin
+// RUN: cmp %t/blas/rank0_result7.bin %t/scalar/rank0_result7.bin
+// RUN: cmp %t/builtin/rank0_result1.bin %t/scalar/rank0_result1.bin
+// RUN: cmp %t/builtin/rank0_result4.bin %t/scalar/rank0_result4.bin
+// A kernel that does not exist is an error of the call.
+// RUN: env PRECRT_BF16_GEMM_KERNEL=avx1024 not prec-run %s --ranks 1 --print none $(cat %t/in/args) 2>&1 | FileCheck %s --check-prefix=BAD-KERNEL
+// BAD-KERNEL: error: rank 0: step 0: PRECRT_BF16_GEMM_KERNEL=avx1024: expected auto, avx512bf16, avx512, avx2 or scalar
 
 // Every contraction is a gemm call; none is left to loops.
 // CHECK-COUNT-10: llvm.call @precrtCompiledMatmul
