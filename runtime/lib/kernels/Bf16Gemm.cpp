@@ -182,6 +182,13 @@ using MicroKernel = void (*)(int64_t pairs, const void *a, const void *b,
                              float *c, int64_t ldc);
 
 #ifdef PRECRT_BF16_GEMM_X86
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12's AVX-512 intrinsics pass an undefined vector through to the masked
+// builtins they wrap, and its uninitialized-use analysis says so.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 // The VDPBF16PS path's packing and range checks, on 32 bf16 lanes: scalar,
 // they took longer than its products for a row block of 64.
 
@@ -224,10 +231,8 @@ rangeOfTileAvx512(const float *c, int64_t m, int64_t n, int64_t ldc) {
     int64_t j = 0;
     for (; j + 16 <= n; j += 16) {
       __m512i bits = _mm512_castps_si512(_mm512_loadu_ps(row + j));
-      // (The maskz forms: GCC 12 warns about the plain ones' undefined
-      // pass-through operand.)
-      __m512i exponents = _mm512_and_si512(
-          _mm512_maskz_srli_epi32(__mmask16(0xFFFF), bits, 23), exponentMask);
+      __m512i exponents =
+          _mm512_and_si512(_mm512_srli_epi32(bits, 23), exponentMask);
       __mmask16 nonzero = _mm512_test_epi32_mask(bits, magnitudeMask);
       least = _mm512_mask_min_epu32(least, nonzero, least, exponents);
       special |= _mm512_cmpeq_epi32_mask(exponents, exponentMask) |
@@ -243,6 +248,37 @@ rangeOfTileAvx512(const float *c, int64_t m, int64_t n, int64_t ldc) {
     tails.least = std::min<unsigned>(tails.least, lane);
   tails.special |= special != 0;
   return tails;
+}
+
+/// Transposes 16 x 16 words in place: block[c] becomes column c.
+__attribute__((target("avx512f"))) void transpose16x16(__m512i block[16]) {
+  // Within 128-bit lanes: pairs of rows interleaved by word, then by two
+  // words, so that u[4 g + j] holds, in lane l, column 4 l + j of rows
+  // 4 g to 4 g + 3.
+  __m512i t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(block[i], block[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(block[i], block[i + 1]);
+  }
+  for (int g = 0; g < 4; ++g) {
+    __m512i *rows = t + 4 * g;
+    u[4 * g + 0] = _mm512_unpacklo_epi64(rows[0], rows[2]);
+    u[4 * g + 1] = _mm512_unpackhi_epi64(rows[0], rows[2]);
+    u[4 * g + 2] = _mm512_unpacklo_epi64(rows[1], rows[3]);
+    u[4 * g + 3] = _mm512_unpackhi_epi64(rows[1], rows[3]);
+  }
+  // Then across lanes: column 4 l + j is lane l of u[j], u[4 + j], u[8 + j]
+  // and u[12 + j].
+  for (int j = 0; j < 4; ++j) {
+    __m512i even01 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88);
+    __m512i odd01 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xDD);
+    __m512i even23 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88);
+    __m512i odd23 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xDD);
+    block[j] = _mm512_shuffle_i32x4(even01, even23, 0x88);
+    block[8 + j] = _mm512_shuffle_i32x4(even01, even23, 0xDD);
+    block[4 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0x88);
+    block[12 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0xDD);
+  }
 }
 
 /// packPairs<32> on AVX-512, panel by panel, and the panels' range.
@@ -280,22 +316,25 @@ packPairs32Avx512(const Bf16Matrix &source, int64_t rows, int64_t k,
         _mm512_storeu_si512(panel + q * R + 16,
                             _mm512_permutex2var_epi16(evens, high, odds));
       }
-    } else if (source.colStride == 1 && source.rowStride > 0 &&
-               source.rowStride < (int64_t(1) << 26)) {
-      // Rows contiguous along k: gather one word (a pair) of 16 rows.
-      __m512i offsets = _mm512_mullo_epi32(
-          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-                            15),
-          _mm512_set1_epi32(int(source.rowStride)));
+    } else if (source.colStride == 1) {
+      // Rows contiguous along k: 16 words (pairs) of 16 rows at a time,
+      // transposed in registers.
       for (int64_t r0 = 0; r0 < R; r0 += 16) {
         int64_t groupRows = std::clamp<int64_t>(valid - r0, 0, 16);
-        __mmask16 lanes = __mmask16((1u << groupRows) - 1);
         const uint16_t *base = source.data + (p * R + r0) * source.rowStride;
-        for (int64_t q = 0; q < k / 2; ++q)
-          _mm512_storeu_si512(panel + q * R + r0,
-                              _mm512_mask_i32gather_epi32(
-                                  _mm512_setzero_si512(), lanes, offsets,
-                                  base + 2 * q, 2));
+        for (int64_t q0 = 0; q0 < k / 2; q0 += 16) {
+          int64_t words = std::min<int64_t>(16, k / 2 - q0);
+          __mmask16 loaded = __mmask16((1u << words) - 1);
+          __m512i block[16];
+          for (int64_t t = 0; t < 16; ++t)
+            block[t] = t < groupRows
+                           ? _mm512_maskz_loadu_epi32(
+                                 loaded, base + t * source.rowStride + 2 * q0)
+                           : _mm512_setzero_si512();
+          transpose16x16(block);
+          for (int64_t w = 0; w < words; ++w)
+            _mm512_storeu_si512(panel + (q0 + w) * R + r0, block[w]);
+        }
         if (k % 2) {
           for (int64_t t = 0; t < 16; ++t)
             panel[(pairs - 1) * R + r0 + t] =
@@ -374,38 +413,43 @@ microAvx512(int64_t pairs, const void *aPanel, const void *bPanel, float *c,
   }
 }
 
-/// C[6 x 16] += A panel x B panel with f32 FMAs on 8 lanes.
+/// C[4 x 16] += A panel x B panel with f32 FMAs on 8 lanes: 8 accumulators
+/// cover the FMA's latency on two pipes and leave registers for B (with 6
+/// rows, GCC kept the accumulators on the stack).
 __attribute__((target("avx2,fma"))) void microAvx2(int64_t pairs,
                                                    const void *aPanel,
                                                    const void *bPanel,
                                                    float *c, int64_t ldc) {
   auto *a = static_cast<const float *>(aPanel);
   auto *b = static_cast<const float *>(bPanel);
-  __m256 acc[6][2];
-  for (int r = 0; r < 6; ++r) {
+  __m256 acc[4][2];
+  for (int r = 0; r < 4; ++r) {
     acc[r][0] = _mm256_loadu_ps(c + r * ldc);
     acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
   }
   for (int64_t q = 0; q < pairs; ++q) {
-    const float *aq = a + q * 12, *bq = b + q * 32;
+    const float *aq = a + q * 8, *bq = b + q * 32;
     __m256 odd0 = _mm256_loadu_ps(bq), odd1 = _mm256_loadu_ps(bq + 8);
-    for (int r = 0; r < 6; ++r) {
+    for (int r = 0; r < 4; ++r) {
       __m256 ar = _mm256_broadcast_ss(aq + r);
       acc[r][0] = _mm256_fmadd_ps(ar, odd0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(ar, odd1, acc[r][1]);
     }
     __m256 even0 = _mm256_loadu_ps(bq + 16), even1 = _mm256_loadu_ps(bq + 24);
-    for (int r = 0; r < 6; ++r) {
-      __m256 ar = _mm256_broadcast_ss(aq + 6 + r);
+    for (int r = 0; r < 4; ++r) {
+      __m256 ar = _mm256_broadcast_ss(aq + 4 + r);
       acc[r][0] = _mm256_fmadd_ps(ar, even0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(ar, even1, acc[r][1]);
     }
   }
-  for (int r = 0; r < 6; ++r) {
+  for (int r = 0; r < 4; ++r) {
     _mm256_storeu_ps(c + r * ldc, acc[r][0]);
     _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 /// Runs `micro` over every MR x NR tile of C, in blocks of pairs (a B panel's
@@ -588,7 +632,7 @@ void bf16Gemm(Bf16GemmKernel kernel, int64_t m, int64_t n, int64_t k,
     fmaGemm<8, 32>(microAvx512, m, n, k, a, b, c, ldc);
     return;
   case Bf16GemmKernel::Avx2:
-    fmaGemm<6, 16>(microAvx2, m, n, k, a, b, c, ldc);
+    fmaGemm<4, 16>(microAvx2, m, n, k, a, b, c, ldc);
     return;
   case Bf16GemmKernel::Scalar:
     break;
