@@ -687,7 +687,10 @@ LogicalResult LinalgDifferentiator::differentiateElementwise(
     if (!BackwardOpInterface::isDifferentiable(table.getType()))
       continue;
     for (OpOperand &use : table.getUses()) {
-      if (!op->isAncestor(use.getOwner()))
+      // The op's own operand (torch-mlir's flip passes the table it reads
+      // as an input too) takes the operands' rule; uses inside are reads.
+      if (use.getOwner() == op.getOperation() ||
+          !op->isAncestor(use.getOwner()))
         continue;
       auto extract = dyn_cast<tensor::ExtractOp>(use.getOwner());
       if (!extract || extract->getBlock() != &body)

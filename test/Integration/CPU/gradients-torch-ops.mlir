@@ -3,12 +3,12 @@
 // through a constant-0 map result, a max reduction with an unused argmax
 // result (log_softmax), bounds checks (`cf.assert`) in bodies, and gathers
 // (`tensor.extract` from a table captured from outside the op at
-// data-dependent indices: embeddings and the cross-entropy target pick),
-// against central differences on every coordinate of every argument, in
-// f64.
+// data-dependent indices: embeddings and the cross-entropy target pick;
+// torch.flip, whose table is also the op's input), against central
+// differences on every coordinate of every argument, in f64.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t keepdim log_softmax gather | FileCheck %s
-// CHECK: finite differences: 59 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
+// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t keepdim log_softmax gather flip | FileCheck %s
+// CHECK: finite differences: 71 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #keep = affine_map<(d0, d1) -> (d0, 0)>
@@ -136,5 +136,38 @@ func.func private @gather(%w: tensor<5x3xf64>, %s: tensor<4x3xf64>) -> tensor<f6
     linalg.yield %sq : f64
   } -> tensor<4xf64>
   %l = prec.reduce %picked dims = [0] reduction = <sum> acc_dtype = f64 : tensor<4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// sum(p * flip(x)) along the rows, as torch-mlir lowers aten.flip: x is the
+// generic's input (its block argument unused) and read by a
+// `tensor.extract` at row 2 - i; x * p first, so that x's gradient is not
+// p's value alone.
+func.func private @flip(%x: tensor<3x2xf64>, %p: tensor<3x2xf64>) -> tensor<f64>
+    attributes {prec.differentiable} {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<3x2xf64>
+  %xp = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %p : tensor<3x2xf64>, tensor<3x2xf64>) outs(%e : tensor<3x2xf64>) {
+  ^bb0(%a: f64, %b: f64, %out: f64):
+    %m = arith.mulf %a, %b : f64
+    linalg.yield %m : f64
+  } -> tensor<3x2xf64>
+  %f = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xp : tensor<3x2xf64>) outs(%e : tensor<3x2xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %r = arith.subi %c2, %i : index
+    %v = tensor.extract %xp[%r, %j] : tensor<3x2xf64>
+    linalg.yield %v : f64
+  } -> tensor<3x2xf64>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%f, %x : tensor<3x2xf64>, tensor<3x2xf64>) outs(%e : tensor<3x2xf64>) {
+  ^bb0(%a: f64, %b: f64, %out: f64):
+    %m = arith.mulf %a, %b : f64
+    linalg.yield %m : f64
+  } -> tensor<3x2xf64>
+  %l = prec.reduce %y dims = [0, 1] reduction = <sum> acc_dtype = f64 : tensor<3x2xf64> -> tensor<f64>
   return %l : tensor<f64>
 }
