@@ -13,7 +13,7 @@
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 optimizer=lion" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: prec-fully-shard: optimizer='lion': expected sgd or adamw
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 num-params=3" 2>&1 | FileCheck %s --check-prefix=RANK0
-// RANK0: error: 'func.func' op prec-fully-shard: parameter 2 must be a float tensor of static shape and rank >= 1 (it is sharded on dimension 0); found 'tensor<f32>'
+// RANK0: error: 'func.func' op prec-fully-shard: parameter 2 ('logit_scale') must be a float tensor of static shape and rank >= 1 (it is sharded on dimension 0); found 'tensor<f32>': give a scalar parameter the shape [1] (nn.Parameter(torch.tensor([v])) in PyTorch)
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 grid=loss" 2>&1 | FileCheck %s --check-prefix=CLASH
 // CLASH: error: prec-fully-shard: the module already has a symbol @loss; name the grid with grid=NAME
 // RUN: not prec-opt %s --prec-fully-shard="mesh=4 loss=two" 2>&1 | FileCheck %s --check-prefix=RESULTS
@@ -43,7 +43,7 @@
 // INTERTYPE: error: prec-fully-shard: inter-host-reduce-dtype='f33' is not a float type
 
 func.func @loss(%w: tensor<10x8xf32> {prec.name = "fc.weight"}, %b: tensor<1xf32>,
-                %s: tensor<f32> {prec.no_grad}) -> tensor<f32> {
+                %s: tensor<f32> {prec.no_grad, prec.name = "logit_scale"}) -> tensor<f32> {
   return %s : tensor<f32>
 }
 

@@ -70,12 +70,18 @@ func.func @loss(%w: tensor<10x8xf32> {prec.name = "fc.weight"}, %b: tensor<1xf32
 
 // -----
 
-// Integer inputs are batch, with a range when token-range is given.
+// Integer inputs are batch, with a range when token-range is given and
+// their type holds it: not on an i1 mask, nor on an i4 (whose values end
+// at 8).
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME:    tensor<4xi64> {prec.name = "input0"}
 // HSDP-LABEL:  func.func @train_step(
 // HSDP-SAME:     tensor<4xi64> {prec.name = "input0", prec.range = [0, 16]}
-func.func @loss(%table: tensor<16x8xf32>, %ids: tensor<4xi64>) -> tensor<f32> {
+// HSDP-SAME:     tensor<4xi1> {prec.name = "input1"}
+// HSDP-SAME:     tensor<4xi8> {prec.name = "input2", prec.range = [0, 16]}
+// HSDP-SAME:     tensor<4xi4> {prec.name = "input3"}
+func.func @loss(%table: tensor<16x8xf32>, %ids: tensor<4xi64>, %mask: tensor<4xi1>,
+                %small: tensor<4xi8>, %tiny: tensor<4xi4>) -> tensor<f32> {
   %empty = tensor.empty() : tensor<4x8xf32>
   %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
                           iterator_types = ["parallel", "parallel"]}

@@ -1381,17 +1381,17 @@ func.func private @no_grad_not_unit(tensor<8xf32> {prec.no_grad = true})
 
 // -----
 
-// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "1x"}}
-func.func private @name_starts_with_digit(tensor<8xf32> {prec.name = "1x"})
+// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that is not a number, got "12"}}
+func.func private @name_is_a_number(tensor<8xf32> {prec.name = "12"})
 
 // -----
 
-// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "m*"}}
+// expected-error @+1 {{expected 'prec.name' of argument 0 to be a string of letters, digits, '_', '.' and '-' that is not a number, got "m*"}}
 func.func private @name_with_glob(tensor<8xf32> {prec.name = "m*"})
 
 // -----
 
-// expected-error @+1 {{expected 'prec.name' of argument 1 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got 3 : i64}}
+// expected-error @+1 {{expected 'prec.name' of argument 1 to be a string of letters, digits, '_', '.' and '-' that is not a number, got 3 : i64}}
 func.func private @name_not_a_string(f32, f32 {prec.name = 3})
 
 // -----
@@ -1426,7 +1426,7 @@ func.func private @result_name_twice() -> (f32 {prec.name = "loss"}, f32 {prec.n
 
 // -----
 
-// expected-error @+1 {{expected 'prec.name' of result 0 to be a string of letters, digits, '_', '.' and '-' that does not start with a digit, got "a b"}}
+// expected-error @+1 {{expected 'prec.name' of result 0 to be a string of letters, digits, '_', '.' and '-' that is not a number, got "a b"}}
 func.func private @result_name_space() -> (f32 {prec.name = "a b"})
 
 // -----

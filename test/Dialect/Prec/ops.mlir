@@ -249,11 +249,12 @@ func.func @saturating_truncf(%x: f32, %v: vector<16xf32>)
   return %0, %1 : f8E4M3FN, vector<16xf8E5M2>
 }
 
-// Names and defaults of an entry function's values (prec-run, the runner).
+// Names and defaults of an entry function's values (prec-run, the runner);
+// a name may start with a digit (a top-level nn.Sequential's "0.weight").
 // CHECK-LABEL: func.func private @named_entry
-// CHECK-SAME: (tensor<8xf32> {prec.name = "w.0"}, f32 {prec.default = 2.000000e-02 : f32, prec.name = "lr"}, index {prec.default = 3 : index})
+// CHECK-SAME: (tensor<8xf32> {prec.name = "0.weight"}, f32 {prec.default = 2.000000e-02 : f32, prec.name = "lr"}, index {prec.default = 3 : index})
 // CHECK-SAME: -> (tensor<8xf32> {prec.name = "w_next"})
-func.func private @named_entry(tensor<8xf32> {prec.name = "w.0"},
+func.func private @named_entry(tensor<8xf32> {prec.name = "0.weight"},
                                f32 {prec.name = "lr", prec.default = 0.02 : f32},
                                index {prec.default = 3 : index})
     -> (tensor<8xf32> {prec.name = "w_next"})

@@ -162,14 +162,16 @@ static LogicalResult verifyValueName(Operation *op, StringRef kind,
   auto isNameChar = [](char c) {
     return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
   };
-  // A leading digit would read as a position, '=' and glob characters as
-  // the syntax of prec-run's options.
-  if (!name || name.getValue().empty() || llvm::isDigit(name.getValue()[0]) ||
+  // A number would read as a position, '=' and glob characters as the
+  // syntax of prec-run's options. A leading digit is fine: PyTorch names
+  // the parameters of a top-level nn.Sequential "0.weight".
+  if (!name || name.getValue().empty() ||
+      llvm::all_of(name.getValue(), llvm::isDigit) ||
       !llvm::all_of(name.getValue(), isNameChar))
     return op->emitError("expected '")
            << kNameAttrName << "' of " << kind << " " << index
            << " to be a string of letters, digits, '_', '.' and '-' that "
-              "does not start with a digit, got "
+              "is not a number, got "
            << value;
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (!function)

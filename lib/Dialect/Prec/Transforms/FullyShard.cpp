@@ -564,15 +564,21 @@ void FullyShardPass::runOnOperation() {
                        : isFloat && !loss.getArgAttr(i, PrecDialect::kNoGradAttrName);
     if (!isParam)
       continue;
+    auto name = loss.getArgAttrOfType<StringAttr>(i, kNameAttrName);
     if (!isFloat || !type.hasStaticShape() || type.getRank() == 0) {
-      loss.emitOpError("prec-fully-shard: parameter ")
-          << i << " must be a float tensor of static shape and rank >= 1 "
-          << "(it is sharded on dimension 0); found " << type;
+      InFlightDiagnostic diag = loss.emitOpError("prec-fully-shard: parameter ")
+                                << i;
+      if (name)
+        diag << " ('" << name.getValue() << "')";
+      diag << " must be a float tensor of static shape and rank >= 1 "
+           << "(it is sharded on dimension 0); found " << type;
+      if (type && type.getRank() == 0)
+        diag << ": give a scalar parameter the shape [1] "
+             << "(nn.Parameter(torch.tensor([v])) in PyTorch)";
       return signalPassFailure();
     }
     Parameter param;
     param.argIndex = i;
-    auto name = loss.getArgAttrOfType<StringAttr>(i, kNameAttrName);
     param.name = name ? name.str() : "arg" + std::to_string(i);
     param.type = type;
     SmallVector<int64_t> shardShape(type.getShape());
@@ -671,9 +677,14 @@ void FullyShardPass::runOnOperation() {
            name ? name.str() : "input" + std::to_string(position), {});
     if (Attribute value = loss.getArgAttr(i, kDefaultAttrName))
       argAttrs.back().set(kDefaultAttrName, value);
+    // Token ids: integer inputs wide enough for the range (an i1 input is a
+    // mask, and keeps its own range).
     auto intType = dyn_cast<RankedTensorType>(loss.getArgumentTypes()[i]);
-    if (tokenRange > 0 && intType &&
-        isa<IntegerType>(intType.getElementType()))
+    auto element =
+        intType ? dyn_cast<IntegerType>(intType.getElementType()) : nullptr;
+    if (tokenRange > 0 && element && element.getWidth() > 1 &&
+        (element.getWidth() >= 64 ||
+         tokenRange <= (int64_t(1) << (element.getWidth() - 1))))
       argAttrs.back().set(kRangeAttrName,
                           b.getArrayAttr({b.getI64IntegerAttr(0),
                                           b.getI64IntegerAttr(tokenRange)}));

@@ -17,8 +17,8 @@ namespace mlir {
 namespace prec {
 
 /// On an argument or result: a string of letters, digits, '_', '.' and '-'
-/// that does not start with a digit, distinct among the function's
-/// arguments (results).
+/// that is not a number (which prec-run reads as a position), distinct
+/// among the function's arguments (results).
 constexpr llvm::StringLiteral kNameAttrName = "prec.name";
 /// On a scalar argument: a number of the argument's type.
 constexpr llvm::StringLiteral kDefaultAttrName = "prec.default";

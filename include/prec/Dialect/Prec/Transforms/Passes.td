@@ -229,8 +229,9 @@ def PrecFullyShard : Pass<"prec-fully-shard", "mlir::ModuleOp"> {
     `exp_avg.<name>`, `exp_avg_sq.<name>`, `step`, `lr`, and the batch's
     names or `input<i>`) and, on shards and optimizer state, `prec.shard =
     {grid, grid_axes, dim = 0, size = rows}`: which block of which full
-    tensor the argument is, for checkpoints. An integer batch argument gets
-    `prec.range = [0, token-range]` when `token-range` is given. The loss
+    tensor the argument is, for checkpoints. An integer batch argument whose type holds
+    the range (not an `i1` mask) gets `prec.range = [0, token-range]` when
+    `token-range` is given. The loss
     becomes private; the module must not have an entry of the step's name.
     Results of the loss after the first (the loss, a 0-d float tensor) are
     integer state fed back into its last arguments, as
