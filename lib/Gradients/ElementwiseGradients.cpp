@@ -94,6 +94,11 @@ public:
   Value log(Value a) { return math::LogOp::create(builder, loc, a); }
   Value sin(Value a) { return math::SinOp::create(builder, loc, a); }
   Value cos(Value a) { return math::CosOp::create(builder, loc, a); }
+  Value sinh(Value a) { return math::SinhOp::create(builder, loc, a); }
+  Value cosh(Value a) { return math::CoshOp::create(builder, loc, a); }
+  Value sqrt(Value a) { return math::SqrtOp::create(builder, loc, a); }
+  /// a^2.
+  Value square(Value a) { return mul(a, a); }
   Value pow(Value a, Value b) {
     return math::PowFOp::create(builder, loc, a, b);
   }
@@ -210,6 +215,19 @@ const ElementwiseRule kElementwiseRules[] = {
                                                         d.where(d.cmp(P::OLT, d.x(0), d.c(0.0)), d.g))}; }},
   {"math.sin",       [](Derivative &d) { return G{d.mul(d.g, d.cos(d.x(0)))}; }},
   {"math.cos",       [](Derivative &d) { return G{d.neg(d.mul(d.g, d.sin(d.x(0))))}; }},
+  {"math.tan",       [](Derivative &d) { return G{d.mul(d.g, d.add(d.c(1.0), d.square(d.y())))}; }},
+  {"math.asin",      [](Derivative &d) { return G{d.div(d.g, d.sqrt(d.sub(d.c(1.0), d.square(d.x(0)))))}; }},
+  {"math.acos",      [](Derivative &d) { return G{d.neg(d.div(d.g, d.sqrt(d.sub(d.c(1.0), d.square(d.x(0))))))}; }},
+  {"math.atan",      [](Derivative &d) { return G{d.div(d.g, d.add(d.c(1.0), d.square(d.x(0))))}; }},
+  {"math.atan2",     [](Derivative &d) {
+     // atan2(a, b), the angle of (b, a): d/da = b / r^2, d/db = -a / r^2.
+     Value r2 = d.add(d.square(d.x(0)), d.square(d.x(1)));
+     return G{d.div(d.mul(d.g, d.x(1)), r2), d.neg(d.div(d.mul(d.g, d.x(0)), r2))}; }},
+  {"math.sinh",      [](Derivative &d) { return G{d.mul(d.g, d.cosh(d.x(0)))}; }},
+  {"math.cosh",      [](Derivative &d) { return G{d.mul(d.g, d.sinh(d.x(0)))}; }},
+  {"math.asinh",     [](Derivative &d) { return G{d.div(d.g, d.sqrt(d.add(d.square(d.x(0)), d.c(1.0))))}; }},
+  {"math.acosh",     [](Derivative &d) { return G{d.div(d.g, d.sqrt(d.sub(d.square(d.x(0)), d.c(1.0))))}; }},
+  {"math.atanh",     [](Derivative &d) { return G{d.div(d.g, d.sub(d.c(1.0), d.square(d.x(0))))}; }},
   {"math.powf",      [](Derivative &d) { return G{d.mul(d.g, d.mul(d.x(1), d.pow(d.x(0), d.sub(d.x(1), d.c(1.0))))),
                                                   d.mul(d.g, d.mul(d.y(), d.log(d.x(0))))}; }},
   // The integer exponent gets none (fpowi is PyTorch's x**2 and x**3).
@@ -960,8 +978,11 @@ void mlir::prec::registerElementwiseBackwardModels(DialectRegistry &registry) {
                             math::ExpM1Op, math::LogOp, math::Log2Op,
                             math::Log1pOp, math::TanhOp, math::ErfOp,
                             math::SqrtOp, math::RsqrtOp, math::AbsFOp,
-                            math::SinOp, math::CosOp, math::PowFOp,
-                            math::FPowIOp>(context);
+                            math::SinOp, math::CosOp, math::TanOp,
+                            math::AsinOp, math::AcosOp, math::AtanOp,
+                            math::Atan2Op, math::SinhOp, math::CoshOp,
+                            math::AsinhOp, math::AcoshOp, math::AtanhOp,
+                            math::PowFOp, math::FPowIOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
     attachLinalgBodyModels<

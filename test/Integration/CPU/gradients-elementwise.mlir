@@ -3,8 +3,8 @@
 // table inside a linalg.generic with broadcast operands, and the same ops
 // on tensors, and integer powers.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t pointwise more_math on_tensors powers | FileCheck %s
-// CHECK: finite differences: 37 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
+// RUN: %python %S/Inputs/check_finite_differences.py prec-run %s %t pointwise more_math trigonometric on_tensors powers | FileCheck %s
+// CHECK: finite differences: 45 values compared ({{[0-9]+}} that 0 would fail), 0 outside tolerance
 
 // The checker must be able to fail: a gradient off by 1e-4 (1 + |g|) fails
 // on every coordinate.
@@ -107,6 +107,49 @@ func.func private @more_math(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64
     %s7 = arith.mulf %s6, %pw : f64
     %s8 = arith.addf %s7, %mxn : f64
     %s9 = arith.mulf %s8, %mnn : f64
+    linalg.yield %s9 : f64
+  } -> tensor<4xf64>
+  %sum = prec.reduce %v dims = [0] reduction = <sum> acc_dtype = f64
+           : tensor<4xf64> -> tensor<f64>
+  return %sum : tensor<f64>
+}
+
+// The inverse trigonometric and the hyperbolic functions (PyTorch's atan,
+// atan2, asinh, ...), their arguments kept inside their domains: the
+// inputs lie in [-1, 1].
+func.func private @trigonometric(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64>
+    attributes {prec.differentiable} {
+  %v = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<4xf64>) outs(%b : tensor<4xf64>) {
+  ^bb0(%x: f64, %y: f64):
+    %half = arith.constant 0.5 : f64
+    %two = arith.constant 2.0 : f64
+    %three = arith.constant 3.0 : f64
+    %xh = arith.mulf %x, %half : f64
+    %yh = arith.mulf %y, %half : f64
+    %x3 = arith.mulf %x, %three : f64
+    %x2 = arith.addf %x, %two : f64
+    %y2 = arith.addf %y, %two : f64
+    %tn = math.tan %x : f64
+    %as = math.asin %xh : f64
+    %ac = math.acos %yh : f64
+    %at = math.atan %x3 : f64
+    %a2 = math.atan2 %x, %y2 : f64
+    %sh = math.sinh %x : f64
+    %ch = math.cosh %y : f64
+    %ash = math.asinh %y : f64
+    %ach = math.acosh %x2 : f64
+    %ath = math.atanh %yh : f64
+    %s1 = arith.mulf %tn, %ac : f64
+    %s2 = arith.addf %s1, %as : f64
+    %s3 = arith.mulf %s2, %at : f64
+    %s4 = arith.addf %s3, %a2 : f64
+    %s5 = arith.mulf %sh, %ch : f64
+    %s6 = arith.addf %s4, %s5 : f64
+    %s7 = arith.mulf %ash, %ach : f64
+    %s8 = arith.addf %s6, %s7 : f64
+    %s9 = arith.mulf %s8, %ath : f64
     linalg.yield %s9 : f64
   } -> tensor<4xf64>
   %sum = prec.reduce %v dims = [0] reduction = <sum> acc_dtype = f64
