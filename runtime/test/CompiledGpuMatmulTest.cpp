@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -420,57 +421,70 @@ HostMatrix randomFp8(precrt_dtype_t dtype, size_t elements,
 /// product and its multiplication add 2 u_f32 |scaled sum|, C's addition and
 /// the output's rounding u_out.
 void runFp8Case(precrt_dtype_t aType, precrt_dtype_t bType,
-                precrt_dtype_t out) {
+                precrt_dtype_t out,
+                const std::vector<std::array<float, 2>> &scaleSets = {
+                    {0.375f, 3.0e-3f}},
+                int64_t k = 48) {
   SCOPED_TRACE(std::string(precrtDtypeName(aType)) + " x " +
                precrtDtypeName(bType) + " -> " + precrtDtypeName(out));
-  const int64_t m = 5, n = 7, k = 48;
+  const int64_t m = 5, n = 7;
   std::mt19937 random(11);
   HostMatrix a = randomFp8(aType, m * k, random);
   HostMatrix b = randomFp8(bType, k * n, random);
   HostMatrix c = randomMatrix(out, m * n, random);
-  const float scales[2] = {0.375f, 3.0e-3f};
-  std::vector<uint8_t> scaleBytes(sizeof(scales));
-  std::memcpy(scaleBytes.data(), scales, sizeof(scales));
+  // The same buffers for every set of scales: only the scales' values
+  // change from one gemm to the next.
   void *da = toDevice(a.bytes), *db = toDevice(b.bytes),
-       *dc = toDevice(c.bytes), *ds = toDevice(scaleBytes);
+       *dc = toDevice(c.bytes),
+       *ds = toDevice(std::vector<uint8_t>(2 * sizeof(float)));
   const float *aScale = static_cast<const float *>(ds);
   void *stream = precrtCompiledGpuStream();
-  int gemmsBefore = fakeHook("fakeCublasLtGemms");
-  ASSERT_EQ(precrtCompiledGpuMatmul(1, m, n, k, aType, da, 0, k, 1, bType, db,
-                                    0, 1, k, out, dc, 0, n, 1, aScale,
-                                    aScale + 1,
-                                    PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION,
-                                    stream),
-            PRECRT_SUCCESS)
-      << precrtCompiledGetError();
-  EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
-  ASSERT_EQ(precrtGpuStreamSynchronize(stream), PRECRT_SUCCESS);
-  std::vector<uint8_t> result = toHost(dc, c.bytes.size());
+  for (const std::array<float, 2> &scales : scaleSets) {
+    SCOPED_TRACE("scales " + std::to_string(scales[0]) + ", " +
+                 std::to_string(scales[1]));
+    ASSERT_EQ(precrtGpuMemcpyAsync(ds, scales.data(), sizeof(scales), stream),
+              PRECRT_SUCCESS);
+    ASSERT_EQ(precrtGpuMemcpyAsync(dc, c.bytes.data(), c.bytes.size(), stream),
+              PRECRT_SUCCESS);
+    int gemmsBefore = fakeHook("fakeCublasLtGemms");
+    ASSERT_EQ(precrtCompiledGpuMatmul(
+                  1, m, n, k, aType, da, 0, k, 1, bType, db, 0, 1, k, out, dc,
+                  0, n, 1, aScale, aScale + 1,
+                  PRECRT_REDUCED_PRECISION_FP8_ACCUMULATION, stream),
+              PRECRT_SUCCESS)
+        << precrtCompiledGetError();
+    EXPECT_EQ(fakeHook("fakeCublasLtGemms"), gemmsBefore + 1);
+    ASSERT_EQ(precrtGpuStreamSynchronize(stream), PRECRT_SUCCESS);
+    std::vector<uint8_t> result(c.bytes.size());
+    ASSERT_EQ(precrtGpuMemcpyAsync(result.data(), dc, result.size(), nullptr),
+              PRECRT_SUCCESS);
+    double scale = double(scales[0]) * double(scales[1]);
+    double u = roundoff(PRECRT_DTYPE_F32);
+    double uOut = out == PRECRT_DTYPE_F32 ? u : roundoff(out);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double term = a.values[i * k + p] * b.values[j * k + p];
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+        double initial = c.values[i * n + j];
+        double exact = initial + scale * sum;
+        double scaledError = std::fabs(scale) * 2 * (k + 1) * u * magnitude +
+                             2 * u * std::fabs(scale * sum);
+        double tolerance = scaledError +
+                           uOut * (std::fabs(exact) + scaledError) +
+                           u * (std::fabs(initial) + std::fabs(scale * sum));
+        double got = readElement(out, result.data(), i * n + j);
+        ASSERT_LE(std::fabs(got - exact), tolerance)
+            << "element [" << i << "][" << j << "]";
+      }
+  }
   precrtGpuFree(da);
   precrtGpuFree(db);
+  precrtGpuFree(dc);
   precrtGpuFree(ds);
-  double scale = double(scales[0]) * double(scales[1]);
-  double u = roundoff(PRECRT_DTYPE_F32);
-  double uOut = out == PRECRT_DTYPE_F32 ? u : roundoff(out);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0, magnitude = 0;
-      for (int64_t p = 0; p < k; ++p) {
-        double term = a.values[i * k + p] * b.values[j * k + p];
-        sum += term;
-        magnitude += std::fabs(term);
-      }
-      double initial = c.values[i * n + j];
-      double exact = initial + scale * sum;
-      double scaledError =
-          scale * 2 * (k + 1) * u * magnitude + 2 * u * std::fabs(scale * sum);
-      double tolerance =
-          scaledError + uOut * (std::fabs(exact) + scaledError) +
-          u * (std::fabs(initial) + std::fabs(scale * sum));
-      double got = readElement(out, result.data(), i * n + j);
-      ASSERT_LE(std::fabs(got - exact), tolerance)
-          << "element [" << i << "][" << j << "]";
-    }
 }
 
 TEST(CompiledGpuMatmul, Fp8OperandsWithTheirScalesAgainstFloat64) {
@@ -480,6 +494,46 @@ TEST(CompiledGpuMatmul, Fp8OperandsWithTheirScalesAgainstFloat64) {
     runFp8Case(PRECRT_DTYPE_F8E5M2, PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F16);
     EXPECT_EQ(precrtCompiledGetError(), nullptr);
   });
+}
+
+TEST(CompiledGpuMatmul, PlansAreMadeOncePerGemmAndTakeEachCallsScales) {
+  // Shapes no other test uses: a thread keeps its plans for the life of the
+  // process.
+  onLocalRank([] {
+    // The same fp8 gemm with other scales reuses the plan and computes with
+    // each call's scales (the float64 check of runFp8Case).
+    const int64_t k = 80;
+    int queries = fakeHook("fakeCublasLtHeuristicQueries");
+    runFp8Case(PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F8E4M3FN, PRECRT_DTYPE_F32,
+               {{0.375f, 3.0e-3f}, {-2.5f, 0.125f}, {1.0f, 1.0f}}, k);
+    EXPECT_EQ(fakeHook("fakeCublasLtHeuristicQueries"), queries + 1);
+  });
+  ASSERT_EQ(precrtLocalRun(
+                1,
+                [](precrt_comm_t, void *) {
+                  void *buffer = toDevice(std::vector<uint8_t>(64));
+                  void *stream = precrtCompiledGpuStream();
+                  auto gemm = [&](int64_t m) {
+                    return precrtCompiledGpuMatmul(
+                        1, m, 3, 1, PRECRT_DTYPE_F32, buffer, 0, 1, 1,
+                        PRECRT_DTYPE_F32, buffer, 0, 3, 1, PRECRT_DTYPE_F32,
+                        static_cast<char *>(buffer) + 32, 0, 3, 1, nullptr,
+                        nullptr, PRECRT_REDUCED_PRECISION_NONE, stream);
+                  };
+                  int queries = fakeHook("fakeCublasLtHeuristicQueries");
+                  for (int call = 0; call < 3; ++call)
+                    EXPECT_EQ(gemm(2), PRECRT_SUCCESS);
+                  EXPECT_EQ(fakeHook("fakeCublasLtHeuristicQueries"),
+                            queries + 1);
+                  EXPECT_EQ(gemm(1), PRECRT_SUCCESS);
+                  EXPECT_EQ(fakeHook("fakeCublasLtHeuristicQueries"),
+                            queries + 2);
+                  precrtGpuStreamSynchronize(stream);
+                  precrtGpuFree(buffer);
+                  return 0;
+                },
+                nullptr),
+            PRECRT_SUCCESS);
 }
 
 /// An fp8 gemm of 2 x 2 x 16 on the rank's stream with B's strides `bRow`

@@ -21,7 +21,11 @@
 #include "gpu/GpuContext.h"
 #include "precrt/compiled.h"
 
+#include <algorithm>
+#include <deque>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -182,13 +186,18 @@ bool describe(const Logical &x, Described *described) {
   return false;
 }
 
-/// Descriptors destroyed with the scope, whatever the exit.
-struct Descriptors {
+/// A gemm's descriptors and the algorithm cuBLASLt's heuristic chose for
+/// them, destroyed with the plan whatever the exit.
+struct Plan {
   const CublasLtApi &api;
   cublasLtMatmulDesc_t matmul = nullptr;
   cublasLtMatrixLayout_t layouts[3] = {};
   cublasLtMatmulPreference_t preference = nullptr;
-  ~Descriptors() {
+  cublasLtMatmulAlgo_t algo{};
+  explicit Plan(const CublasLtApi &api) : api(api) {}
+  Plan(const Plan &) = delete;
+  Plan &operator=(const Plan &) = delete;
+  ~Plan() {
     for (cublasLtMatrixLayout_t layout : layouts)
       if (layout)
         api.cublasLtMatrixLayoutDestroy(layout);
@@ -198,6 +207,176 @@ struct Descriptors {
       api.cublasLtMatmulPreferenceDestroy(preference);
   }
 };
+
+/// Everything a plan depends on: the device's handle, the compute type,
+/// the transposes, each matrix's dtype and layout, the batch, the allowed
+/// split-K reductions and the operands' alignments. fp8 scale pointers are
+/// not in it: they are set on the plan's descriptor at each call.
+struct PlanKey {
+  cublasLtHandle_t handle;
+  int32_t computeType, fp8, ops[2], dtypes[3];
+  uint64_t rows[3], cols[3];
+  int64_t ld[3], batchStride[3];
+  int32_t batch;
+  uint32_t reductions, alignments[4];
+  bool operator==(const PlanKey &o) const {
+    auto same = [](const auto &x, const auto &y) {
+      return std::equal(std::begin(x), std::end(x), std::begin(y));
+    };
+    return handle == o.handle && computeType == o.computeType &&
+           fp8 == o.fp8 && same(ops, o.ops) && same(dtypes, o.dtypes) &&
+           same(rows, o.rows) && same(cols, o.cols) && same(ld, o.ld) &&
+           same(batchStride, o.batchStride) && batch == o.batch &&
+           reductions == o.reductions && same(alignments, o.alignments);
+  }
+};
+
+/// A rank's plans (one thread drives one device): a step calls the same few
+/// gemms at every step, and creating descriptors and asking the heuristic
+/// cost more than a small gemm itself. Bounded, oldest out first, for
+/// programs that call many shapes.
+struct PlanCache {
+  static constexpr size_t kMaxPlans = 256;
+  std::deque<std::pair<PlanKey, std::unique_ptr<Plan>>> plans;
+  Plan *find(const PlanKey &key) {
+    for (auto &[planKey, plan] : plans)
+      if (planKey == key)
+        return plan.get();
+    return nullptr;
+  }
+  Plan *add(const PlanKey &key, std::unique_ptr<Plan> plan) {
+    if (plans.size() == kMaxPlans)
+      plans.pop_front();
+    plans.emplace_back(key, std::move(plan));
+    return plans.back().second.get();
+  }
+};
+thread_local PlanCache planCache;
+
+/// Sets this call's fp8 scale pointers on a plan's descriptor.
+precrt_status_t setScales(const CublasLtApi &api, Plan &plan,
+                          const void *xScale, const void *yScale) {
+  const void *scales[2] = {xScale, yScale};
+  int attributes[2] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                       CUBLASLT_MATMUL_DESC_B_SCALE_POINTER};
+  for (int i = 0; i < 2; ++i)
+    if (cublasStatus_t status = api.cublasLtMatmulDescSetAttribute(
+            plan.matmul, attributes[i], &scales[i], sizeof(scales[i])))
+      return cublasFailure(api, status, "cublasLtMatmulDescSetAttribute");
+  return PRECRT_SUCCESS;
+}
+
+/// Creates `key`'s descriptors and asks the heuristic for an algorithm
+/// (for fp8, with the first call's scales in place).
+precrt_status_t makePlan(const CublasLtApi &api, const DeviceGemm &gemm,
+                         const PlanKey &key, const void *xScale,
+                         const void *yScale, Plan &plan) {
+  auto check = [&](cublasStatus_t status, const char *what) {
+    return status == CUBLAS_STATUS_SUCCESS ? PRECRT_SUCCESS
+                                           : cublasFailure(api, status, what);
+  };
+  if (precrt_status_t status =
+          check(api.cublasLtMatmulDescCreate(
+                    &plan.matmul, cublasComputeType_t(key.computeType),
+                    CUDA_R_32F),
+                "cublasLtMatmulDescCreate"))
+    return status;
+  int attributes[2] = {CUBLASLT_MATMUL_DESC_TRANSA,
+                       CUBLASLT_MATMUL_DESC_TRANSB};
+  for (int i = 0; i < 2; ++i)
+    if (precrt_status_t status = check(
+            api.cublasLtMatmulDescSetAttribute(plan.matmul, attributes[i],
+                                               &key.ops[i], sizeof(int32_t)),
+            "cublasLtMatmulDescSetAttribute"))
+      return status;
+  if (key.fp8) {
+    // The scales multiply the f32 sum of the fp8 products (D = alpha *
+    // scaleA * scaleB * A B + beta * C), which cuBLASLt promotes to f32
+    // periodically unless fast accumulation is on: it stays off. The scale
+    // pointers are set again at each call.
+    int8_t fastAccumulation = 0;
+    if (precrt_status_t status =
+            check(api.cublasLtMatmulDescSetAttribute(
+                      plan.matmul, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                      &fastAccumulation, sizeof(fastAccumulation)),
+                  "cublasLtMatmulDescSetAttribute"))
+      return status;
+    if (precrt_status_t status = setScales(api, plan, xScale, yScale))
+      return status;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (precrt_status_t status =
+            check(api.cublasLtMatrixLayoutCreate(
+                      &plan.layouts[i],
+                      dataType(precrt_dtype_t(key.dtypes[i])), key.rows[i],
+                      key.cols[i], key.ld[i]),
+                  "cublasLtMatrixLayoutCreate"))
+      return status;
+    if (key.batch == 1)
+      continue;
+    if (precrt_status_t status = check(api.cublasLtMatrixLayoutSetAttribute(
+                                           plan.layouts[i],
+                                           CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                           &key.batch, sizeof(key.batch)),
+                                       "cublasLtMatrixLayoutSetAttribute"))
+      return status;
+    if (precrt_status_t status =
+            check(api.cublasLtMatrixLayoutSetAttribute(
+                      plan.layouts[i],
+                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                      &key.batchStride[i], sizeof(int64_t)),
+                  "cublasLtMatrixLayoutSetAttribute"))
+      return status;
+  }
+  uint64_t workspaceBytes = kWorkspaceBytes;
+  if (precrt_status_t status =
+          check(api.cublasLtMatmulPreferenceCreate(&plan.preference),
+                "cublasLtMatmulPreferenceCreate"))
+    return status;
+  if (precrt_status_t status = check(
+          api.cublasLtMatmulPreferenceSetAttribute(
+              plan.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+              &workspaceBytes, sizeof(workspaceBytes)),
+          "cublasLtMatmulPreferenceSetAttribute"))
+    return status;
+  if (precrt_status_t status = check(
+          api.cublasLtMatmulPreferenceSetAttribute(
+              plan.preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+              &key.reductions, sizeof(key.reductions)),
+          "cublasLtMatmulPreferenceSetAttribute"))
+    return status;
+  for (int i = 0; i < 4; ++i)
+    if (precrt_status_t status =
+            check(api.cublasLtMatmulPreferenceSetAttribute(
+                      plan.preference,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i,
+                      &key.alignments[i], sizeof(key.alignments[i])),
+                  "cublasLtMatmulPreferenceSetAttribute"))
+      return status;
+
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  if (precrt_status_t status = check(
+          api.cublasLtMatmulAlgoGetHeuristic(
+              gemm.handle, plan.matmul, plan.layouts[0], plan.layouts[1],
+              plan.layouts[2], plan.layouts[2], plan.preference, 1, &heuristic,
+              &found),
+          "cublasLtMatmulAlgoGetHeuristic"))
+    return status;
+  if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS)
+    return fail(PRECRT_ERROR_BACKEND,
+                "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
+                "%llu x %llu (batch %d) with %s accumulation",
+                precrtDtypeName(precrt_dtype_t(key.dtypes[0])),
+                precrtDtypeName(precrt_dtype_t(key.dtypes[1])),
+                precrtDtypeName(precrt_dtype_t(key.dtypes[2])),
+                (unsigned long long)key.rows[2],
+                (unsigned long long)key.cols[2], key.batch,
+                key.computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ? "TF32"
+                                                                 : "f32");
+  plan.algo = heuristic.algo;
+  return PRECRT_SUCCESS;
+}
 
 const char *operandName(int index) {
   static const char *const names[] = {"A", "B", "C"};
@@ -332,7 +511,6 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   if (precrt_status_t status = deviceGemm(*api, scope, &gemm))
     return status;
 
-  Descriptors descriptors{*api};
   auto check = [&](cublasStatus_t status, const char *what) {
     return status == CUBLAS_STATUS_SUCCESS ? PRECRT_SUCCESS
                                            : cublasFailure(*api, status, what);
@@ -341,45 +519,6 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
   // or f16 input has no more bits to drop).
   bool tf32 = (reducedPrecision & PRECRT_REDUCED_PRECISION_TF32) &&
               a.dtype == PRECRT_DTYPE_F32;
-  if (precrt_status_t status = check(
-          api->cublasLtMatmulDescCreate(
-              &descriptors.matmul,
-              tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-              CUDA_R_32F),
-          "cublasLtMatmulDescCreate"))
-    return status;
-  int attributes[2] = {CUBLASLT_MATMUL_DESC_TRANSA,
-                       CUBLASLT_MATMUL_DESC_TRANSB};
-  for (int i = 0; i < 2; ++i)
-    if (precrt_status_t status = check(api->cublasLtMatmulDescSetAttribute(
-                                           descriptors.matmul, attributes[i],
-                                           &described[i].op, sizeof(int32_t)),
-                                       "cublasLtMatmulDescSetAttribute"))
-      return status;
-  if (fp8) {
-    // The scales multiply the f32 sum of the fp8 products (D = alpha *
-    // scaleA * scaleB * A B + beta * C), which cuBLASLt promotes to f32
-    // periodically unless fast accumulation is on: it stays off.
-    int8_t fastAccumulation = 0;
-    struct {
-      int attribute;
-      const void *value;
-      size_t bytes;
-    } settings[] = {
-        {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &xScale, sizeof(xScale)},
-        {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &yScale, sizeof(yScale)},
-        {CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fastAccumulation,
-         sizeof(fastAccumulation)},
-    };
-    for (auto &setting : settings)
-      if (precrt_status_t status =
-              check(api->cublasLtMatmulDescSetAttribute(
-                        descriptors.matmul, setting.attribute, setting.value,
-                        setting.bytes),
-                    "cublasLtMatmulDescSetAttribute"))
-        return status;
-  }
-
   int32_t batchCount = int32_t(batch);
   if (batch > INT32_MAX)
     return fail(PRECRT_ERROR_INVALID_ARGUMENT,
@@ -394,96 +533,54 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
                   {y.dtype, described[1].rows, described[1].cols,
                    described[1].ld, y.batchStride},
                   {d.dtype, dRows, dCols, ldd, d.batchStride}};
-  for (int i = 0; i < 3; ++i) {
-    if (precrt_status_t status =
-            check(api->cublasLtMatrixLayoutCreate(
-                      &descriptors.layouts[i], dataType(layouts[i].dtype),
-                      layouts[i].rows, layouts[i].cols, layouts[i].ld),
-                  "cublasLtMatrixLayoutCreate"))
-      return status;
-    if (batch == 1)
-      continue;
-    if (precrt_status_t status = check(api->cublasLtMatrixLayoutSetAttribute(
-                                           descriptors.layouts[i],
-                                           CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                           &batchCount, sizeof(batchCount)),
-                                       "cublasLtMatrixLayoutSetAttribute"))
-      return status;
-    if (precrt_status_t status =
-            check(api->cublasLtMatrixLayoutSetAttribute(
-                      descriptors.layouts[i],
-                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                      &layouts[i].batchStride, sizeof(int64_t)),
-                  "cublasLtMatrixLayoutSetAttribute"))
-      return status;
-  }
-
   // Split-K partial sums in f32 only: a bf16 or f16 D would otherwise
   // take partial sums rounded to its type (INPLACE, OUTPUT_TYPE), which
   // only a program's output_type_reduction allows.
-  uint64_t workspaceBytes = kWorkspaceBytes;
   uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   if (c.dtype == PRECRT_DTYPE_F32)
     reductions |= CUBLASLT_REDUCTION_SCHEME_INPLACE;
   else if (reducedPrecision & PRECRT_REDUCED_PRECISION_OUTPUT_TYPE_REDUCTION)
     reductions |= CUBLASLT_REDUCTION_SCHEME_INPLACE |
                   CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
-  if (precrt_status_t status =
-          check(api->cublasLtMatmulPreferenceCreate(&descriptors.preference),
-                "cublasLtMatmulPreferenceCreate"))
-    return status;
-  if (precrt_status_t status = check(
-          api->cublasLtMatmulPreferenceSetAttribute(
-              descriptors.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-              &workspaceBytes, sizeof(workspaceBytes)),
-          "cublasLtMatmulPreferenceSetAttribute"))
-    return status;
-  if (precrt_status_t status =
-          check(api->cublasLtMatmulPreferenceSetAttribute(
-                    descriptors.preference,
-                    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
-                    sizeof(reductions)),
-                "cublasLtMatmulPreferenceSetAttribute"))
-    return status;
-
-  // The operands' actual alignments (A, B, C, D: attributes 5 to 8).
+  // The operands' actual alignments (A, B, C, D).
   const void *pointers[4] = {x.data, y.data, d.data, d.data};
-  for (int i = 0; i < 4; ++i) {
-    uint32_t bytes = alignment(pointers[i]);
+
+  PlanKey key{};
+  key.handle = gemm.handle;
+  key.computeType = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  key.fp8 = fp8;
+  key.ops[0] = described[0].op;
+  key.ops[1] = described[1].op;
+  for (int i = 0; i < 3; ++i) {
+    key.dtypes[i] = layouts[i].dtype;
+    key.rows[i] = layouts[i].rows;
+    key.cols[i] = layouts[i].cols;
+    key.ld[i] = layouts[i].ld;
+    key.batchStride[i] = batch == 1 ? 0 : layouts[i].batchStride;
+  }
+  key.batch = batchCount;
+  key.reductions = reductions;
+  for (int i = 0; i < 4; ++i)
+    key.alignments[i] = alignment(pointers[i]);
+
+  Plan *plan = planCache.find(key);
+  if (!plan) {
+    auto created = std::make_unique<Plan>(*api);
     if (precrt_status_t status =
-            check(api->cublasLtMatmulPreferenceSetAttribute(
-                      descriptors.preference,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i, &bytes,
-                      sizeof(bytes)),
-                  "cublasLtMatmulPreferenceSetAttribute"))
+            makePlan(*api, gemm, key, xScale, yScale, *created))
+      return status;
+    plan = planCache.add(key, std::move(created));
+  } else if (fp8) {
+    if (precrt_status_t status = setScales(*api, *plan, xScale, yScale))
       return status;
   }
-
-  cublasLtMatmulHeuristicResult_t heuristic{};
-  int found = 0;
-  if (precrt_status_t status =
-          check(api->cublasLtMatmulAlgoGetHeuristic(
-                    gemm.handle, descriptors.matmul, descriptors.layouts[0],
-                    descriptors.layouts[1], descriptors.layouts[2],
-                    descriptors.layouts[2], descriptors.preference, 1,
-                    &heuristic, &found),
-                "cublasLtMatmulAlgoGetHeuristic"))
-    return status;
-  if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS)
-    return fail(PRECRT_ERROR_BACKEND,
-                "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
-                "%lld x %lld x %lld (batch %lld) with %s accumulation",
-                precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
-                precrtDtypeName(c.dtype), (long long)m, (long long)n,
-                (long long)k, (long long)batch, tf32 ? "TF32" : "f32");
 
   float one = 1.0f;
   void *out = const_cast<void *>(d.data);
   return check(api->cublasLtMatmul(
-                   gemm.handle, descriptors.matmul, &one, x.data,
-                   descriptors.layouts[0], y.data, descriptors.layouts[1], &one,
-                   out, descriptors.layouts[2], out, descriptors.layouts[2],
-                   &heuristic.algo,
+                   gemm.handle, plan->matmul, &one, x.data, plan->layouts[0],
+                   y.data, plan->layouts[1], &one, out, plan->layouts[2], out,
+                   plan->layouts[2], &plan->algo,
                    reinterpret_cast<void *>(uintptr_t(gemm.workspace)),
                    kWorkspaceBytes, static_cast<cudaStream_t>(stream)),
                "cublasLtMatmul");

@@ -130,6 +130,7 @@ Owned<Preference> ownedPreferences;
 
 std::atomic<int> gemms{0};
 std::atomic<int> handles{0};
+std::atomic<int> heuristicQueries{0};
 
 using precrt_fakes::findDriverSymbol;
 
@@ -475,6 +476,9 @@ const char *cublasLtGetStatusString(cublasStatus_t status) {
 /// cuBLASLt path ran, and that handles are made once per device).
 int fakeCublasLtGemms() { return gemms.load(); }
 int fakeCublasLtHandles() { return handles.load(); }
+/// Calls of cublasLtMatmulAlgoGetHeuristic (tests check that a gemm's plan
+/// is made once).
+int fakeCublasLtHeuristicQueries() { return heuristicQueries.load(); }
 /// Why the calling thread's latest call was refused ("" if none was).
 const char *fakeCublasLtLastRefusal() { return lastRefusal; }
 
@@ -630,6 +634,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(Handle *handle, MatmulDesc *desc,
                                               int requested,
                                               HeuristicResult *results,
                                               int *returned) {
+  ++heuristicQueries;
   if (!hasContext("cublasLtMatmulAlgoGetHeuristic"))
     return kNotInitialized;
   if (!handle || !desc || !a || !b || !c || !d || !preference ||
