@@ -272,6 +272,29 @@ def make_loss(kind, torch):
     return None, None
 
 
+def warn_training_mode(model, torch):
+    """Says on stderr which submodules compute differently in training mode:
+    prec trains the module as exported, in eval mode (docs/PyTorch.md,
+    "Limits")."""
+    nn = torch.nn
+    found = []
+    for name, module in model.named_modules():
+        differs = (isinstance(module, nn.modules.batchnorm._BatchNorm)
+                   or (isinstance(module, nn.modules.instancenorm._InstanceNorm)
+                       and module.track_running_stats)
+                   or (isinstance(module, nn.modules.dropout._DropoutNd) and module.p > 0)
+                   or (isinstance(module, (nn.MultiheadAttention, nn.RNNBase))
+                       and module.dropout > 0))
+        if differs:
+            found.append("%s (%s)" % (name or "the module", type(module).__name__))
+    if found:
+        print("prec_torch: warning: %s compute%s differently in training mode; prec trains the "
+              "module in eval mode (running statistics fixed, no dropout), so its training "
+              "differs from PyTorch's in train(): docs/PyTorch.md, \"Limits\""
+              % (", ".join(found[:4]) + (", ..." if len(found) > 4 else ""),
+                 "s" if len(found) == 1 else ""), file=sys.stderr)
+
+
 def write_token_streams(spec, out, ids_name, targets_name):
     path, _, dtype = spec.partition(":")
     dtype = dtype or "u16"
@@ -308,8 +331,8 @@ def frontend(options):
     except ImportError as error:
         raise FrontendError("cannot import torch (%s): run in an environment with PyPI's torch "
                             "and torch-mlir (make check-torch makes build/venv-torch)" % error)
-    from .export import export_loss, parameter_names
-    from .state import write_safetensors
+    from .export import export_loss, kept_buffers, trained_parameters
+    from .state import tied_aliases, write_safetensors
 
     factory = load_factory(options.model)
     torch.manual_seed(options.seed)
@@ -329,6 +352,7 @@ def frontend(options):
     if not isinstance(made, torch.nn.Module):
         raise FrontendError("the factory returned %s, not an nn.Module" % type(made).__name__)
     model = made
+    warn_training_mode(model, torch)
     params = list(model.parameters())
     if not params:
         raise FrontendError("the module has no parameters: nothing to train")
@@ -358,8 +382,6 @@ def frontend(options):
         if len(input_names) < len(inputs):
             input_names += ["input%d" % i for i in range(len(input_names), len(inputs))]
 
-    # The initial state: the parameters as the module holds them, in the
-    # master dtype, under the names @loss gives them (tied ones once).
     export_dtype = own
     master = options.master_dtype and FLOATS[options.master_dtype][0]
     if options.param_dtype:
@@ -369,8 +391,6 @@ def frontend(options):
             if master is None and export_dtype != own:
                 master = {v[1]: v[0] for v in FLOATS.values()}[str(own).replace("torch.", "")]
     master_torch = getattr(torch, FLOATS[master][1]) if master else own
-    state = {name: p.detach().to(master_torch).clone()
-             for name, p in zip(parameter_names(model), model.parameters())}
 
     # FSDP2's param_dtype: parameters and float inputs cast, buffers as they are.
     exported = copy.deepcopy(model)
@@ -384,7 +404,10 @@ def frontend(options):
     num_extra = 0
     token_range = options.token_range
     if loss is not None:
-        with torch.no_grad():
+        # In eval mode, as exported: a forward in training mode would move
+        # BatchNorm's running statistics, which the step holds as constants.
+        exported.eval()
+        with kept_buffers(exported), torch.no_grad():
             try:
                 output = exported(*inputs)
             except Exception as error:
@@ -414,9 +437,23 @@ def frontend(options):
     if len(set(input_names)) != len(input_names):
         raise FrontendError("input names %s are not distinct" % ", ".join(input_names))
 
+    # The initial state: the trained parameters as the module holds them, in
+    # the master dtype, under the names @loss gives them (tied ones once).
+    # Frozen and unused ones are constants of the step, as buffers are.
+    trained, frozen, unused = trained_parameters(exported, inputs, loss, num_extra)
+    if not trained:
+        raise FrontendError(
+            "no parameter is trained: %s%s%s; unfreeze a parameter that forward uses"
+            % ("frozen (requires_grad=False): %s" % ", ".join(frozen) if frozen else "",
+               "; " if frozen and unused else "",
+               "no gradient reaches (forward does not use them): %s" % ", ".join(unused)
+               if unused else ""))
+    own_params = dict(model.named_parameters())
+    state = {name: own_params[name].detach().to(master_torch).clone() for name in trained}
+
     os.makedirs(options.out, exist_ok=True)
     text = export_loss(exported, inputs, input_names, loss, num_extra, debug_info=True,
-                       log_path=os.path.join(options.out, "export.log"))
+                       log_path=os.path.join(options.out, "export.log"), names=trained)
     loss_path = os.path.join(options.out, "loss.mlir")
     with open(loss_path, "w") as f:
         f.write("// Exported by python -m prec_torch from %s.\n" % options.model)
@@ -437,11 +474,16 @@ def frontend(options):
             raise FrontendError("--tokens needs exactly two integer inputs (ids, targets); the "
                                 "inputs are %s" % ", ".join(input_names))
         command += write_token_streams(options.tokens, options.out, ints[0], ints[1])
-    aliases = [n for n in model.state_dict() if n not in state and
-               n in dict(model.named_parameters(remove_duplicate=False))]
-    print("prec_torch: %s -> %s (%d parameters%s, mesh %s, %s)"
-          % (options.model, step_path, len(state),
-             "; tied: " + ", ".join(aliases) if aliases else "", mesh, pipeline))
+    aliases = [alias for alias, name in tied_aliases(model).items() if name in state]
+    counted = "%d parameters" % len(state)
+    if frozen or unused:
+        kinds = ([", ".join(frozen) + " (requires_grad=False)"] if frozen else []) + \
+                ([", ".join(unused) + " (unused by forward)"] if unused else [])
+        counted += " trained, %d frozen: %s" % (len(frozen) + len(unused), "; ".join(kinds))
+    if aliases:
+        counted += "; tied: " + ", ".join(aliases)
+    print("prec_torch: %s -> %s (%s, mesh %s, %s)"
+          % (options.model, step_path, counted, mesh, pipeline))
     print("prec_torch: initial state %s" % init_path)
     print("prec_torch: train with:")
     print(" ".join(shlex.quote(c) for c in command))

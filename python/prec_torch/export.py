@@ -1,14 +1,17 @@
 """A module and its loss through torch-mlir as `@loss(params..., inputs...)`.
 
-The parameters become the function's leading arguments (in
+The trained parameters become the function's leading arguments (in
 `named_parameters()` order, tied ones once, under the first name PyTorch
 gives them) because the module is called through
-`torch.func.functional_call`; otherwise torch-mlir would make them
-`dense_resource` constants. Each argument gets `prec.name` (the parameter's
-name, then the input's) and float inputs `prec.no_grad`, which is what
-prec-fully-shard needs to know the parameters. Buffers stay constants.
+`torch.func.functional_call`; the others stay in the module, so torch-mlir
+makes them `dense_resource` constants, as it does buffers: the frozen ones
+(`requires_grad=False`) and those no gradient reaches (forward does not use
+them), which PyTorch's optimizers leave alone. Each argument gets
+`prec.name` (the parameter's name, then the input's) and float inputs
+`prec.no_grad`, which is what prec-fully-shard needs to know the parameters.
 """
 import contextlib
+import math
 import os
 import re
 import sys
@@ -26,14 +29,15 @@ def parameter_names(model):
 
 
 class ParametersAsArguments(nn.Module):
-    """`model` with its parameters as the leading arguments; with `loss`,
-    the result is `loss(model(*inputs), *extra)` where `extra` are the
-    trailing `num_extra` arguments (the targets)."""
+    """`model` with its parameters (those of `names`, by default all) as the
+    leading arguments; with `loss`, the result is `loss(model(*inputs),
+    *extra)` where `extra` are the trailing `num_extra` arguments (the
+    targets)."""
 
-    def __init__(self, model, loss=None, num_extra=0):
+    def __init__(self, model, loss=None, num_extra=0, names=None):
         super().__init__()
         self.model = model
-        self.names = parameter_names(model)
+        self.names = parameter_names(model) if names is None else list(names)
         self.loss = loss
         self.num_extra = num_extra
 
@@ -109,14 +113,195 @@ TM_TENSOR = {"sort": "torch.sort, torch.topk, torch.median", "scan": "torch.cums
              "scatter": "index_put, scatter", "attention": "scaled_dot_product_attention"}
 
 
+@contextlib.contextmanager
+def kept_buffers(model):
+    """Runs forward on `model` and puts its buffers back afterwards: a
+    forward in training mode updates BatchNorm's running statistics, which
+    the step would otherwise hold as constants."""
+    saved = [(b, b.detach().clone()) for b in model.buffers()]
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for buffer, value in saved:
+                buffer.copy_(value)
+
+
+def _module_failure(error):
+    return FrontendError(
+        "the module fails on the example inputs before export: %s; give "
+        "inputs of the shapes and dtypes its forward expects (--input "
+        "NAME=SHAPE:DTYPE, or return them from the factory)" % _first_line(error))
+
+
+def _check_loss(result):
+    if not isinstance(result, torch.Tensor) or result.dim() != 0 or not result.is_floating_point():
+        what = ("a tensor of shape %s" % list(result.shape)
+                if isinstance(result, torch.Tensor) else type(result).__name__)
+        raise FrontendError(
+            "the loss must be a float scalar, got %s: with --loss module, forward "
+            "must return the loss; otherwise choose --loss cross_entropy or mse" % what)
+
+
+def trained_parameters(model, inputs, loss=None, num_extra=0):
+    """(trained, frozen, unused): the names of `model`'s parameters (tied
+    ones once) that the step trains, those with `requires_grad=False`, and
+    those no gradient of the loss reaches (forward does not use them), as
+    PyTorch's backward on the example inputs in eval mode finds them.
+    PyTorch's optimizers skip a parameter whose grad is None, so the step
+    holds both kinds constant, as it holds buffers."""
+    model.eval()
+    named = list(model.named_parameters())
+    frozen = [name for name, p in named if not p.requires_grad]
+    candidates = [name for name, p in named if p.requires_grad]
+    wrapped = ParametersAsArguments(model, loss, num_extra, candidates)
+    params = [p.detach().requires_grad_() for name, p in named if p.requires_grad]
+    with kept_buffers(model), torch.enable_grad():
+        try:
+            result = wrapped(*params, *inputs)
+        except Exception as error:
+            raise _module_failure(error)
+        _check_loss(result)
+        grads = (torch.autograd.grad(result, params, allow_unused=True)
+                 if result.requires_grad else [None] * len(params))
+    trained = [name for name, g in zip(candidates, grads) if g is not None]
+    unused = [name for name, g in zip(candidates, grads) if g is None]
+    return trained, frozen, unused
+
+
+# torch.export's training IR keeps .detach() as aten.detach (aten.alias
+# also comes from y[...] and the like, which stop nothing).
+STOPPERS = (torch.ops.aten.detach.default,)
+TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_line(stack_trace):
+    """`file:line` of the innermost frame of `stack_trace` in the user's
+    code (not torch's, not prec_torch's)."""
+    found = None
+    for path, line in re.findall(r'File "([^"]+)", line (\d+)', stack_trace or ""):
+        where = os.path.abspath(path)
+        if not where.startswith((TORCH_DIR + os.sep, OWN_DIR + os.sep)):
+            found = "%s:%s" % (path, line)
+    return found
+
+
+def _region_line(graph_module, node):
+    """`file:line` of the first op of the region `node` (a
+    wrap_with_set_grad_enabled) runs."""
+    submodule = getattr(graph_module, str(getattr(node.args[1], "target", "")), None)
+    if isinstance(submodule, torch.fx.GraphModule):
+        for inner in submodule.graph.nodes:
+            found = _user_line(inner.meta.get("stack_trace"))
+            if found:
+                return found
+    return _user_line(node.meta.get("stack_trace")) or "forward"
+
+
+def check_stopped_gradients(program, names):
+    """Refuses a forward that stops gradients (`.detach()`, `torch.no_grad()`,
+    `set_grad_enabled(False)`) of a value that depends on a parameter of
+    `names` (the leading inputs of `program`, a torch.export
+    ExportedProgram) and reaches the loss: torch-mlir's export keeps no
+    stop-gradient, so prec would differentiate through it. A value of inputs
+    and buffers alone carries no gradient to stop."""
+    graph = program.graph_module.graph
+    inputs = [n for n in graph.nodes if n.op == "placeholder"
+              and n.name in program.graph_signature.user_inputs]
+    depends = {node: {name} for node, name in zip(inputs, names)}
+    for node in graph.nodes:
+        if node.op != "placeholder":
+            found = set().union(*(depends.get(a, ()) for a in node.all_input_nodes))
+            if found:
+                depends[node] = found
+    reaches, work = set(), [n for n in graph.nodes if n.op == "output"]
+    while work:
+        node = work.pop()
+        if node not in reaches:
+            reaches.add(node)
+            work.extend(node.all_input_nodes)
+    for node in graph.nodes:
+        if node.op != "call_function" or node not in reaches:
+            continue
+        if node.target in STOPPERS:
+            what = ".detach()"
+            where = _user_line(node.meta.get("stack_trace")) or "forward"
+            stopped = depends.get(node.args[0], set())
+        elif (getattr(node.target, "__name__", "") == "wrap_with_set_grad_enabled"
+              and node.args and node.args[0] is False):
+            what = "torch.no_grad()"
+            where = _region_line(program.graph_module, node)
+            stopped = set().union(*(depends.get(a, ()) for a in node.args[2:]
+                                    if isinstance(a, torch.fx.Node)))
+        else:
+            continue
+        if stopped:
+            listed = [name for name in names if name in stopped]
+            raise FrontendError(
+                "%s: %s in forward stops the gradient of a value that depends on trained "
+                "parameters (%s%s): prec cannot differentiate a module that stops gradients "
+                "inside forward (the export keeps no stop-gradient, so the step would train on "
+                "wrong gradients); compute that value outside forward and pass it as an input, "
+                "freeze those parameters (requires_grad_(False)), or remove the %s"
+                % (where, what, ", ".join(listed[:4]), ", ..." if len(listed) > 4 else "", what))
+
+
+def _held(value):
+    """`value`, through integers: prec differentiates no integer, so no
+    gradient goes back through it (torch-mlir lowers no bit cast). Exact for
+    |value| in [2^-37, 2^42) in any float dtype up to f32 (two int64 parts
+    of 2^-20 and 2^-60); smaller values lose at most 2^-60, larger ones are
+    passed through."""
+    wide = value.double() * 2.0 ** 20
+    high = wide.to(torch.int64)
+    low = ((wide - high.double()) * 2.0 ** 40).to(torch.int64)
+    held = high.double() * 2.0 ** -20 + low.double() * 2.0 ** -60
+    return torch.where(wide.abs() < 2.0 ** 62, held, value.double()).to(value.dtype)
+
+
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """aten.embedding with a padding_idx: PyTorch gives the padding row no
+    gradient from the lookup; the lookup reads that row through `_held`, so
+    prec gives it none either (another use, a tied lm_head, still does)."""
+    if padding_idx is None or padding_idx < 0:
+        return NotImplemented
+    row = _held(weight[padding_idx:padding_idx + 1])
+    padding = (torch.arange(weight.shape[0], device=weight.device) == padding_idx).unsqueeze(1)
+    table = torch.where(padding, row, weight)
+    return torch.ops.aten.embedding.default(table, indices, -1, scale_grad_by_freq, sparse)
+
+
+def _gelu(x, approximate="none"):
+    """GELU(approximate='tanh') as PyTorch's kernel computes it (in at least
+    f32): torch-mlir's own decomposition rounds sqrt(2/pi) to 0.797724."""
+    if approximate != "tanh":
+        return NotImplemented
+    wide = x.to(torch.promote_types(x.dtype, torch.float32))
+    cube = wide * wide * wide
+    inner = math.sqrt(2.0 / math.pi) * (wide + 0.044715 * cube)
+    return (0.5 * wide * (1 + torch.tanh(inner))).to(x.dtype)
+
+
+def decompositions():
+    """torch-mlir's decomposition table with prec's: the padding row of an
+    embedding and the tanh GELU."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    table[torch.ops.aten.embedding.default] = _embedding
+    table[torch.ops.aten.gelu.default] = _gelu
+    return table
+
+
 def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=False,
-                log_path=None):
+                log_path=None, names=None):
     """The text of `@loss(params..., inputs...) -> tensor<>` in linalg on
     tensors, arguments named; `inputs` includes the `num_extra` targets that
-    `loss` takes after the module's output. With `debug_info`, ops keep the
-    Python source lines they come from (loc(...)), so that prec-opt's
-    diagnostics name the line of forward; torch's own messages go to
-    `log_path` (or are dropped)."""
+    `loss` takes after the module's output. The parameters are those of
+    `names` (by default, `trained_parameters`'s trained ones); the others
+    are constants. With `debug_info`, ops keep the Python source lines they
+    come from (loc(...)), so that prec-opt's diagnostics name the line of
+    forward; torch's own messages go to `log_path` (or are dropped)."""
     try:
         from torch_mlir import fx
     except ImportError as error:
@@ -125,26 +310,27 @@ def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=F
             "Python environment (make check-torch makes one under build/venv-torch)"
             % error)
     model.eval()
-    wrapped = ParametersAsArguments(model, loss, num_extra)
-    params = [p.detach() for p in model.parameters()]
-    with torch.no_grad():
+    if names is None:
+        names = trained_parameters(model, inputs, loss, num_extra)[0]
+    wrapped = ParametersAsArguments(model, loss, num_extra, names)
+    by_name = dict(model.named_parameters())
+    params = [by_name[name].detach() for name in names]
+    with kept_buffers(model), torch.no_grad():
         try:
             result = wrapped(*params, *inputs)
         except Exception as error:
-            raise FrontendError(
-                "the module fails on the example inputs before export: %s; give "
-                "inputs of the shapes and dtypes its forward expects (--input "
-                "NAME=SHAPE:DTYPE, or return them from the factory)" % _first_line(error))
-    if not isinstance(result, torch.Tensor) or result.dim() != 0 or not result.is_floating_point():
-        what = ("a tensor of shape %s" % list(result.shape)
-                if isinstance(result, torch.Tensor) else type(result).__name__)
-        raise FrontendError(
-            "the loss must be a float scalar, got %s: with --loss module, forward "
-            "must return the loss; otherwise choose --loss cross_entropy or mse" % what)
+            raise _module_failure(error)
+    _check_loss(result)
+    try:
+        with kept_buffers(model), _stderr_to(log_path):
+            program = torch.export.export(wrapped, tuple(params) + tuple(inputs), strict=False)
+    except Exception as error:
+        raise FrontendError(_export_failure(error, log_path))
+    check_stopped_gradients(program, names)
     try:
         with _stderr_to(log_path):
-            module = fx.export_and_import(wrapped, *params, *inputs,
-                                          output_type="linalg-on-tensors", func_name="loss")
+            module = fx.export_and_import(program, output_type="linalg-on-tensors",
+                                          func_name="loss", decomposition_table=decompositions())
     except Exception as error:
         raise FrontendError(_export_failure(error, log_path))
     text = module.operation.get_asm(enable_debug_info=True) if debug_info else str(module)
@@ -154,6 +340,6 @@ def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=F
             "torch-mlir exported an op outside linalg, tm_tensor.%s (from %s), which prec "
             "cannot compile or differentiate; compute that part of forward with other ops"
             % (found.group(1), TM_TENSOR.get(found.group(1), "a PyTorch op")))
-    names = wrapped.names + list(input_names)
+    all_names = list(names) + list(input_names)
     no_grad = [False] * len(params) + [x.is_floating_point() for x in inputs]
-    return name_arguments(text, names, no_grad)
+    return name_arguments(text, all_names, no_grad)

@@ -68,12 +68,15 @@ def tied_aliases(model):
     return aliases
 
 
-def load_state_dict(model, path):
+def load_state_dict(model, path, strict=True):
     """Loads a checkpoint prec wrote (init.safetensors, prec-run --save) into
     `model`: every parameter by its name, each tied alias from the tensor it
     shares, in the model's dtypes; optimizer state (`exp_avg.*`,
-    `exp_avg_sq.*`, `step`) is returned, not loaded. Missing parameters or
-    wrong shapes are errors."""
+    `exp_avg_sq.*`, `step`) is returned, not loaded. A parameter the
+    checkpoint lacks keeps the module's value if the module has it frozen
+    (requires_grad=False: the step held it constant), or with
+    `strict=False` (for those forward does not use, which the step held
+    constant too); otherwise it is an error, as is a wrong shape."""
     tensors = read_safetensors(path)
     aliases = tied_aliases(model)
     state = model.state_dict()
@@ -82,9 +85,12 @@ def load_state_dict(model, path):
         source = aliases.get(name, name)
         if source in tensors:
             wanted[name] = tensors[source]
-    missing = [name for name, _ in model.named_parameters() if name not in wanted]
-    if missing:
-        raise FrontendError("%s lacks parameter(s) %s" % (path, ", ".join(missing)))
+    missing = [name for name, p in model.named_parameters()
+               if name not in wanted and p.requires_grad]
+    if missing and strict:
+        raise FrontendError("%s lacks parameter(s) %s (pass strict=False to keep the module's "
+                            "own values of parameters the step held constant)"
+                            % (path, ", ".join(missing)))
     for name, value in wanted.items():
         if tuple(value.shape) != tuple(state[name].shape):
             raise FrontendError("%s: %s has shape %s, the model %s"
