@@ -175,6 +175,29 @@ TEST(Bf16Gemm, SubnormalsAreKeptOnEveryKernel) {
   }
 }
 
+TEST(Bf16Gemm, SubnormalInitialValuesAreKept) {
+  // A and B of ordinary magnitudes, so that VDPBF16PS may run, and a row of
+  // A that is zero: its C elements keep their initial values, two of them
+  // subnormal (VDPBF16PS would read them as zero) and one small enough
+  // that partial sums near it could be; their tiles take the exact path,
+  // the others VDPBF16PS, and every kernel gives the order's bits.
+  std::mt19937 random(17);
+  Stored a = makeMatrix(20, 37, Layout::RowMajor, random, 1.0f);
+  Stored b = makeMatrix(37, 45, Layout::RowMajor, random, 1.0f);
+  for (int64_t p = 0; p < 37; ++p)
+    a.data[9 * 37 + p] = 0;
+  std::vector<float> c0(20 * 45);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (float &value : c0)
+    value = normal(random);
+  c0[9 * 45 + 5] = 0x1p-140f;
+  c0[9 * 45 + 40] = -0x1p-130f;
+  c0[17 * 45 + 3] = 0x1p-120f;
+  std::vector<float> c = expectSameBits(a, b, c0, "subnormal initial values");
+  EXPECT_EQ(bitsOf(c[9 * 45 + 5]), bitsOf(0x1p-140f));
+  EXPECT_EQ(bitsOf(c[9 * 45 + 40]), bitsOf(-0x1p-130f));
+}
+
 TEST(Bf16Gemm, SpecialValuesTakeTheExactPath) {
   // An infinity in A: every kernel agrees on the infinities and NaNs it
   // makes (NaNs compare by class: which NaN is not part of the contract).

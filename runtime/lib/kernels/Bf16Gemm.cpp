@@ -17,8 +17,9 @@
 // elements) and every initial C value of 2^(ec - 23), so every partial sum,
 // rounded or not, is a multiple of the least of them: when that is at least
 // 2^-126 and no operand is subnormal, infinite or NaN, no subnormal can
-// arise and VDPBF16PS computes the FMAs' bits. Otherwise the call runs the
-// f32 FMA kernel.
+// arise and VDPBF16PS computes the FMAs' bits. A and B are checked as they
+// are packed (else the call runs the f32 FMA kernel), C tile by tile (else
+// that tile is computed with std::fma).
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,26 +157,12 @@ ExponentRange rangeOfPairs(const uint32_t *words, size_t count) {
   return {least, special != 0};
 }
 
-ExponentRange rangeOfTile(const float *c, int64_t m, int64_t n, int64_t ldc) {
-  unsigned least = 255, special = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      uint32_t bits;
-      std::memcpy(&bits, c + i * ldc + j, sizeof bits);
-      unsigned exponent = (bits >> 23) & 0xFF, mantissa = bits & 0x7FFFFF;
-      special |= unsigned(exponent == 0xFF) | unsigned(exponent == 0 && mantissa);
-      least = std::min(least, (bits & 0x7FFFFFFF) ? exponent : 255u);
-    }
-  }
-  return {least, special != 0};
-}
-
-/// Whether VDPBF16PS computes the FMAs' bits for these operands (the file
-/// comment): products are multiples of 2^(fa + fb - 268) and C's values of
-/// 2^(fc - 150) for exponent fields fa, fb, fc, which must be at least 2^-126.
-bool noSubnormalCanArise(ExponentRange a, ExponentRange b, ExponentRange c) {
-  return !a.special && !b.special && !c.special && a.least + b.least >= 142 &&
-         c.least >= 24;
+/// Whether VDPBF16PS computes the FMAs' bits for these operands' products
+/// (the file comment): they are multiples of 2^(fa + fb - 268) for exponent
+/// fields fa, fb, which must be at least 2^-126. C's values are checked
+/// tile by tile (tileAllowsVdpbf16ps).
+bool noSubnormalCanArise(ExponentRange a, ExponentRange b) {
+  return !a.special && !b.special && a.least + b.least >= 142;
 }
 
 using MicroKernel = void (*)(int64_t pairs, const void *a, const void *b,
@@ -216,38 +203,6 @@ rangeOfPairsAvx512(const uint32_t *words, size_t count) {
     tail.least = std::min<unsigned>(tail.least, lane);
   tail.special |= special != 0;
   return tail;
-}
-
-/// rangeOfTile on AVX-512.
-__attribute__((target("avx512f"))) ExponentRange
-rangeOfTileAvx512(const float *c, int64_t m, int64_t n, int64_t ldc) {
-  const __m512i exponentMask = _mm512_set1_epi32(0xFF);
-  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF);
-  __m512i least = exponentMask;
-  __mmask16 special = 0;
-  ExponentRange tails;
-  for (int64_t i = 0; i < m; ++i) {
-    const float *row = c + i * ldc;
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-      __m512i bits = _mm512_castps_si512(_mm512_loadu_ps(row + j));
-      __m512i exponents =
-          _mm512_and_si512(_mm512_srli_epi32(bits, 23), exponentMask);
-      __mmask16 nonzero = _mm512_test_epi32_mask(bits, magnitudeMask);
-      least = _mm512_mask_min_epu32(least, nonzero, least, exponents);
-      special |= _mm512_cmpeq_epi32_mask(exponents, exponentMask) |
-                 (_mm512_testn_epi32_mask(exponents, exponents) & nonzero);
-    }
-    ExponentRange tail = rangeOfTile(row + j, 1, n - j, ldc);
-    tails.least = std::min(tails.least, tail.least);
-    tails.special |= tail.special;
-  }
-  alignas(64) uint32_t lanes[16];
-  _mm512_store_si512(lanes, least);
-  for (uint32_t lane : lanes)
-    tails.least = std::min<unsigned>(tails.least, lane);
-  tails.special |= special != 0;
-  return tails;
 }
 
 /// Transposes 16 x 16 words in place: block[c] becomes column c.
@@ -381,6 +336,49 @@ microAvx512Bf16(int64_t pairs, const void *aPanel, const void *bPanel,
   }
 }
 
+/// Whether an 8 x 32 tile of C (row stride ldc) allows VDPBF16PS: no
+/// value subnormal, infinite or NaN, and every nonzero one a multiple of
+/// 2^-126 (exponent field at least 24; the file comment). Checked where the
+/// micro-kernel is about to load the tile anyway, rather than in a pass of
+/// its own over C, which for a weight's gradient (C large, k the tokens of
+/// a batch) read as much memory as the product itself.
+__attribute__((target("avx512f"))) bool tileAllowsVdpbf16ps(const float *c,
+                                                            int64_t ldc) {
+  const __m512i exponentMask = _mm512_set1_epi32(0xFF);
+  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF);
+  const __m512i leastExponent = _mm512_set1_epi32(24);
+  __mmask16 refused = 0;
+  for (int r = 0; r < 8; ++r) {
+    for (int half = 0; half < 2; ++half) {
+      __m512i bits =
+          _mm512_castps_si512(_mm512_loadu_ps(c + r * ldc + 16 * half));
+      __m512i exponents =
+          _mm512_and_si512(_mm512_srli_epi32(bits, 23), exponentMask);
+      __mmask16 nonzero = _mm512_test_epi32_mask(bits, magnitudeMask);
+      refused |= _mm512_cmpeq_epi32_mask(exponents, exponentMask) |
+                 (_mm512_cmplt_epi32_mask(exponents, leastExponent) & nonzero);
+    }
+  }
+  return refused == 0;
+}
+
+/// C[8 x 32] += A panel x B panel over all `pairs`, one element at a time
+/// with std::fma in the order: a tile whose C refused VDPBF16PS.
+void exactTile(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
+               int64_t ldc) {
+  for (int r = 0; r < 8; ++r) {
+    for (int col = 0; col < 32; ++col) {
+      float sum = c[r * ldc + col];
+      for (int64_t q = 0; q < pairs; ++q) {
+        uint32_t x = a[q * 8 + r], y = b[q * 32 + col];
+        sum = std::fma(highHalf(x), highHalf(y), sum);
+        sum = std::fma(lowHalf(x), lowHalf(y), sum);
+      }
+      c[r * ldc + col] = sum;
+    }
+  }
+}
+
 /// C[8 x 32] += A panel x B panel with f32 FMAs on 16 lanes.
 __attribute__((target("avx512f"))) void
 microAvx512(int64_t pairs, const void *aPanel, const void *bPanel, float *c,
@@ -490,6 +488,56 @@ void runTiles(MicroKernel micro, const T *aPacked, const T *bPacked,
     }
   }
 }
+
+#ifdef PRECRT_BF16_GEMM_X86
+/// runTiles for the VDPBF16PS path, whose operands' exponents have been
+/// checked: each tile's C is checked where its first block of pairs starts,
+/// and a tile it refuses is computed whole by exactTile.
+void runTilesVdpbf16ps(const uint32_t *aPacked, const uint32_t *bPacked,
+                       int64_t m, int64_t n, int64_t k, float *c,
+                       int64_t ldc) {
+  constexpr int64_t MR = 8, NR = 32;
+  constexpr int64_t kPairsPerBlock = 128, kPanelsPerRowBlock = 12;
+  int64_t pairs = (k + 1) / 2;
+  int64_t rowPanels = (m + MR - 1) / MR, colPanels = (n + NR - 1) / NR;
+  std::vector<bool> exact(size_t(rowPanels * colPanels), false);
+  for (int64_t q0 = 0; q0 < pairs; q0 += kPairsPerBlock) {
+    int64_t blockPairs = std::min(kPairsPerBlock, pairs - q0);
+    for (int64_t ip0 = 0; ip0 < rowPanels; ip0 += kPanelsPerRowBlock) {
+      int64_t ipEnd = std::min(rowPanels, ip0 + kPanelsPerRowBlock);
+      for (int64_t jp = 0; jp < colPanels; ++jp) {
+        const uint32_t *bPanel = bPacked + jp * pairs * NR;
+        int64_t cols = std::min<int64_t>(NR, n - jp * NR);
+        for (int64_t ip = ip0; ip < ipEnd; ++ip) {
+          if (exact[ip * colPanels + jp])
+            continue;
+          const uint32_t *aPanel = aPacked + ip * pairs * MR;
+          int64_t rows = std::min<int64_t>(MR, m - ip * MR);
+          float *tile = c + ip * MR * ldc + jp * NR;
+          // An edge tile goes through a full one, as in runTiles.
+          float full[MR * NR] = {};
+          bool edge = rows != MR || cols != NR;
+          if (edge)
+            for (int64_t r = 0; r < rows; ++r)
+              std::copy(tile + r * ldc, tile + r * ldc + cols, full + r * NR);
+          float *target = edge ? full : tile;
+          int64_t ld = edge ? NR : ldc;
+          if (q0 == 0 && !tileAllowsVdpbf16ps(target, ld)) {
+            exact[ip * colPanels + jp] = true;
+            exactTile(pairs, aPanel, bPanel, target, ld);
+          } else {
+            microAvx512Bf16(blockPairs, aPanel + q0 * MR, bPanel + q0 * NR,
+                            target, ld);
+          }
+          if (edge)
+            for (int64_t r = 0; r < rows; ++r)
+              std::copy(full + r * NR, full + r * NR + cols, tile + r * ldc);
+        }
+      }
+    }
+  }
+}
+#endif
 
 /// Packed operands reused across the calls of a rank (thread).
 struct Scratch {
@@ -620,9 +668,9 @@ void bf16Gemm(Bf16GemmKernel kernel, int64_t m, int64_t n, int64_t k,
     ExponentRange bRange =
         packPairs32Avx512(transposed(b), n, k, scratch.bPairs);
     if (noSubnormalCanArise(rangeOfPairsAvx512(scratch.aPairs.data(), aWords),
-                            bRange, rangeOfTileAvx512(c, m, n, ldc))) {
-      runTiles<8, 32, 1>(microAvx512Bf16, scratch.aPairs.data(),
-                         scratch.bPairs.data(), m, n, k, c, ldc);
+                            bRange)) {
+      runTilesVdpbf16ps(scratch.aPairs.data(), scratch.bPairs.data(), m, n, k,
+                        c, ldc);
       return;
     }
     fmaGemm<8, 32>(microAvx512, m, n, k, a, b, c, ldc);
