@@ -68,6 +68,36 @@ Type extendedType(linalg::LinalgOp reindexing) {
   return {};
 }
 
+/// The input that result `result` of `producer` copies, extended exactly at
+/// most, and the type it extends from (null if none): an all-parallel
+/// kernel that yields, for that result, one of its input elements or that
+/// element's `arith.extf`, both indexed by permutations. Such a kernel may
+/// compute other results too (the fuser merges a widening read by a gemm
+/// with the one a reduction reads); a gemm can read the input instead, and
+/// the kernel computes its other results as before.
+std::optional<std::pair<OpOperand *, Type>>
+copiedInput(linalg::LinalgOp producer, OpResult result) {
+  if (!producer.hasPureTensorSemantics() ||
+      producer.getNumLoops() != producer.getNumParallelLoops() ||
+      !producer.getIndexingMapMatchingResult(result).isPermutation())
+    return std::nullopt;
+  Block *body = producer.getBlock();
+  Value yielded = body->getTerminator()->getOperand(result.getResultNumber());
+  Type extendedFrom;
+  if (auto extension = yielded.getDefiningOp<arith::ExtFOp>()) {
+    yielded = extension.getIn();
+    extendedFrom = yielded.getType();
+  }
+  auto argument = dyn_cast<BlockArgument>(yielded);
+  if (!argument || argument.getOwner() != body ||
+      argument.getArgNumber() >= producer.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *input = producer.getDpsInputOperand(argument.getArgNumber());
+  if (!producer.getMatchingIndexingMap(input).isPermutation())
+    return std::nullopt;
+  return std::make_pair(input, extendedFrom);
+}
+
 /// Whether `use` is an input of a contraction the gemm computes that can
 /// read the value's source instead, extended from `extendedFrom` (if set)
 /// in its body: the gemm takes a narrow input only into an f32 output.
@@ -285,24 +315,35 @@ struct PrecFoldTransposesPass
         FoldedInput input{operand->getOperandNumber(), operand->get(),
                           op.getMatchingIndexingMap(operand), Type()};
         while (auto producer = input.source.getDefiningOp<linalg::LinalgOp>()) {
-          if (!isReindexing(producer))
+          auto result = cast<OpResult>(input.source);
+          OpOperand *source;
+          Type extension;
+          if (isReindexing(producer)) {
+            // Folded where all its readers fold, then dead.
+            extension = extendedType(producer);
+            if ((extension && input.extendedFrom) ||
+                !isOnlyReadByGemms(result, extension))
+              break;
+            source = producer.getDpsInputOperand(0);
+            foldedOps.insert(producer);
+          } else if (auto copied = copiedInput(producer, result)) {
+            // Read from its input by this gemm; computed for its others.
+            std::tie(source, extension) = *copied;
+            if ((extension && input.extendedFrom) ||
+                (extension && !isGemmRead(*operand, extension)))
+              break;
+          } else {
             break;
-          Type extension = extendedType(producer);
-          if ((extension && input.extendedFrom) ||
-              !isOnlyReadByGemms(producer->getResult(0), extension))
-            break;
+          }
           // The producer's result, indexed as its loops through the inverse
           // of its output's map, is its input through its input's map.
-          OpOperand *source = producer.getDpsInputOperand(0);
           input.map = producer.getMatchingIndexingMap(source)
                           .compose(inversePermutation(
-                              producer.getIndexingMapMatchingResult(
-                                  producer->getResult(0))))
+                              producer.getIndexingMapMatchingResult(result)))
                           .compose(input.map);
           if (extension)
             input.extendedFrom = extension;
           input.source = source->get();
-          foldedOps.insert(producer);
         }
         if (input.source != operand->get())
           folded.push_back(input);

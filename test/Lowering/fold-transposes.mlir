@@ -311,3 +311,59 @@ func.func @transposed_dynamic_result_kept(%x: tensor<?x16xf32>, %w: tensor<16x32
   %t = linalg.transpose ins(%m : tensor<?x32xf32>) outs(%et : tensor<32x?xf32>) permutation = [1, 0]
   return %t : tensor<32x?xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// The backward of a linear layer with a bias, after prec-fuse-kernels: one
+// kernel widens the bf16 output gradient twice, for the matmul of the
+// input's gradient and for the bias's reduction. The matmul reads the bf16
+// gradient, widening it in its body; the kernel keeps its other result,
+// which the reduction reads.
+// CHECK-LABEL: func @widened_twice
+// CHECK-SAME: (%[[G:.*]]: tensor<8x64xbf16>, %[[W:.*]]: tensor<64x16xbf16>)
+// CHECK: %[[WIDE:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[G]] : tensor<8x64xbf16>)
+// CHECK: %[[DX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[G]], %[[W]] : tensor<8x64xbf16>, tensor<64x16xbf16>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %{{.*}}: f32):
+// CHECK-DAG: arith.extf %[[A]] : bf16 to f32
+// CHECK-DAG: arith.extf %[[B]] : bf16 to f32
+// CHECK: %[[DB:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[WIDE]]#1 : tensor<8x64xf32>)
+// CHECK: return %[[DX]], %[[DB]]
+
+// On buffers: one gemm call of two bf16 operands (dtype 3).
+// GEMM-LABEL: func @widened_twice
+// GEMM: call @precrtCompiledMatmul(%c1_i64, %c8_i64, %c16_i64, %c64_i64, %c3_i32,
+// GEMM-SAME: %c3_i32,
+func.func @widened_twice(%g: tensor<8x64xbf16>, %w: tensor<64x16xbf16>) -> (tensor<8x16xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x64xf32>
+  %wide:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<8x64xbf16>) outs(%e0, %e0 : tensor<8x64xf32>, tensor<8x64xf32>) {
+  ^bb0(%in: bf16, %o0: f32, %o1: f32):
+    %0 = arith.extf %in : bf16 to f32
+    linalg.yield %0, %0 : f32, f32
+  } -> (tensor<8x64xf32>, tensor<8x64xf32>)
+  %e1 = tensor.empty() : tensor<64x16xf32>
+  %w32 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<64x16xbf16>) outs(%e1 : tensor<64x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<64x16xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %dx = linalg.matmul ins(%wide#0, %w32 : tensor<8x64xf32>, tensor<64x16xf32>) outs(%z2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %e3 = tensor.empty() : tensor<64xf32>
+  %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64xf32>) -> tensor<64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%wide#1 : tensor<8x64xf32>) outs(%z3 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  return %dx, %db : tensor<8x16xf32>, tensor<64xf32>
+}

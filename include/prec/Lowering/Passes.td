@@ -143,7 +143,14 @@ def PrecFoldTransposes
 
     A kernel with any other reader (an elementwise kernel, a reshape, a
     contraction's output, a function's return) is left as it is, and so are
-    its readers' reads of it.
+    its readers' reads of it, with one exception: a result of an
+    all-parallel kernel that copies one of its inputs (the yielded value is
+    the input element or its `arith.extf`, both indexed by permutations),
+    whatever the kernel's other results and readers, is read from that
+    input by each gemm that reads it. `prec-fuse-kernels` makes such
+    kernels: the widening of a bf16 gradient read by the matmul of the
+    input's gradient and by a bias's reduction becomes one kernel of two
+    results, which the gemm would otherwise read in f32, at f32 speed.
 
     The weight's gradient comes out the other way round: a contraction in
     the transposed layout, rounded to the weight's type, then transposed.
