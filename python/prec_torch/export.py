@@ -171,7 +171,7 @@ def trained_parameters(model, inputs, loss=None, num_extra=0):
 
 # torch.export's training IR keeps .detach() as aten.detach (aten.alias
 # also comes from y[...] and the like, which stop nothing).
-STOPPERS = (torch.ops.aten.detach.default,)
+STOPPERS = (torch.ops.aten.detach.default, torch.ops.aten.detach_.default)
 TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -230,7 +230,7 @@ def check_stopped_gradients(program, names):
             stopped = depends.get(node.args[0], set())
         elif (getattr(node.target, "__name__", "") == "wrap_with_set_grad_enabled"
               and node.args and node.args[0] is False):
-            what = "torch.no_grad()"
+            what = "torch.no_grad() (or set_grad_enabled(False))"
             where = _region_line(program.graph_module, node)
             stopped = set().union(*(depends.get(a, ()) for a in node.args[2:]
                                     if isinstance(a, torch.fx.Node)))
@@ -245,6 +245,38 @@ def check_stopped_gradients(program, names):
                 "wrong gradients); compute that value outside forward and pass it as an input, "
                 "freeze those parameters (requires_grad_(False)), or remove the %s"
                 % (where, what, ", ".join(listed[:4]), ", ..." if len(listed) > 4 else "", what))
+
+
+def check_exported_gradients(program, wrapped, params, inputs, names):
+    """Refuses a module whose gradients are not those of the ops it
+    exports: a custom torch.autograd.Function (the export keeps its forward
+    only), a gradient hook, torch.inference_mode: prec would differentiate
+    the exported ops. The parameters' gradients of the exported program and
+    of the module itself, on the example inputs, must agree to rounding."""
+    def gradients(function):
+        leaves = [p.detach().clone().requires_grad_() for p in params]
+        with torch.enable_grad():
+            result = function(*leaves, *inputs)
+            if not result.requires_grad:
+                return [None] * len(leaves)
+            return torch.autograd.grad(result, leaves, allow_unused=True)
+    model = wrapped.model
+    with kept_buffers(model):
+        eager = gradients(wrapped)
+        exported = gradients(program.module())
+    for name, a, b in zip(names, eager, exported):
+        a = torch.zeros(()) if a is None else a.double()
+        b = torch.zeros(()) if b is None else b.double()
+        scale = max(float(a.abs().max()), float(b.abs().max()))
+        # Both run the same ops in the same dtype; a gradient a Function or
+        # hook changes is off by a sizeable part of its magnitude.
+        if float((a - b).abs().max()) > 1e-2 * scale:
+            raise FrontendError(
+                "the gradient of parameter %s is not the derivative of the ops forward "
+                "exports (a custom torch.autograd.Function, a gradient hook or "
+                "torch.inference_mode changes it): prec differentiates the exported ops, so "
+                "the step would train on other gradients; write that part of forward with "
+                "ordinary ops" % name)
 
 
 def _held(value):
@@ -327,6 +359,7 @@ def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=F
     except Exception as error:
         raise FrontendError(_export_failure(error, log_path))
     check_stopped_gradients(program, names)
+    check_exported_gradients(program, wrapped, params, inputs, names)
     try:
         with _stderr_to(log_path):
             module = fx.export_and_import(program, output_type="linalg-on-tensors",

@@ -198,7 +198,7 @@ TEST(Bf16Gemm, SubnormalInitialValuesAreKept) {
   EXPECT_EQ(bitsOf(c[9 * 45 + 40]), bitsOf(-0x1p-130f));
 }
 
-TEST(Bf16Gemm, SpecialValuesTakeTheExactPath) {
+TEST(Bf16Gemm, SpecialValuesAgreeOnEveryKernel) {
   // An infinity in A: every kernel agrees on the infinities and NaNs it
   // makes (NaNs compare by class: which NaN is not part of the contract).
   std::mt19937 random(13);

@@ -432,17 +432,19 @@ void runFp8Case(precrt_dtype_t aType, precrt_dtype_t bType,
   HostMatrix a = randomFp8(aType, m * k, random);
   HostMatrix b = randomFp8(bType, k * n, random);
   HostMatrix c = randomMatrix(out, m * n, random);
-  // The same buffers for every set of scales: only the scales' values
-  // change from one gemm to the next.
+  // The same operands for every set of scales, each set at its own
+  // device address: only the scales change from one gemm to the next.
   void *da = toDevice(a.bytes), *db = toDevice(b.bytes),
        *dc = toDevice(c.bytes),
-       *ds = toDevice(std::vector<uint8_t>(2 * sizeof(float)));
-  const float *aScale = static_cast<const float *>(ds);
+       *ds = toDevice(std::vector<uint8_t>(scaleSets.size() * 2 * sizeof(float)));
   void *stream = precrtCompiledGpuStream();
-  for (const std::array<float, 2> &scales : scaleSets) {
+  for (size_t set = 0; set < scaleSets.size(); ++set) {
+    const std::array<float, 2> &scales = scaleSets[set];
     SCOPED_TRACE("scales " + std::to_string(scales[0]) + ", " +
                  std::to_string(scales[1]));
-    ASSERT_EQ(precrtGpuMemcpyAsync(ds, scales.data(), sizeof(scales), stream),
+    const float *aScale = static_cast<const float *>(ds) + 2 * set;
+    ASSERT_EQ(precrtGpuMemcpyAsync(const_cast<float *>(aScale), scales.data(),
+                                   sizeof(scales), stream),
               PRECRT_SUCCESS);
     ASSERT_EQ(precrtGpuMemcpyAsync(dc, c.bytes.data(), c.bytes.size(), stream),
               PRECRT_SUCCESS);

@@ -194,6 +194,7 @@ struct Plan {
   cublasLtMatrixLayout_t layouts[3] = {};
   cublasLtMatmulPreference_t preference = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  bool found = false;
   explicit Plan(const CublasLtApi &api) : api(api) {}
   Plan(const Plan &) = delete;
   Plan &operator=(const Plan &) = delete;
@@ -363,17 +364,8 @@ precrt_status_t makePlan(const CublasLtApi &api, const DeviceGemm &gemm,
               &found),
           "cublasLtMatmulAlgoGetHeuristic"))
     return status;
-  if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS)
-    return fail(PRECRT_ERROR_BACKEND,
-                "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
-                "%llu x %llu (batch %d) with %s accumulation",
-                precrtDtypeName(precrt_dtype_t(key.dtypes[0])),
-                precrtDtypeName(precrt_dtype_t(key.dtypes[1])),
-                precrtDtypeName(precrt_dtype_t(key.dtypes[2])),
-                (unsigned long long)key.rows[2],
-                (unsigned long long)key.cols[2], key.batch,
-                key.computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ? "TF32"
-                                                                 : "f32");
+  // No algorithm: no plan, and the caller says for which gemm.
+  plan.found = found != 0 && heuristic.state == CUBLAS_STATUS_SUCCESS;
   plan.algo = heuristic.algo;
   return PRECRT_SUCCESS;
 }
@@ -569,6 +561,13 @@ precrt_status_t gpuMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
     if (precrt_status_t status =
             makePlan(*api, gemm, key, xScale, yScale, *created))
       return status;
+    if (!created->found)
+      return fail(PRECRT_ERROR_BACKEND,
+                  "cuBLASLt has no algorithm for a %s x %s -> %s gemm of "
+                  "%lld x %lld x %lld (batch %lld) with %s accumulation",
+                  precrtDtypeName(a.dtype), precrtDtypeName(b.dtype),
+                  precrtDtypeName(c.dtype), (long long)m, (long long)n,
+                  (long long)k, (long long)batch, tf32 ? "TF32" : "f32");
     plan = planCache.add(key, std::move(created));
   } else if (fp8) {
     if (precrt_status_t status = setScales(*api, *plan, xScale, yScale))

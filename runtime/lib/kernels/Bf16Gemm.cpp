@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -145,6 +146,7 @@ struct ExponentRange {
   bool special = false;
 };
 
+#ifdef PRECRT_BF16_GEMM_X86
 ExponentRange rangeOfPairs(const uint32_t *words, size_t count) {
   unsigned least = 255, special = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -164,6 +166,7 @@ ExponentRange rangeOfPairs(const uint32_t *words, size_t count) {
 bool noSubnormalCanArise(ExponentRange a, ExponentRange b) {
   return !a.special && !b.special && a.least + b.least >= 142;
 }
+#endif
 
 using MicroKernel = void (*)(int64_t pairs, const void *a, const void *b,
                              float *c, int64_t ldc);
@@ -543,6 +546,19 @@ void runTilesVdpbf16ps(const uint32_t *aPacked, const uint32_t *bPacked,
 struct Scratch {
   std::vector<uint32_t> aPairs, bPairs;
   std::vector<float> aWide, bWide;
+  /// Buffers over 256 MiB go back after the call that needed them: kept,
+  /// a rank would hold copies of its largest operands for good.
+  void releaseLarge() {
+    constexpr size_t kKeptBytes = size_t(256) << 20;
+    auto release = [](auto &buffer) {
+      if (buffer.capacity() * sizeof(buffer[0]) > kKeptBytes)
+        std::decay_t<decltype(buffer)>().swap(buffer);
+    };
+    release(aPairs);
+    release(bPairs);
+    release(aWide);
+    release(bWide);
+  }
 };
 thread_local Scratch scratch;
 
@@ -659,6 +675,9 @@ void bf16Gemm(Bf16GemmKernel kernel, int64_t m, int64_t n, int64_t k,
               int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0)
     return;
+  struct Release {
+    ~Release() { scratch.releaseLarge(); }
+  } release;
 #ifdef PRECRT_BF16_GEMM_X86
   switch (kernel) {
   case Bf16GemmKernel::Avx512Bf16: {

@@ -9,6 +9,18 @@ import torch.nn.functional as F
 B, T, D, V = 4, 8, 16, 16
 
 
+class Reversed(torch.autograd.Function):
+    """The identity with its gradient negated (gradient reversal)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
 class Flow(nn.Module):
     def __init__(self, kind):
         super().__init__()
@@ -32,6 +44,13 @@ class Flow(nn.Module):
             with torch.no_grad():
                 s = self.fc1(h).std()
             h = self.fc1(h) / s
+        elif self.kind == "detach_in_place":
+            h = self.fc1(h)
+            z = h * 1
+            z.detach_()
+            h = h + z
+        elif self.kind == "function":
+            h = Reversed.apply(self.fc1(h))
         elif self.kind == "detach_data":
             # Stopped gradients of inputs and buffers change no gradient.
             y = y / y.std().detach()
