@@ -198,6 +198,41 @@ TEST(Bf16Gemm, SubnormalInitialValuesAreKept) {
   EXPECT_EQ(bitsOf(c[9 * 45 + 40]), bitsOf(-0x1p-130f));
 }
 
+TEST(Bf16Gemm, TheCheckAtItsBoundaries) {
+  // Products whose exponent fields sum to 142 (the least that VDPBF16PS may
+  // take) and to 141; initial values with exponent field 24 and 23; 151
+  // pairs of k (two blocks, so an exactly computed tile spans both); C with
+  // a leading dimension larger than n. Every kernel gives the order's bits.
+  std::mt19937 random(19);
+  const int64_t m = 13, n = 37, k = 301, ldc = n + 5;
+  for (int sum : {142, 141}) {
+    Stored a = makeMatrix(m, k, Layout::RowMajor, random, 1.0f);
+    Stored b = makeMatrix(k, n, Layout::ColumnMajor, random, 1.0f);
+    // One element of each at the least exponents: fields 71 and sum - 71.
+    a.data[2 * k + 7] = uint16_t((71 << 7) | 0x15);
+    b.data[3 * k + 7] = uint16_t(((sum - 71) << 7) | 0x2A);
+    std::vector<float> c0(size_t(m * ldc));
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float &value : c0)
+      value = normal(random);
+    c0[2 * ldc + 3] = std::ldexp(1.5f, 24 - 127);  // field 24
+    c0[9 * ldc + 30] = std::ldexp(1.25f, 23 - 127); // field 23
+    std::vector<float> reference = c0;
+    bf16Gemm(Bf16GemmKernel::Scalar, m, n, k, a.view, b.view,
+             reference.data(), ldc);
+    for (Bf16GemmKernel kernel : kAllKernels) {
+      if (kernel == Bf16GemmKernel::Scalar || !cpuRuns(kernel))
+        continue;
+      std::vector<float> c = c0;
+      bf16Gemm(kernel, m, n, k, a.view, b.view, c.data(), ldc);
+      for (size_t i = 0; i < c.size(); ++i)
+        ASSERT_EQ(bitsOf(c[i]), bitsOf(reference[i]))
+            << "exponent sum " << sum << ", kernel "
+            << bf16GemmKernelName(kernel) << ", element " << i;
+    }
+  }
+}
+
 TEST(Bf16Gemm, SpecialValuesAgreeOnEveryKernel) {
   // An infinity in A: every kernel agrees on the infinities and NaNs it
   // makes (NaNs compare by class: which NaN is not part of the contract).
