@@ -279,6 +279,40 @@ def check_exported_gradients(program, wrapped, params, inputs, names):
                 "ordinary ops" % name)
 
 
+LOCATION_ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)$", re.M)
+CALLSITE = re.compile(r"^callsite\((#loc\d*) at (#loc\d*)\)$")
+
+
+def user_locations(text):
+    """`text` (MLIR with its location aliases) with every call site whose
+    callee is torch's code or prec_torch's own (an nn module's forward, the
+    loss wrapper) replaced by its caller: prec-opt's diagnostics then name
+    the line of the user's forward that calls the module, not
+    torch/nn/modules/linear.py. Aliases are defined before they are used,
+    so each is rewritten from the ones before it."""
+    definitions = {}
+
+    def innermost_file(rhs):
+        match = CALLSITE.match(rhs)
+        if match:
+            return innermost_file(definitions.get(match.group(1), ""))
+        match = re.match(r'^"([^"]+)":\d+:\d+$', rhs)
+        return match.group(1) if match else None
+
+    def rewrite(match):
+        alias, rhs = match.group(1), match.group(2)
+        call = CALLSITE.match(rhs)
+        if call and call.group(2) in definitions:
+            callee = innermost_file(definitions.get(call.group(1), ""))
+            if callee and os.path.abspath(callee).startswith(
+                    (TORCH_DIR + os.sep, OWN_DIR + os.sep)):
+                rhs = definitions[call.group(2)]
+        definitions[alias] = rhs
+        return "%s = loc(%s)" % (alias, rhs)
+
+    return LOCATION_ALIAS.sub(rewrite, text)
+
+
 def _held(value):
     """`value`, through integers: prec differentiates no integer, so no
     gradient goes back through it (torch-mlir lowers no bit cast). Exact for
@@ -366,7 +400,8 @@ def export_loss(model, inputs, input_names, loss=None, num_extra=0, debug_info=F
                                           func_name="loss", decomposition_table=decompositions())
     except Exception as error:
         raise FrontendError(_export_failure(error, log_path))
-    text = module.operation.get_asm(enable_debug_info=True) if debug_info else str(module)
+    text = (user_locations(module.operation.get_asm(enable_debug_info=True))
+            if debug_info else str(module))
     found = re.search(r"\btm_tensor\.(\w+)", text)
     if found:
         raise FrontendError(

@@ -81,3 +81,19 @@ def floor():
 def bare():
     """The module alone: its inputs must be given with --input."""
     return Small()
+
+
+class Convolution(nn.Module):
+    """An nn.Conv1d: prec has no gradient rule for its convolution, which
+    torch-mlir's locations put in torch's conv.py, called from here."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3)
+
+    def forward(self, x):
+        return self.conv(x).sum(dim=-1)
+
+
+def convolution():
+    return Convolution(), (torch.randn(2, 4, 8),)
